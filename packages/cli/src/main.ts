@@ -1,0 +1,35 @@
+#!/usr/bin/env node
+import { stackCli } from '@rp/local-stack';
+import { demoCommand } from './commands/demo.ts';
+import { testCommand } from './commands/test.ts';
+import { repoRoot } from './workspace.ts';
+
+const usage = `rp: operate the regulated payments pipeline
+
+  rp demo               bring up the local stack and the pipeline, send a debit, show its journey
+  rp test [package...]  run the whole test suite (lint, generated files, types, unit and integration)
+  rp stack <command>    local stack: up | down | status | logs [component] | env
+`;
+
+async function main(argv: readonly string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  const root = repoRoot();
+  switch (command) {
+    case 'demo':
+      return demoCommand(root);
+    case 'test':
+      return testCommand(root, rest);
+    case 'stack':
+      return stackCli(rest);
+    case undefined:
+    case 'help':
+    case '--help':
+      process.stdout.write(usage);
+      return 0;
+    default:
+      process.stderr.write(`rp: unknown command "${command}"\n\n${usage}`);
+      return 2;
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));

@@ -1,0 +1,56 @@
+import { AvroSchemaParser } from '@asyncapi/avro-schema-parser';
+import { Parser } from '@asyncapi/parser';
+import { validate as validateOpenApi } from '@readme/openapi-parser';
+import { describe, expect, it } from 'vitest';
+import { topicNames } from '../topics.ts';
+import { asyncApiDocument, openApiDocument } from './documents.ts';
+
+describe('OpenAPI document', () => {
+  it('is valid OpenAPI 3.1 according to @readme/openapi-parser', async () => {
+    // biome-ignore lint/suspicious/noExplicitAny: the parser's document type is a union of every OpenAPI version
+    const result = await validateOpenApi(openApiDocument() as any);
+    expect(result.valid ? [] : result.errors).toEqual([]);
+    expect(result.specification).toBe('OpenAPI');
+  });
+
+  it('describes the bank-facing endpoints and the calls made on banks', () => {
+    const document = openApiDocument() as {
+      openapi: string;
+      paths: Record<string, { post: { responses: Record<string, unknown> } }>;
+      webhooks: Record<string, unknown>;
+    };
+    expect(document.openapi).toBe('3.1.0');
+    const outbound = document.paths['/api/v1/outbound/direct-debit'];
+    expect(Object.keys(outbound?.post.responses ?? {}).sort()).toEqual([
+      '202',
+      '400',
+      '409',
+      '413',
+      '415',
+      '422',
+      '503',
+    ]);
+    expect(document.paths).toHaveProperty(['/api/v1/inbound/direct-debit-response']);
+    expect(Object.keys(document.webhooks)).toEqual(
+      expect.arrayContaining(['events', 'outbound-direct-debit-response', 'inbound-direct-debit']),
+    );
+  });
+});
+
+describe('AsyncAPI document', () => {
+  it('is valid AsyncAPI 3.0 with Avro payloads according to @asyncapi/parser', async () => {
+    const parser = new Parser();
+    parser.registerSchemaParser(AvroSchemaParser());
+    const { document, diagnostics } = await parser.parse(JSON.stringify(asyncApiDocument()));
+    // Severity 0 is an error; warnings and hints are style advice.
+    expect(diagnostics.filter((diagnostic) => diagnostic.severity === 0)).toEqual([]);
+    expect(document?.version()).toBe('3.0.0');
+    expect(
+      document
+        ?.channels()
+        .all()
+        .map((channel) => channel.address())
+        .sort(),
+    ).toEqual([...topicNames].sort());
+  });
+});

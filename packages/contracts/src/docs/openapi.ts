@@ -1,0 +1,248 @@
+import { eventsApiVersion } from '../api-version.ts';
+import type { SchemaSet } from '../avro/schema-set.ts';
+import { bankPaths, deliveryHeaders, maxRequestBodyBytes, servicePaths } from '../http/endpoints.ts';
+import { problemContentType, problemTypes } from '../http/problems.ts';
+import { type JsonSchema, JsonSchemaBuilder, jsonSchemaDialect } from '../json/json-schema.ts';
+
+type Json = Record<string, unknown>;
+
+const schemaRef = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const responseRef = (name: string) => ({ $ref: `#/components/responses/${name}` });
+
+const errorResponses = {
+  '400': responseRef('MalformedJson'),
+  '409': responseRef('DuplicateMessage'),
+  '413': responseRef('PayloadTooLarge'),
+  '415': responseRef('UnsupportedMediaType'),
+  '422': responseRef('ValidationFailed'),
+  '503': responseRef('Unavailable'),
+};
+
+interface Operation {
+  path: string;
+  operationId: string;
+  summary: string;
+  description: string;
+  body: string;
+  sentBy: string;
+}
+
+const serviceOperations: Operation[] = [
+  {
+    path: servicePaths.outboundDirectDebit,
+    operationId: 'outboundDirectDebit',
+    summary: 'Submit an on-us direct debit',
+    sentBy: 'The initiating bank.',
+    description:
+      "The engine answers 202 once the debit is durably stored; it then validates the accounts (CDV) and limits and sends a PaymentStatusReport (ACCP or RJCT) to the bank's /outbound/direct-debit-response. A resent debit with the same messageIdentification and the same content gets the same 202; different content under a used messageIdentification is a 409.",
+    body: 'DirectDebit',
+  },
+  {
+    path: servicePaths.inboundDirectDebitResponse,
+    operationId: 'inboundDirectDebitResponse',
+    summary: 'Report the outcome of an inbound direct debit',
+    sentBy: 'The actioning bank, after debiting the account (ACSC) or refusing it (RJCT).',
+    description: 'The PaymentStatusReport for an inbound DirectDebit the engine delivered. 202 once stored.',
+    body: 'PaymentStatusReport',
+  },
+  {
+    path: servicePaths.inboundCreditTransferAuthorization,
+    operationId: 'inboundCreditTransferAuthorization',
+    summary: 'Submit a credit transfer authorisation',
+    sentBy: 'A payment scheme or clearing house.',
+    description:
+      "The switch receives a credit transfer for a participating bank (the event CREDIT_AUTH_RECEIVED is posted for it) and delivers it to the creditor's bank. The spec does not show this path; it is the engine's choice.",
+    body: 'CreditTransfer',
+  },
+];
+
+const webhookOperations: (Operation & { name: string })[] = [
+  {
+    name: 'events',
+    path: bankPaths.eventPosting,
+    operationId: 'eventPosting',
+    summary: 'Event posting',
+    sentBy: 'The engine, to {bank_events_url}/events.',
+    description:
+      'One POST for every event of every transaction the bank takes part in, in state order per transaction. Informational: the bank stores it; nothing it answers changes processing. Retried until 202 when the failure is retryable.',
+    body: 'EventPosting',
+  },
+  {
+    name: 'outbound-direct-debit-response',
+    path: bankPaths.outboundDirectDebitResponse,
+    operationId: 'outboundDirectDebitResponse',
+    summary: 'Status report for an outbound direct debit',
+    sentBy: 'The engine, to the initiating bank.',
+    description:
+      'ACCP or RJCT (with reasons) for a DirectDebit the bank submitted. Sent store-and-forward until the bank answers 202.',
+    body: 'PaymentStatusReport',
+  },
+  {
+    name: 'inbound-direct-debit',
+    path: bankPaths.inboundDirectDebit,
+    operationId: 'inboundDirectDebit',
+    summary: 'Direct debit to action',
+    sentBy: 'The engine, to the actioning bank, in the debit window.',
+    description:
+      "The bank answers 202, debits the account, then POSTs a PaymentStatusReport to the engine's inbound/direct-debit-response.",
+    body: 'DirectDebit',
+  },
+  {
+    name: 'inbound-credit-transfer-authorization',
+    path: bankPaths.inboundCreditTransferAuthorization,
+    operationId: 'deliverCreditTransferAuthorization',
+    summary: 'Credit transfer for the creditor',
+    sentBy: "The engine, to the creditor's bank.",
+    description:
+      "A validated credit transfer authorisation. The path is the engine's choice (the spec does not show it).",
+    body: 'CreditTransfer',
+  },
+];
+
+function problemResponse(description: string, extra: Json = {}): Json {
+  return {
+    description,
+    content: { [problemContentType]: { schema: schemaRef('ProblemDetails') } },
+    ...extra,
+  };
+}
+
+function headerParameter(name: string, description: string, required: boolean): Json {
+  return { name, in: 'header', required, description, schema: { type: 'string' } };
+}
+
+const traceParameters = [
+  headerParameter(deliveryHeaders.traceparent, 'W3C trace context.', false),
+  headerParameter(deliveryHeaders.tracestate, 'W3C trace context.', false),
+];
+
+const signatureParameters = [
+  headerParameter(deliveryHeaders.id, 'Message id, the same on every redelivery of the message.', true),
+  headerParameter(deliveryHeaders.timestamp, 'Unix time in seconds when this attempt was signed.', true),
+  headerParameter(
+    deliveryHeaders.signature,
+    'Space-separated signatures "v1,<base64 HMAC-SHA256 of <webhook-id>.<webhook-timestamp>.<body>>" under the participant\'s signing secret (several during a key rotation).',
+    true,
+  ),
+];
+
+/** The OpenAPI 3.1 document of the engine's bank-facing API and of the calls it makes on banks (webhooks). */
+export function buildOpenApiDocument(set: SchemaSet): Json {
+  const builder = new JsonSchemaBuilder(set, { refPrefix: '#/components/schemas/', flavour: 'document' });
+  const bodies = [
+    'DirectDebit',
+    'PaymentStatusReport',
+    'CreditTransfer',
+    'EventPosting',
+    'Acknowledgement',
+    'ProblemDetails',
+  ];
+  const roots: Record<string, JsonSchema> = {};
+  for (const name of bodies) {
+    const root = builder.message(name);
+    if (!('$ref' in root)) roots[name] = root;
+  }
+  const schemas = { ...builder.definitions(), ...roots };
+
+  const paths: Json = {};
+  for (const operation of serviceOperations) {
+    paths[operation.path] = {
+      post: {
+        operationId: operation.operationId,
+        summary: operation.summary,
+        description: `${operation.description}\n\nSent by: ${operation.sentBy}`,
+        tags: ['Bank-facing API'],
+        parameters: traceParameters,
+        requestBody: {
+          required: true,
+          content: { 'application/json': { schema: schemaRef(operation.body) } },
+        },
+        responses: { '202': responseRef('Accepted'), ...errorResponses },
+      },
+    };
+  }
+
+  const webhooks: Json = {};
+  for (const operation of webhookOperations) {
+    webhooks[operation.name] = {
+      post: {
+        operationId: operation.operationId,
+        summary: operation.summary,
+        description: `POST {bank base URL}${operation.path}. ${operation.description}\n\nSent by: ${operation.sentBy}`,
+        tags: ['Calls on banks'],
+        parameters: [...signatureParameters, ...traceParameters],
+        requestBody: {
+          required: true,
+          content: { 'application/json': { schema: schemaRef(operation.body) } },
+        },
+        responses: {
+          '202': { description: 'Acknowledged: the engine stops delivering this message.' },
+          default: {
+            description:
+              'Not acknowledged. No response, a timeout, 5xx, 408, 425 and 429 are retried with backoff until the reconciliation window closes; any other status is final.',
+          },
+        },
+      },
+    };
+  }
+
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Regulated Payments engine',
+      version: eventsApiVersion,
+      description:
+        'The bank-facing HTTP API of the payments engine (on-us direct debits, credit transfer authorisations) and, as webhooks, the calls it makes on participating banks. Message schemas are generated from the Avro schemas in avro/. Amounts are JSON numbers kept exact end to end. Unknown members are refused (422). Every success is 202; errors are application/problem+json (RFC 9457).',
+      license: { name: 'Apache 2.0', identifier: 'Apache-2.0' },
+    },
+    jsonSchemaDialect,
+    servers: [
+      {
+        url: '{base_url}',
+        description: 'The engine',
+        variables: { base_url: { default: 'http://localhost:8080', description: 'Base URL of the engine' } },
+      },
+    ],
+    tags: [
+      { name: 'Bank-facing API', description: 'Requests banks and schemes make on the engine.' },
+      { name: 'Calls on banks', description: 'Requests the engine makes on a participating bank.' },
+    ],
+    paths,
+    webhooks,
+    components: {
+      schemas,
+      responses: {
+        Accepted: {
+          description: 'Durably accepted; processing continues asynchronously.',
+          content: { 'application/json': { schema: schemaRef('Acknowledgement') } },
+        },
+        MalformedJson: problemResponse(
+          `${problemTypes.malformedJson.title} (${problemTypes.malformedJson.type}).`,
+        ),
+        DuplicateMessage: problemResponse(
+          `${problemTypes.duplicateMessage.title} (${problemTypes.duplicateMessage.type}). The same content again is accepted (202).`,
+        ),
+        PayloadTooLarge: problemResponse(
+          `${problemTypes.payloadTooLarge.title}: at most ${maxRequestBodyBytes} bytes (${problemTypes.payloadTooLarge.type}).`,
+        ),
+        UnsupportedMediaType: problemResponse(
+          `${problemTypes.unsupportedMediaType.title} (${problemTypes.unsupportedMediaType.type}).`,
+        ),
+        ValidationFailed: problemResponse(
+          `${problemTypes.validationFailed.title} (${problemTypes.validationFailed.type}): errors lists every invalid member with a JSON pointer.`,
+        ),
+        Unavailable: problemResponse(
+          `${problemTypes.unavailable.title} (${problemTypes.unavailable.type}).`,
+          {
+            headers: {
+              'Retry-After': {
+                description: 'Seconds to wait before retrying.',
+                schema: { type: 'integer', minimum: 0 },
+              },
+            },
+          },
+        ),
+      },
+    },
+  };
+}

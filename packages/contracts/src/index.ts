@@ -1,0 +1,91 @@
+export { eventsApiVersion } from './api-version.ts';
+export { avroSchema, avroType, decodeAvro, encodeAvro, parseAvroSchema } from './avro/codec.ts';
+export { avroTypeOptions } from './avro/logical-types.ts';
+export type { RawSchema as AvroSchema } from './avro/raw-schema.ts';
+export { asyncApiDocument, openApiDocument } from './docs/documents.ts';
+export { type ContractError, type ContractErrorCode, isContractError } from './errors.ts';
+export {
+  allowedEventTypes,
+  type EngineService,
+  type EventClass,
+  type EventClassInfo,
+  type EventTypeInfo,
+  eventClasses,
+  isFinalState,
+  type KnownEventType,
+  type KnownTransactionState,
+  nextState,
+  type TransactionStateInfo,
+  type Transition,
+  transactionEventTypes,
+  transactionStates,
+  transactionTransitions,
+} from './event-types.ts';
+export * from './generated/types.ts';
+export {
+  apiPrefix,
+  bankPaths,
+  deliveryHeaders,
+  maxRequestBodyBytes,
+  servicePaths,
+} from './http/endpoints.ts';
+export {
+  type ProblemKind,
+  problem,
+  problemContentType,
+  problemTypes,
+  validationProblem,
+} from './http/problems.ts';
+export {
+  type ExactNumber,
+  isExactNumber,
+  jsonNumber,
+  parseJsonExact,
+  stringifyJsonExact,
+} from './json/exact-json.ts';
+export { jsonSchema, toJson } from './json/message-json.ts';
+export {
+  type ValidationResult,
+  validate,
+  validateCreditTransfer,
+  validateDirectDebit,
+  validatePaymentStatusReport,
+} from './json/validate.ts';
+export { currencyMinorUnits } from './money/currencies.ts';
+export {
+  addDecimals,
+  compareDecimals,
+  decimalPlaces,
+  fromMinorUnits,
+  isDecimal,
+  normalizeDecimal,
+  subtractDecimals,
+  toMinorUnits,
+} from './money/decimal.ts';
+export {
+  type KnownReconciliationCode,
+  type ReconciliationRow,
+  reconciliationCodeOfRow,
+  reconciliationRows,
+} from './reconciliation.ts';
+export {
+  type Compatibility,
+  type CompatibilityResult,
+  checkCompatibility,
+  type RegisterSchemaOptions,
+  type RegisterSchemasOptions,
+  registerSchema,
+  registerSchemas,
+} from './registry.ts';
+export type { DecimalString, IsoDate, IsoDateTime, Uuid } from './scalars.ts';
+export {
+  type CleanupPolicy,
+  type TopicDefinition,
+  type TopicName,
+  type TopicValue,
+  type TopicValueName,
+  topicNames,
+  topicSubjects,
+  topics,
+  valueSubject,
+} from './topics.ts';

@@ -1,0 +1,440 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import {
+  avroOptions,
+  endpoints,
+  type PaymentStep,
+  paymentStepV1,
+  rawProducer,
+  readTopic,
+  signal,
+  uniqueName,
+  within,
+} from '../test/fixtures.ts';
+import { type AvroCodec, createAvroSerde } from './avro-serde.ts';
+import type { ConsumerRunner } from './consumer.ts';
+import type { ConsumedRecord } from './handler.ts';
+import { createKafka, type KafkaClient } from './kafka.ts';
+import { retryHeader } from './retry-headers.ts';
+
+let brokers: string[];
+let kafka: KafkaClient;
+let codec: AvroCodec<PaymentStep>;
+const runners: ConsumerRunner[] = [];
+
+beforeAll(async () => {
+  const found = await endpoints();
+  brokers = found.brokers;
+  kafka = createKafka({ brokers, clientId: 'kafka-test-consumer' });
+  const serde = createAvroSerde({ registryUrl: found.registryUrl, avro: avroOptions });
+  codec = await serde.codec<PaymentStep>(`${uniqueName('consumer')}-value`, paymentStepV1);
+});
+
+afterAll(async () => {
+  await Promise.all(runners.map((runner) => runner.stop()));
+  await kafka.close();
+});
+
+function track(runner: ConsumerRunner): ConsumerRunner {
+  runners.push(runner);
+  return runner;
+}
+
+const step = (uetr: string, sequence: number): PaymentStep => ({
+  uetr,
+  sequence,
+  amount: `${sequence}.${sequence % 100}`.padEnd(4, '0'),
+});
+
+/** Produces `perKey` records for each key, sequence 1..perKey, in sequence order, many sends at once. */
+async function produceSteps(
+  topic: string,
+  keys: readonly string[],
+  perKey: number,
+  sendSize = 100,
+): Promise<void> {
+  const producer = kafka.createProducer<{ [topic]: PaymentStep }>({ codecs: { [topic]: codec } });
+  const records = [];
+  for (let sequence = 1; sequence <= perKey; sequence += 1) {
+    for (const key of keys)
+      records.push({ key, value: step(key, sequence), headers: { traceparent: `trace-${key}` } });
+  }
+  const sends = [];
+  for (let start = 0; start < records.length; start += sendSize) {
+    sends.push(producer.send(topic, records.slice(start, start + sendSize)));
+  }
+  await Promise.all(sends);
+  await producer.disconnect();
+}
+
+/** Sequences seen per key, in the order the handler saw them. */
+function seenBy(records: readonly ConsumedRecord<PaymentStep>[]): Map<string, number[]> {
+  const byKey = new Map<string, number[]>();
+  for (const record of records) {
+    const list = byKey.get(record.key) ?? [];
+    list.push(record.value.sequence);
+    byKey.set(record.key, list);
+  }
+  return byKey;
+}
+
+const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, index) => from + index);
+
+describe('consumer runner', () => {
+  test('(a) 10,000 records across 200 keys arrive complete and in order per key', async () => {
+    const topic = uniqueName('bulk');
+    const keys = Array.from({ length: 200 }, (_, index) => `uetr-${index}`);
+    await kafka.ensureTopics([{ topic, partitions: 6 }]);
+    const producedAt = Date.now();
+    await produceSteps(topic, keys, 50, 250);
+    const produceMs = Date.now() - producedAt;
+
+    const handled: ConsumedRecord<PaymentStep>[] = [];
+    const distinct = new Set<string>();
+    const all = signal();
+    const consumedAt = Date.now();
+    track(
+      await kafka.runConsumer({
+        groupId: uniqueName('bulk-group'),
+        topics: [topic],
+        codec,
+        partitionsConsumedConcurrently: 6,
+        handleBatch: async (records) => {
+          for (const record of records) {
+            handled.push(record);
+            distinct.add(`${record.key}:${record.value.sequence}`);
+          }
+          if (distinct.size === 10_000) all.resolve();
+        },
+      }),
+    );
+    await within(all.promise, 90_000, '10,000 records');
+    const consumeMs = Date.now() - consumedAt;
+    console.info(`(a) produced 10,000 in ${produceMs} ms, consumed in ${consumeMs} ms`);
+
+    const byKey = seenBy(handled);
+    expect(byKey.size).toBe(200);
+    for (const [key, sequences] of byKey) {
+      // At-least-once allows a re-delivered suffix; after removing exact repeats the order must be 1..50.
+      const firstSeen = sequences.filter((sequence, index) => sequences.indexOf(sequence) === index);
+      expect(firstSeen, key).toEqual(range(1, 50));
+      expect(sequences, `${key} delivered twice in a clean run`).toEqual(range(1, 50));
+    }
+    const sample = handled.find((record) => record.key === 'uetr-7' && record.value.sequence === 12);
+    expect(sample?.value).toEqual(step('uetr-7', 12));
+    expect(sample?.headers.traceparent).toBe('trace-uetr-7');
+    expect(sample?.attempt).toBe(1);
+  });
+
+  test('(b) a key whose handler keeps failing goes through the retry tiers to the dead-letter topic while other keys flow', async () => {
+    const topic = uniqueName('failing');
+    await kafka.ensureTopics([{ topic, partitions: 1 }]);
+    const goodKeys = Array.from({ length: 30 }, (_, index) => `good-${index}`);
+    // One partition: the failing key's records sit between the good ones, so blocking would show.
+    await produceSteps(topic, ['bad', ...goodKeys], 3, 31);
+    const producer = kafka.createProducer<{ [topic]: PaymentStep }>({ codecs: { [topic]: codec } });
+    await producer.send(
+      topic,
+      goodKeys.map((key) => ({ key, value: step(key, 4) })),
+    );
+    await producer.disconnect();
+
+    const events: { key: string; sequence: number; attempt: number; offset: string; at: number }[] = [];
+    const goodDone = signal();
+    let goodCount = 0;
+    const runner = track(
+      await kafka.runConsumer({
+        groupId: uniqueName('failing-group'),
+        topics: [topic],
+        codec,
+        retry: { delaysMs: [300, 600], maxAttempts: 3 },
+        handleRecord: async (record) => {
+          events.push({
+            key: record.key,
+            sequence: record.value.sequence,
+            attempt: record.attempt,
+            offset: record.offset,
+            at: Date.now(),
+          });
+          if (record.key === 'bad') throw Object.assign(new Error('bank unreachable'), { code: 'BANK_DOWN' });
+          goodCount += 1;
+          if (goodCount === goodKeys.length * 4) goodDone.resolve();
+        },
+      }),
+    );
+    expect(runner.retryTopics).toEqual([`${runner.groupId}.retry.1`, `${runner.groupId}.retry.2`]);
+    await within(goodDone.promise, 30_000, 'the good keys');
+    const dead = await readTopic(brokers, runner.deadLetterTopic, 3);
+
+    for (const key of goodKeys) {
+      expect(events.filter((event) => event.key === key).map((event) => event.sequence)).toEqual([
+        1, 2, 3, 4,
+      ]);
+    }
+
+    const bad = events.filter((event) => event.key === 'bad');
+    expect(bad.map((event) => [event.sequence, event.attempt])).toEqual([
+      [1, 1],
+      [1, 2],
+      [1, 3],
+      [2, 1],
+      [2, 2],
+      [2, 3],
+      [3, 1],
+      [3, 2],
+      [3, 3],
+    ]);
+    const lastGood = Math.max(...events.filter((event) => event.key !== 'bad').map((event) => event.at));
+    const badFirstRetry = bad[1]?.at ?? 0;
+    expect(lastGood).toBeLessThan(badFirstRetry);
+    expect((bad[2]?.at ?? 0) - (bad[1]?.at ?? 0)).toBeGreaterThanOrEqual(550);
+
+    expect(dead.map((record) => record.key)).toEqual(['bad', 'bad', 'bad']);
+    const deadSteps = await Promise.all(dead.map((record) => codec.decode(record.value as Buffer)));
+    expect(deadSteps).toEqual([step('bad', 1), step('bad', 2), step('bad', 3)]);
+    const sourceOffsets = bad.filter((event) => event.attempt === 1).map((event) => event.offset);
+    dead.forEach((record, index) => {
+      const headers = record.headers;
+      expect(headers[retryHeader.deadLetterReason]).toBe('retries-exhausted');
+      expect(headers[retryHeader.attempt]).toBe('3');
+      expect(headers[retryHeader.errorCode]).toBe('BANK_DOWN');
+      expect(headers[retryHeader.errorMessage]).toBe('bank unreachable');
+      expect(headers[retryHeader.originTopic]).toBe(topic);
+      expect(headers[retryHeader.originPartition]).toBe('0');
+      expect(headers[retryHeader.originOffset]).toBe(sourceOffsets[index]);
+      expect(headers[retryHeader.group]).toBe(runner.groupId);
+      expect(headers.traceparent).toBe('trace-bad');
+      const firstFailure = Date.parse(headers[retryHeader.firstFailureAt] ?? '');
+      expect(firstFailure).toBeLessThanOrEqual(Date.parse(headers[retryHeader.deadLetterAt] ?? ''));
+      expect(headers[retryHeader.deadLetterAt]).toMatch(/Z$/);
+    });
+    await runner.stop();
+  });
+
+  test('(b2) batch handler: a non-retriable failure is dead-lettered at once and releases its key', async () => {
+    const topic = uniqueName('final');
+    await kafka.ensureTopics([{ topic, partitions: 2 }]);
+    await produceSteps(topic, ['refused', 'fine'], 3, 2);
+    const seen: string[] = [];
+    const done = signal();
+    const runner = track(
+      await kafka.runConsumer({
+        groupId: uniqueName('final-group'),
+        topics: [topic],
+        codec,
+        retry: { delaysMs: [200], maxAttempts: 3 },
+        handleBatch: async (records, context) => {
+          for (const record of records) {
+            if (record.key === 'refused' && record.value.sequence === 2) {
+              context.fail(
+                record,
+                Object.assign(new Error('creditor account closed'), { code: 'AC04', retriable: false }),
+              );
+              continue;
+            }
+            seen.push(`${record.key}:${record.value.sequence}`);
+          }
+          if (seen.length === 5) done.resolve();
+        },
+      }),
+    );
+    await within(done.promise, 30_000, 'five handled records');
+    const [dead] = await readTopic(brokers, runner.deadLetterTopic, 1);
+    expect(seen.filter((entry) => entry.startsWith('refused'))).toEqual(['refused:1', 'refused:3']);
+    expect(seen.filter((entry) => entry.startsWith('fine'))).toEqual(['fine:1', 'fine:2', 'fine:3']);
+    expect(dead?.headers[retryHeader.deadLetterReason]).toBe('non-retriable');
+    expect(dead?.headers[retryHeader.errorCode]).toBe('AC04');
+    expect(dead?.headers[retryHeader.attempt]).toBe('1');
+    expect(runner.isRunning()).toBe(true);
+    await runner.stop();
+    expect(runner.isRunning()).toBe(false);
+  });
+
+  test('refuses to start on a topic that was never declared', async () => {
+    await expect(
+      kafka.runConsumer({
+        groupId: uniqueName('missing-group'),
+        topics: [uniqueName('never-declared')],
+        codec,
+        handleRecord: async () => {},
+      }),
+    ).rejects.toMatchObject({
+      reason: 'KAFKA_TOPIC_MISCONFIGURED',
+      code: 'CONFIG_INVALID',
+      retriable: false,
+    });
+  });
+
+  test('(c) a consumer killed mid-stream and restarted neither loses nor reorders a key’s records', async () => {
+    const topic = uniqueName('killed');
+    const keys = Array.from({ length: 40 }, (_, index) => `uetr-${index}`);
+    await kafka.ensureTopics([{ topic, partitions: 3 }]);
+    await produceSteps(topic, keys, 75);
+    const groupId = uniqueName('killed-group');
+
+    const first: ConsumedRecord<PaymentStep>[] = [];
+    const reached = signal();
+    const release = signal();
+    const runnerA = track(
+      await kafka.runConsumer({
+        groupId,
+        topics: [topic],
+        codec,
+        maxRecordsPerCall: 40,
+        partitionsConsumedConcurrently: 3,
+        handleBatch: async (records) => {
+          first.push(...records);
+          if (first.length >= 1_000) {
+            reached.resolve();
+            // Hold this call open until the kill: its records are handled but never committed.
+            await release.promise;
+          }
+        },
+      }),
+    );
+    await within(reached.promise, 30_000, 'a thousand records on the first consumer');
+    const killed = runnerA.abort();
+    release.resolve();
+    await killed;
+    const handledBeforeKill = first.length;
+
+    const second: ConsumedRecord<PaymentStep>[] = [];
+    const complete = signal();
+    const firstSeen = new Set(first.map((record) => `${record.key}:${record.value.sequence}`));
+    track(
+      await kafka.runConsumer({
+        groupId,
+        topics: [topic],
+        codec,
+        handleBatch: async (records) => {
+          second.push(...records);
+          for (const record of records) firstSeen.add(`${record.key}:${record.value.sequence}`);
+          if (firstSeen.size === keys.length * 75) complete.resolve();
+        },
+      }),
+    );
+    await within(complete.promise, 60_000, 'every record after the restart');
+
+    const before = seenBy(first);
+    const after = seenBy(second);
+    let redelivered = 0;
+    for (const key of keys) {
+      const a = before.get(key) ?? [];
+      const b = after.get(key) ?? [];
+      // The first consumer saw a gap-free prefix, the second a gap-free suffix that starts no later than
+      // where the first stopped: re-delivery of a suffix is the only duplication allowed.
+      expect(a, key).toEqual(range(1, a.length));
+      const resumedAt = b[0] ?? 76;
+      expect(resumedAt, key).toBeLessThanOrEqual(a.length + 1);
+      expect(b, key).toEqual(range(resumedAt, 75));
+      redelivered += a.length - resumedAt + 1;
+    }
+    expect(handledBeforeKill).toBeGreaterThanOrEqual(1_000);
+    // The call held open at the kill was never committed, so its records came again.
+    expect(redelivered).toBeGreaterThanOrEqual(1);
+    console.info(
+      `(c) first consumer handled ${handledBeforeKill}, ${redelivered} re-delivered after the kill`,
+    );
+  });
+
+  test('(d) bytes that are not Avro and an unknown schema id go to the dead-letter topic; the rest flows', async () => {
+    const topic = uniqueName('poison');
+    await kafka.ensureTopics([{ topic, partitions: 1 }]);
+    const unknownId = Buffer.from(codec.encode(step('p2', 1)));
+    unknownId.writeUInt32BE(2_000_000_001, 1);
+    const notAvro = Buffer.from('{"uetr":"p1","sequence":1}');
+    const producer = await rawProducer(brokers);
+    await producer.send({
+      topic,
+      messages: [
+        { key: 'k', value: codec.encode(step('k', 1)) },
+        { key: 'p1', value: notAvro, headers: { source: 'bank-x' } },
+        { key: 'p2', value: unknownId },
+        { key: 'k', value: codec.encode(step('k', 2)) },
+      ],
+    });
+    await producer.disconnect();
+
+    const handled: ConsumedRecord<PaymentStep>[] = [];
+    const done = signal();
+    const runner = track(
+      await kafka.runConsumer({
+        groupId: uniqueName('poison-group'),
+        topics: [topic],
+        codec,
+        handleRecord: async (record) => {
+          handled.push(record);
+          if (record.value.sequence === 2) done.resolve();
+        },
+      }),
+    );
+    await within(done.promise, 30_000, 'the record after the poison');
+    const dead = await readTopic(brokers, runner.deadLetterTopic, 2);
+    expect(handled.map((record) => `${record.key}:${record.value.sequence}`)).toEqual(['k:1', 'k:2']);
+    const byKey = new Map(dead.map((record) => [record.key, record]));
+    expect(byKey.get('p1')?.value).toEqual(notAvro);
+    expect(byKey.get('p1')?.headers).toMatchObject({
+      [retryHeader.deadLetterReason]: 'poison',
+      [retryHeader.errorCode]: 'AVRO_NOT_WIRE_FORMAT',
+      [retryHeader.originTopic]: topic,
+      [retryHeader.originOffset]: '1',
+      source: 'bank-x',
+    });
+    expect(byKey.get('p2')?.value).toEqual(unknownId);
+    expect(byKey.get('p2')?.headers).toMatchObject({
+      [retryHeader.deadLetterReason]: 'poison',
+      [retryHeader.errorCode]: 'SCHEMA_NOT_FOUND',
+      [retryHeader.originOffset]: '2',
+    });
+    await runner.stop();
+  });
+
+  test('(e) a restarted consumer learns the parked keys from the retry tier before it handles newer records', async () => {
+    const topic = uniqueName('parked');
+    await kafka.ensureTopics([{ topic, partitions: 1 }]);
+    const groupId = uniqueName('parked-group');
+    const retry = { delaysMs: [1_500], maxAttempts: 3 };
+    await produceSteps(topic, ['slow'], 1);
+
+    const failedOnce = signal();
+    const runnerA = track(
+      await kafka.runConsumer({
+        groupId,
+        topics: [topic],
+        codec,
+        retry,
+        handleRecord: async () => {
+          failedOnce.resolve();
+          throw new Error('bank answered 503');
+        },
+      }),
+    );
+    await within(failedOnce.promise, 30_000, 'the first failure');
+    await runnerA.stop();
+
+    // The record waits on the retry tier; a newer record of the same key arrives while nobody consumes.
+    const producer = kafka.createProducer<{ [topic]: PaymentStep }>({ codecs: { [topic]: codec } });
+    await producer.send(topic, [
+      { key: 'slow', value: step('slow', 2) },
+      { key: 'other', value: step('other', 1) },
+    ]);
+    await producer.disconnect();
+
+    const order: string[] = [];
+    const done = signal();
+    track(
+      await kafka.runConsumer({
+        groupId,
+        topics: [topic],
+        codec,
+        retry,
+        handleRecord: async (record) => {
+          order.push(`${record.key}:${record.value.sequence}:${record.attempt}`);
+          if (order.includes('slow:2:1')) done.resolve();
+        },
+      }),
+    );
+    await within(done.promise, 30_000, 'the parked record');
+    expect(order.filter((entry) => entry.startsWith('slow'))).toEqual(['slow:1:2', 'slow:2:1']);
+    expect(order[0]).toBe('other:1:1');
+  });
+});

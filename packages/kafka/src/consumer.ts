@@ -1,0 +1,844 @@
+import type {
+  Admin,
+  Consumer,
+  ConsumerGroupJoinEvent,
+  EachBatchPayload,
+  Kafka as KafkaJs,
+  Producer as KafkaJsProducer,
+  KafkaMessage,
+  Message,
+} from 'kafkajs';
+import { coPartitionedAssigner } from './assigner.ts';
+import type { AvroCodec } from './avro-serde.ts';
+import { dispose } from './dispositions.ts';
+import { describeError, fromKafkaJsError, isRetriableFailure, KafkaError } from './errors.ts';
+import { type ConsumedRecord, type Handlers, type Indexed, invokeHandler } from './handler.ts';
+import type { Logger } from './logger.ts';
+import { deadLetterTopicName, isLegalTopicName, retryTopicName } from './names.ts';
+import { ParkedKeys } from './parked-keys.ts';
+import { defaultOutboundOptions, OutboundQueue } from './producer.ts';
+import {
+  deadLetterHeaders,
+  headersToStrings,
+  parseRetryState,
+  type RecordOrigin,
+  type RetryState,
+  retryHeader,
+  retryHeaders,
+  userHeaders,
+} from './retry-headers.ts';
+import {
+  type DeadLetterReason,
+  type RetryPolicy,
+  retryPolicy,
+  routeFailure,
+  tierCount,
+} from './retry-policy.ts';
+import { type BufferedRecord, TierBuffer } from './tier-buffer.ts';
+
+interface ConsumerOptionsBase<T> {
+  /** Consumer group, by convention `<service>.<topic>` (see `consumerGroupName`). */
+  groupId: string;
+  topics: readonly string[];
+  /** Decodes every value (any registered writer schema is resolved to this codec's schema). */
+  codec: AvroCodec<T>;
+  retry?: Partial<RetryPolicy>;
+  /**
+   * Whether a handler failure is retried (else dead-lettered at once). Default: everything except errors
+   * that carry `retriable: false`.
+   */
+  isRetriable?: (error: unknown) => boolean;
+  /** Partitions whose batches are handled at the same time. Default 4. */
+  partitionsConsumedConcurrently?: number;
+  /** `handleRecord` only: distinct keys of one partition handled at the same time. Default 1. */
+  keyConcurrency?: number;
+  /** Records per handler call (and per commit). Default 500. */
+  maxRecordsPerCall?: number;
+  /** Where a new group starts: the earliest record (default) or only new ones. */
+  fromBeginning?: boolean;
+  /** Create the retry tiers and the dead-letter topic if missing. Default true. */
+  declareTopics?: boolean;
+  deadLetterRetentionMs?: number;
+  /** Retry records read ahead per tier and partition before reading pauses. Default 10,000. */
+  maxBufferedRetries?: number;
+  sessionTimeoutMs?: number;
+  /** How long a fetch waits for records; also bounds how long `stop` waits for the fetch loop. Default 500. */
+  maxWaitTimeMs?: number;
+}
+
+/** Exactly one of `handleBatch` and `handleRecord`. */
+export type ConsumerOptions<T> = ConsumerOptionsBase<T> & Handlers<T>;
+
+export interface ConsumerRunner {
+  readonly groupId: string;
+  /** Retry tier topics, tier 1 first. */
+  readonly retryTopics: readonly string[];
+  readonly deadLetterTopic: string;
+  /**
+   * Graceful: finishes the handler call in flight and commits it, lets in-flight retries finish, leaves the
+   * group and disconnects. Records not yet handled are re-delivered to the next owner.
+   */
+  stop(): Promise<void>;
+  /**
+   * Immediate: no further handler calls and no further commits (what a crash leaves behind), then leaves
+   * the group. Handlers see `context.signal` aborted. Used when a drain takes too long.
+   */
+  abort(): Promise<void>;
+  /** False once stopped, or once kafkajs gave up on the consumer after a crash (readiness should fail). */
+  isRunning(): boolean;
+}
+
+export interface ConsumerDeps {
+  kafka: KafkaJs;
+  /** An idempotent, acks=all producer configured like the application's. */
+  createKafkaJsProducer(): KafkaJsProducer;
+  admin(): Promise<Admin>;
+  ensureTopics(topics: readonly { topic: string; partitions: number; retentionMs?: number }[]): Promise<void>;
+  logger: Logger;
+}
+
+interface RetryEntry extends BufferedRecord {
+  readonly tier: number;
+  readonly message: KafkaMessage;
+  readonly key: string;
+  readonly headers: Record<string, string>;
+  readonly state: RetryState | KafkaError;
+  dueAt: number;
+  running: boolean;
+}
+
+interface Lane {
+  readonly partition: number;
+  readonly generation: number;
+  readonly parked: ParkedKeys;
+  readonly tiers: TierBuffer<RetryEntry>[];
+  ready: boolean;
+  /** Per tier index: the end offset the tier must be read to before the lane knows all its parked keys. */
+  catchUp: Map<number, bigint> | undefined;
+  readonly readyWaiters: (() => void)[];
+  readonly pausedTiers: Map<number, () => void>;
+  timer: NodeJS.Timeout | undefined;
+  pumping: Promise<void> | undefined;
+  pumpAgain: boolean;
+}
+
+interface Outgoing {
+  topic: string;
+  message: Message;
+}
+
+/** How long a partition waits before trying again after the registry or the broker failed it. */
+const infrastructureBackoffMs = 1_000;
+
+export async function startConsumer<T>(
+  deps: ConsumerDeps,
+  options: ConsumerOptions<T>,
+): Promise<ConsumerRunner> {
+  const { logger } = deps;
+  const { codec } = options;
+  const handlers: Handlers<T> = options;
+  const isRetriable = options.isRetriable ?? isRetriableFailure;
+  const policy = retryPolicy(options.retry);
+  const tiers = tierCount(policy);
+  const groupId = options.groupId;
+  const retryTopics = Array.from({ length: tiers }, (_, index) => retryTopicName(groupId, index + 1));
+  const deadLetterTopic = deadLetterTopicName(groupId);
+  const sourceTopics = [...new Set(options.topics)];
+  const maxRecordsPerCall = options.maxRecordsPerCall ?? 500;
+  const keyConcurrency = options.keyConcurrency ?? 1;
+  const maxBufferedRetries = options.maxBufferedRetries ?? 10_000;
+  if (sourceTopics.length === 0) throw new RangeError('a consumer needs at least one topic');
+  for (const topic of [...retryTopics, deadLetterTopic]) {
+    if (!isLegalTopicName(topic))
+      throw new RangeError(`group ${groupId} gives the illegal topic name ${topic}`);
+    if (sourceTopics.includes(topic))
+      throw new RangeError(`${topic} cannot be both a source and a retry topic`);
+  }
+
+  const admin = await deps.admin();
+  const partitionCount = await sourcePartitionCount(admin, sourceTopics);
+  if (options.declareTopics !== false) {
+    await deps.ensureTopics([
+      ...retryTopics.map((topic) => ({ topic, partitions: partitionCount })),
+      {
+        topic: deadLetterTopic,
+        partitions: partitionCount,
+        ...(options.deadLetterRetentionMs === undefined
+          ? {}
+          : { retentionMs: options.deadLetterRetentionMs }),
+      },
+    ]);
+  }
+  await checkRetryTopics(admin, retryTopics, partitionCount);
+
+  const outbound = new OutboundQueue(
+    deps.createKafkaJsProducer(),
+    { ...defaultOutboundOptions, lingerMs: 1 },
+    logger,
+  );
+  await outbound.connect();
+
+  const consumer: Consumer = deps.kafka.consumer({
+    groupId,
+    partitionAssigners: [coPartitionedAssigner],
+    allowAutoTopicCreation: false,
+    sessionTimeout: options.sessionTimeoutMs ?? 30_000,
+    heartbeatInterval: 3_000,
+    maxWaitTimeInMs: options.maxWaitTimeMs ?? 500,
+  });
+
+  const lanes = new Map<number, Lane>();
+  const paused = new Map<string, { topic: string; partition: number }>();
+  const backoffTimers = new Set<NodeJS.Timeout>();
+  const abortController = new AbortController();
+  let generation = 0;
+  let stopping = false;
+  let aborted = false;
+  let crashed = false;
+  let shutdown: Promise<void> | undefined;
+  /**
+   * Commits through the consumer group itself. `consumer.commitOffsets` silently does nothing once a stop
+   * has begun, which would lose the commits a graceful stop exists to make.
+   */
+  let commitDirect: EachBatchPayload['commitOffsetsIfNecessary'] | undefined;
+
+  const halted = () => stopping || aborted;
+  const isCurrent = (lane: Lane) => lane.generation === generation && lanes.get(lane.partition) === lane;
+
+  function pausePartition(payload: EachBatchPayload): () => void {
+    const { topic, partition } = payload.batch;
+    const resume = payload.pause();
+    paused.set(`${topic}\u0000${partition}`, { topic, partition });
+    return () => {
+      paused.delete(`${topic}\u0000${partition}`);
+      resume();
+    };
+  }
+
+  function resumeLater(resume: () => void, delayMs: number): void {
+    const timer = setTimeout(() => {
+      backoffTimers.delete(timer);
+      resume();
+    }, delayMs);
+    backoffTimers.add(timer);
+  }
+
+  function onJoin(event: ConsumerGroupJoinEvent): void {
+    generation += 1;
+    for (const lane of lanes.values()) clearTimeout(lane.timer);
+    lanes.clear();
+    if (paused.size > 0) {
+      // kafkajs keeps pauses across a rebalance; this generation decides its own.
+      const byTopic = new Map<string, number[]>();
+      for (const { topic, partition } of paused.values()) {
+        byTopic.set(topic, [...(byTopic.get(topic) ?? []), partition]);
+      }
+      paused.clear();
+      consumer.resume([...byTopic].map(([topic, partitions]) => ({ topic, partitions })));
+    }
+    const assignment = event.payload.memberAssignment;
+    const partitions = new Set<number>();
+    for (const topic of [...sourceTopics, ...retryTopics]) {
+      for (const partition of assignment[topic] ?? []) partitions.add(partition);
+    }
+    for (const partition of partitions) {
+      lanes.set(partition, {
+        partition,
+        generation,
+        parked: new ParkedKeys(),
+        tiers: retryTopics.map(() => new TierBuffer<RetryEntry>()),
+        ready: tiers === 0,
+        catchUp: undefined,
+        readyWaiters: [],
+        pausedTiers: new Map(),
+        timer: undefined,
+        pumping: undefined,
+        pumpAgain: false,
+      });
+    }
+    logger.info(
+      { groupId, generation, partitions: [...partitions].sort((a, b) => a - b) },
+      'consumer assigned',
+    );
+    if (tiers > 0 && partitions.size > 0) void rebuildParkedKeys(generation);
+  }
+
+  /**
+   * A new owner of a partition does not know which keys have records waiting in the retry tiers. Until the
+   * tiers are read up to where they ended at the join, the source partition waits: otherwise a key's newer
+   * record could overtake its older ones.
+   */
+  async function rebuildParkedKeys(forGeneration: number): Promise<void> {
+    for (;;) {
+      try {
+        const committed = await admin.fetchOffsets({ groupId, topics: retryTopics });
+        const ends = await Promise.all(retryTopics.map((topic) => admin.fetchTopicOffsets(topic)));
+        if (forGeneration !== generation) return;
+        for (const lane of lanes.values()) {
+          const targets = new Map<number, bigint>();
+          retryTopics.forEach((topic, index) => {
+            const end = ends[index]?.find((entry) => entry.partition === lane.partition);
+            if (!end) return;
+            const low = BigInt(end.low);
+            const high = BigInt(end.high);
+            const committedOffset = committed
+              .find((entry) => entry.topic === topic)
+              ?.partitions.find((entry) => entry.partition === lane.partition)?.offset;
+            let start =
+              committedOffset === undefined || committedOffset === '-1' ? low : BigInt(committedOffset);
+            if (start < low) start = low;
+            const buffer = lane.tiers[index] as TierBuffer<RetryEntry>;
+            buffer.committed = start;
+            if (start < high) targets.set(index, high);
+          });
+          lane.catchUp = targets;
+          checkCaughtUp(lane);
+        }
+        return;
+      } catch (error) {
+        if (forGeneration !== generation || halted()) return;
+        logger.warn({ groupId, err: error }, 'reading the retry tiers offsets failed; trying again');
+        await new Promise((resolve) => resumeLater(() => resolve(undefined), infrastructureBackoffMs));
+      }
+    }
+  }
+
+  function checkCaughtUp(lane: Lane): void {
+    if (lane.ready || !lane.catchUp || !isCurrent(lane)) return;
+    for (const [index, target] of lane.catchUp) {
+      const next = lane.tiers[index]?.nextOffset;
+      if (next !== undefined && next >= target) lane.catchUp.delete(index);
+    }
+    if (lane.catchUp.size > 0) return;
+    lane.ready = true;
+    for (const resume of lane.readyWaiters.splice(0)) resume();
+    schedulePump(lane);
+  }
+
+  async function onSourceBatch(payload: EachBatchPayload): Promise<void> {
+    const { batch } = payload;
+    const lane = lanes.get(batch.partition);
+    if (halted()) {
+      // Leaving the group: stop the fetch loop from re-fetching this partition meanwhile.
+      payload.pause();
+      return;
+    }
+    if (!lane) {
+      resumeLater(pausePartition(payload), infrastructureBackoffMs);
+      return;
+    }
+    if (!lane.ready) {
+      lane.readyWaiters.push(pausePartition(payload));
+      return;
+    }
+    const messages = batch.messages;
+    for (let start = 0; start < messages.length; start += maxRecordsPerCall) {
+      if (halted() || !payload.isRunning() || payload.isStale() || !isCurrent(lane)) return;
+      const chunk = messages.slice(start, start + maxRecordsPerCall);
+      try {
+        await handleSourceChunk(lane, batch.topic, batch.partition, chunk, payload.heartbeat);
+      } catch (error) {
+        if (error instanceof KafkaError && error.retriable) {
+          logger.warn(
+            { groupId, topic: batch.topic, partition: batch.partition, err: error },
+            'partition waits: the registry or the broker is unavailable',
+          );
+          resumeLater(pausePartition(payload), infrastructureBackoffMs);
+          return;
+        }
+        throw error;
+      }
+      if (aborted || !isCurrent(lane)) return;
+      const next = (BigInt((chunk[chunk.length - 1] as KafkaMessage).offset) + 1n).toString();
+      payload.resolveOffset((chunk[chunk.length - 1] as KafkaMessage).offset);
+      await payload.commitOffsetsIfNecessary({
+        topics: [{ topic: batch.topic, partitions: [{ partition: batch.partition, offset: next }] }],
+      });
+      await payload.heartbeat();
+    }
+  }
+
+  async function handleSourceChunk(
+    lane: Lane,
+    topic: string,
+    partition: number,
+    chunk: readonly KafkaMessage[],
+    heartbeat: () => Promise<void>,
+  ): Promise<void> {
+    const keys = chunk.map((message) => message.key?.toString('utf8') ?? '');
+    const parkedBefore = keys.map((key) => key !== '' && lane.parked.isParked(topic, key));
+    const toDecode = chunk.flatMap((_, index) => (parkedBefore[index] ? [] : [index]));
+    const decoded = await codec.decodeMany(toDecode.map((index) => (chunk[index] as KafkaMessage).value));
+    const poison = new Map<number, KafkaError>();
+    const records: Indexed<T>[] = [];
+    toDecode.forEach((index, at) => {
+      const outcome = decoded[at];
+      const message = chunk[index] as KafkaMessage;
+      if (!outcome) return;
+      if (!outcome.ok) {
+        poison.set(index, outcome.error);
+        return;
+      }
+      records.push({
+        index,
+        record: {
+          topic,
+          partition,
+          offset: message.offset,
+          key: keys[index] as string,
+          value: outcome.value,
+          headers: headersToStrings(message.headers),
+          timestamp: isoTimestamp(message.timestamp),
+          attempt: 1,
+        },
+      });
+    });
+
+    const failures = await invoke(records, heartbeat, 1);
+    const dispositions = dispose({ keys, parkedBefore, poison, failures }, policy, isRetriable);
+
+    const outgoing: Outgoing[] = [];
+    const parkedNow: { key: string; offset: bigint }[] = [];
+    const now = Date.now();
+    dispositions.forEach((disposition, index) => {
+      if (disposition.kind === 'handled') return;
+      const message = chunk[index] as KafkaMessage;
+      const key = keys[index] as string;
+      const origin: RecordOrigin = {
+        topic,
+        partition,
+        offset: message.offset,
+        timestamp: isoTimestamp(message.timestamp),
+      };
+      const own = headersToStrings(message.headers);
+      if (disposition.kind === 'dead-letter') {
+        const tried = disposition.reason === 'poison' ? 0 : 1;
+        const failed = tried === 0 ? {} : { firstFailureAt: new Date(now).toISOString() };
+        outgoing.push(
+          toDeadLetter(
+            message,
+            own,
+            { origin, attempt: tried, reason: 'failed', ...failed },
+            disposition.reason,
+            disposition.error,
+          ),
+        );
+        return;
+      }
+      if (key !== '') {
+        // Parked synchronously, before any await: the next chunk of this partition must already see it.
+        lane.parked.park(topic, key, BigInt(message.offset));
+        parkedNow.push({ key, offset: BigInt(message.offset) });
+      }
+      const state: RetryState =
+        disposition.kind === 'park'
+          ? { origin, attempt: 0, reason: 'parked', dueAt: now + disposition.delayMs }
+          : {
+              origin,
+              attempt: 1,
+              reason: 'failed',
+              dueAt: now + disposition.delayMs,
+              firstFailureAt: new Date(now).toISOString(),
+              ...described(disposition.error),
+            };
+      outgoing.push(toTier(disposition.tier, message, partition, own, state));
+    });
+    if (outgoing.length === 0) return;
+    try {
+      await send(outgoing);
+    } catch (error) {
+      for (const { key, offset } of parkedNow) lane.parked.release(topic, key, offset);
+      throw error;
+    }
+  }
+
+  /** Runs the handler for delivery number `attempt`; failures that go to retry park the rest of their key. */
+  function invoke(
+    records: readonly Indexed<T>[],
+    heartbeat: () => Promise<void>,
+    attempt: number,
+  ): Promise<Map<number, unknown>> {
+    return invokeHandler(handlers, records, {
+      signal: abortController.signal,
+      heartbeat,
+      keyConcurrency,
+      parksKey: (error) => routeFailure(policy, attempt, isRetriable(error)).kind === 'retry',
+      isAborted: () => aborted,
+      onBatchThrew: (error, count) =>
+        logger.warn(
+          { groupId, records: count, err: error },
+          'batch handler threw; handling its records one at a time',
+        ),
+    });
+  }
+
+  function onRetryBatch(payload: EachBatchPayload, tier: number): void {
+    const { batch } = payload;
+    const lane = lanes.get(batch.partition);
+    if (halted()) {
+      payload.pause();
+      return;
+    }
+    if (!lane) {
+      resumeLater(pausePartition(payload), infrastructureBackoffMs);
+      return;
+    }
+    if (batch.messages.length === 0) return;
+    const buffer = lane.tiers[tier - 1] as TierBuffer<RetryEntry>;
+    for (const message of batch.messages) {
+      const offset = BigInt(message.offset);
+      if (buffer.nextOffset !== undefined && offset < buffer.nextOffset) continue;
+      const headers = headersToStrings(message.headers);
+      let state: RetryState | KafkaError;
+      try {
+        state = parseRetryState(headers);
+      } catch (error) {
+        state = error instanceof KafkaError ? error : new KafkaError('RETRY_HEADERS_INVALID', String(error));
+      }
+      const key = message.key?.toString('utf8') ?? '';
+      buffer.add({
+        offset,
+        tier,
+        message,
+        key,
+        headers,
+        state,
+        dueAt: state instanceof KafkaError ? 0 : state.dueAt,
+        done: false,
+        running: false,
+      });
+      if (!(state instanceof KafkaError) && key !== '') {
+        lane.parked.park(state.origin.topic, key, BigInt(state.origin.offset));
+      }
+    }
+    payload.resolveOffset((batch.messages[batch.messages.length - 1] as KafkaMessage).offset);
+    checkCaughtUp(lane);
+    if (lane.ready && buffer.pending >= maxBufferedRetries && !lane.pausedTiers.has(tier)) {
+      lane.pausedTiers.set(tier, pausePartition(payload));
+    }
+    schedulePump(lane);
+  }
+
+  function schedulePump(lane: Lane): void {
+    if (lane.pumping) {
+      lane.pumpAgain = true;
+      return;
+    }
+    lane.pumping = pump(lane)
+      .catch((error: unknown) =>
+        logger.error({ groupId, partition: lane.partition, err: error }, 'retry pump failed'),
+      )
+      .finally(() => {
+        lane.pumping = undefined;
+      });
+  }
+
+  /**
+   * Handles the due records of a partition's retry tiers, tier by tier in offset order, each only when it
+   * is the oldest waiting record of its key. Sleeps until the next due time; nothing blocks the source.
+   */
+  async function pump(lane: Lane): Promise<void> {
+    do {
+      lane.pumpAgain = false;
+      if (!lane.ready || halted() || !isCurrent(lane)) return;
+      clearTimeout(lane.timer);
+      lane.timer = undefined;
+      let wakeAt: number | undefined;
+      for (const [index, buffer] of lane.tiers.entries()) {
+        for (let at = 0; at < buffer.entries.length; at += 1) {
+          const entry = buffer.entries[at] as RetryEntry;
+          if (entry.done || entry.running) continue;
+          if (halted() || !isCurrent(lane)) return;
+          if (entry.dueAt > Date.now()) {
+            wakeAt = Math.min(wakeAt ?? entry.dueAt, entry.dueAt);
+            break;
+          }
+          const state = entry.state;
+          if (!(state instanceof KafkaError) && entry.key !== '') {
+            const origin = BigInt(state.origin.offset);
+            if (!lane.parked.holds(state.origin.topic, entry.key, origin)) {
+              // A second copy of a record already resolved (re-sent after a failed forward): nothing to do.
+              buffer.markDone(entry);
+              continue;
+            }
+            if (!lane.parked.isHead(state.origin.topic, entry.key, origin)) continue;
+          }
+          await processRetry(lane, buffer, entry);
+          if (aborted || !isCurrent(lane)) return;
+          await commitTier(lane, index);
+        }
+        buffer.compact();
+        const resume = lane.pausedTiers.get(index + 1);
+        if (resume && buffer.pending < maxBufferedRetries / 2) {
+          lane.pausedTiers.delete(index + 1);
+          resume();
+        }
+      }
+      if (wakeAt !== undefined && !lane.pumpAgain && !halted()) {
+        lane.timer = setTimeout(() => schedulePump(lane), Math.max(0, wakeAt - Date.now()));
+      }
+    } while (lane.pumpAgain);
+  }
+
+  async function processRetry(lane: Lane, buffer: TierBuffer<RetryEntry>, entry: RetryEntry): Promise<void> {
+    entry.running = true;
+    try {
+      const state = entry.state;
+      if (state instanceof KafkaError) {
+        const origin: RecordOrigin = {
+          topic: retryTopics[entry.tier - 1] as string,
+          partition: lane.partition,
+          offset: entry.message.offset,
+          timestamp: isoTimestamp(entry.message.timestamp),
+        };
+        await send([
+          toDeadLetter(
+            entry.message,
+            entry.headers,
+            { origin, attempt: 0, reason: 'failed' },
+            'poison',
+            state,
+          ),
+        ]);
+        buffer.markDone(entry);
+        return;
+      }
+      const originOffset = BigInt(state.origin.offset);
+      const release = () => {
+        if (entry.key === '') return;
+        lane.parked.release(state.origin.topic, entry.key, originOffset);
+        // The key's next record may be waiting further up this tier or on an earlier one.
+        if (lane.parked.isParked(state.origin.topic, entry.key)) lane.pumpAgain = true;
+      };
+      const [outcome] = await codec.decodeMany([entry.message.value]);
+      if (!outcome) return;
+      if (!outcome.ok) {
+        await send([toDeadLetter(entry.message, entry.headers, state, 'poison', outcome.error)]);
+        release();
+        buffer.markDone(entry);
+        return;
+      }
+      const attempt = state.attempt + 1;
+      const record: ConsumedRecord<T> = {
+        topic: state.origin.topic,
+        partition: state.origin.partition,
+        offset: state.origin.offset,
+        key: entry.key,
+        value: outcome.value,
+        headers: userHeaders(entry.headers),
+        timestamp: state.origin.timestamp,
+        attempt,
+      };
+      const failures = await invoke([{ index: 0, record }], async () => {}, attempt);
+      if (aborted || !isCurrent(lane)) return;
+      if (!failures.has(0)) {
+        release();
+        buffer.markDone(entry);
+        return;
+      }
+      const error = failures.get(0);
+      const now = Date.now();
+      const failed: Omit<RetryState, 'dueAt'> = {
+        origin: state.origin,
+        attempt,
+        reason: 'failed',
+        firstFailureAt: state.firstFailureAt ?? new Date(now).toISOString(),
+        ...described(error),
+      };
+      const route = routeFailure(policy, attempt, isRetriable(error));
+      if (route.kind === 'retry') {
+        await send([
+          toTier(route.tier, entry.message, lane.partition, entry.headers, {
+            ...failed,
+            dueAt: now + route.delayMs,
+          }),
+        ]);
+      } else {
+        await send([toDeadLetter(entry.message, entry.headers, failed, route.reason)]);
+        release();
+      }
+      buffer.markDone(entry);
+    } catch (error) {
+      entry.dueAt = Date.now() + infrastructureBackoffMs;
+      const level = error instanceof KafkaError && error.retriable ? 'warn' : 'error';
+      logger[level](
+        { groupId, partition: lane.partition, tier: entry.tier, offset: entry.message.offset, err: error },
+        'retry record waits: handling it could not complete',
+      );
+    } finally {
+      entry.running = false;
+    }
+  }
+
+  async function commitTier(lane: Lane, index: number): Promise<void> {
+    const buffer = lane.tiers[index] as TierBuffer<RetryEntry>;
+    const offset = buffer.needsCommit();
+    if (offset === undefined || aborted || !isCurrent(lane)) return;
+    try {
+      await commitDirect?.({
+        topics: [
+          {
+            topic: retryTopics[index] as string,
+            partitions: [{ partition: lane.partition, offset: offset.toString() }],
+          },
+        ],
+      });
+      buffer.committed = offset;
+    } catch (error) {
+      logger.debug({ groupId, partition: lane.partition, err: error }, 'retry tier commit failed');
+    }
+  }
+
+  function toTier(
+    tier: number,
+    message: KafkaMessage,
+    partition: number,
+    own: Readonly<Record<string, string>>,
+    state: RetryState,
+  ): Outgoing {
+    // Same partition as the source: the tier partition belongs to the same consumer (co-partitioned).
+    return {
+      topic: retryTopics[tier - 1] as string,
+      message: {
+        key: message.key,
+        value: message.value,
+        partition,
+        headers: retryHeaders(groupId, own, state),
+      },
+    };
+  }
+
+  function toDeadLetter(
+    message: KafkaMessage,
+    own: Readonly<Record<string, string>>,
+    state: Omit<RetryState, 'dueAt'>,
+    reason: DeadLetterReason,
+    error?: unknown,
+  ): Outgoing {
+    const failure = error === undefined ? state : { ...state, ...described(error) };
+    const headers = deadLetterHeaders(groupId, own, failure, reason, new Date());
+    logger.warn(
+      {
+        groupId,
+        topic: state.origin.topic,
+        partition: state.origin.partition,
+        offset: state.origin.offset,
+        reason,
+        code: headers[retryHeader.errorCode],
+      },
+      'record dead-lettered',
+    );
+    return { topic: deadLetterTopic, message: { key: message.key, value: message.value, headers } };
+  }
+
+  async function send(outgoing: readonly Outgoing[]): Promise<void> {
+    const byTopic = new Map<string, Message[]>();
+    for (const { topic, message } of outgoing) {
+      const messages = byTopic.get(topic);
+      if (messages) messages.push(message);
+      else byTopic.set(topic, [message]);
+    }
+    await Promise.all([...byTopic].map(([topic, messages]) => outbound.send(topic, messages)));
+  }
+
+  consumer.on(consumer.events.GROUP_JOIN, onJoin);
+  consumer.on(consumer.events.CRASH, (event) => {
+    if (!event.payload.restart) crashed = true;
+    logger.error(
+      { groupId, err: event.payload.error, restart: event.payload.restart },
+      event.payload.restart ? 'consumer crashed; kafkajs restarts it' : 'consumer crashed and stopped',
+    );
+  });
+  try {
+    await consumer.connect();
+    await consumer.subscribe({ topics: sourceTopics, fromBeginning: options.fromBeginning ?? true });
+    if (retryTopics.length > 0) await consumer.subscribe({ topics: retryTopics, fromBeginning: true });
+    await consumer.run({
+      autoCommit: false,
+      eachBatchAutoResolve: false,
+      partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? 4,
+      eachBatch: async (payload) => {
+        commitDirect = payload.commitOffsetsIfNecessary;
+        const tier = retryTopics.indexOf(payload.batch.topic) + 1;
+        if (tier > 0) onRetryBatch(payload, tier);
+        else await onSourceBatch(payload);
+      },
+    });
+  } catch (error) {
+    await consumer.disconnect().catch(() => {});
+    await outbound.close();
+    throw fromKafkaJsError(error, `starting consumer group ${groupId}`);
+  }
+
+  function close(abort: boolean): Promise<void> {
+    if (abort) {
+      aborted = true;
+      abortController.abort(new KafkaError('KAFKA_UNAVAILABLE', `consumer ${groupId} aborted`));
+    }
+    shutdown ??= (async () => {
+      stopping = true;
+      for (const timer of backoffTimers) clearTimeout(timer);
+      backoffTimers.clear();
+      for (const lane of lanes.values()) clearTimeout(lane.timer);
+      await Promise.all([...lanes.values()].map((lane) => lane.pumping));
+      await consumer.disconnect().catch((error: unknown) => {
+        logger.warn({ groupId, err: error }, 'consumer disconnect failed');
+      });
+      await outbound.close();
+      logger.info({ groupId, aborted }, 'consumer stopped');
+    })();
+    return shutdown;
+  }
+
+  return {
+    groupId,
+    retryTopics,
+    deadLetterTopic,
+    stop: () => close(false),
+    abort: () => close(true),
+    isRunning: () => !halted() && !crashed,
+  };
+}
+
+async function sourcePartitionCount(admin: Admin, topics: readonly string[]): Promise<number> {
+  let metadata: Awaited<ReturnType<Admin['fetchTopicMetadata']>>;
+  try {
+    const existing = new Set(await admin.listTopics());
+    const missing = topics.filter((topic) => !existing.has(topic));
+    if (missing.length > 0) {
+      throw new KafkaError(
+        'KAFKA_TOPIC_MISCONFIGURED',
+        `topic ${missing.join(', ')} does not exist; topics are declared (ensureTopics), not created on use`,
+      );
+    }
+    metadata = await admin.fetchTopicMetadata({ topics: [...topics] });
+  } catch (error) {
+    throw fromKafkaJsError(error, `reading metadata of ${topics.join(', ')}`);
+  }
+  return Math.max(...metadata.topics.map((topic) => topic.partitions.length));
+}
+
+async function checkRetryTopics(admin: Admin, topics: readonly string[], partitions: number): Promise<void> {
+  if (topics.length === 0) return;
+  const metadata = await admin.fetchTopicMetadata({ topics: [...topics] }).catch((error: unknown) => {
+    throw fromKafkaJsError(error, `reading metadata of ${topics.join(', ')}`);
+  });
+  for (const topic of metadata.topics) {
+    if (topic.partitions.length < partitions) {
+      throw new KafkaError(
+        'KAFKA_TOPIC_MISCONFIGURED',
+        `retry topic ${topic.name} has ${topic.partitions.length} partitions; its source topics need ${partitions}`,
+      );
+    }
+  }
+}
+
+function described(error: unknown): { errorCode: string; errorMessage: string } {
+  const { code, message } = describeError(error);
+  return { errorCode: code, errorMessage: message };
+}
+
+function isoTimestamp(milliseconds: string): string {
+  const value = Number(milliseconds);
+  return Number.isFinite(value) && value >= 0 ? new Date(value).toISOString() : new Date(0).toISOString();
+}

@@ -1,0 +1,30 @@
+export {
+  type AvroCodec,
+  type AvroSchemaJson,
+  type AvroSerde,
+  type AvroSerdeOptions,
+  type AvroTypeOptions,
+  createAvroSerde,
+  type DecodeOutcome,
+} from './avro-serde.ts';
+export type { ConsumerOptions, ConsumerRunner } from './consumer.ts';
+export {
+  isKafkaError,
+  isRetriableFailure,
+  KafkaError,
+  type KafkaErrorReason,
+  kafkaErrorReasons,
+} from './errors.ts';
+export type { BatchContext, BatchHandler, ConsumedRecord, HandlerContext, RecordHandler } from './handler.ts';
+export { createKafka, type KafkaClient, type KafkaOptions, type TopicSpec } from './kafka.ts';
+export type { Logger } from './logger.ts';
+export {
+  clientIdFor,
+  consumerGroupName,
+  deadLetterTopicName,
+  retryTopicName,
+  valueSubject,
+} from './names.ts';
+export type { Producer, ProducerOptions, ProducerRecord, TopicCodecs } from './producer.ts';
+export { retryHeader } from './retry-headers.ts';
+export { type DeadLetterReason, defaultRetryPolicy, type RetryPolicy } from './retry-policy.ts';

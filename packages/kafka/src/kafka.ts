@@ -1,0 +1,171 @@
+import {
+  type Admin,
+  Kafka as KafkaJs,
+  type Producer as KafkaJsProducer,
+  logLevel,
+  Partitioners,
+} from 'kafkajs';
+import { type ConsumerOptions, type ConsumerRunner, startConsumer } from './consumer.ts';
+import { fromKafkaJsError } from './errors.ts';
+import { filterTimeoutNegativeWarning, kafkaJsLogCreator, type Logger, silentLogger } from './logger.ts';
+import { isLegalTopicName } from './names.ts';
+import {
+  createProducer,
+  defaultOutboundOptions,
+  OutboundQueue,
+  type Producer,
+  type ProducerOptions,
+} from './producer.ts';
+
+export interface KafkaOptions {
+  brokers: readonly string[];
+  /** By convention `<service>-<role>` (see `clientIdFor`). */
+  clientId: string;
+  logger?: Logger;
+  connectionTimeoutMs?: number;
+  requestTimeoutMs?: number;
+}
+
+/** A topic as the project declares it (the broker does not create topics on first use). */
+export interface TopicSpec {
+  topic: string;
+  partitions: number;
+  /** Default: 3, or the number of brokers when there are fewer. */
+  replicationFactor?: number;
+  retentionMs?: number;
+  cleanupPolicy?: 'delete' | 'compact' | 'compact,delete';
+}
+
+export interface KafkaClient {
+  /**
+   * Creates the topics that do not exist yet; existing ones are left as they are (a differing partition
+   * count is logged, never changed: adding partitions would move keys and break their order).
+   */
+  ensureTopics(topics: readonly TopicSpec[]): Promise<void>;
+  /** An idempotent, acks=all producer that coalesces concurrent sends into batches. */
+  createProducer<M>(options: ProducerOptions<M>): Producer<M>;
+  /** Joins the group and starts handling; resolves once the consumer has joined. */
+  runConsumer<T>(options: ConsumerOptions<T>): Promise<ConsumerRunner>;
+  /** Disconnects the admin connection. Producers and consumers are disconnected by their owners first. */
+  close(): Promise<void>;
+}
+
+export function createKafka(options: KafkaOptions): KafkaClient {
+  filterTimeoutNegativeWarning();
+  const logger = options.logger ?? silentLogger;
+  const kafka = new KafkaJs({
+    clientId: options.clientId,
+    brokers: [...options.brokers],
+    logLevel: logLevel.WARN,
+    logCreator: kafkaJsLogCreator(logger),
+    connectionTimeout: options.connectionTimeoutMs ?? 3_000,
+    requestTimeout: options.requestTimeoutMs ?? 30_000,
+  });
+
+  let admin: Promise<Admin> | undefined;
+  function connectedAdmin(): Promise<Admin> {
+    admin ??= (async () => {
+      const client = kafka.admin();
+      try {
+        await client.connect();
+      } catch (error) {
+        admin = undefined;
+        throw fromKafkaJsError(error, 'connecting the admin client');
+      }
+      return client;
+    })();
+    return admin;
+  }
+
+  /**
+   * Idempotent producer: acks=all and one request in flight per broker connection. kafkajs rolls back its
+   * sequence numbers when a request fails, which is only safe with a single request in flight, and its
+   * idempotent producer serialises requests per broker anyway, so nothing is lost by it. Retries are
+   * unlimited inside kafkajs (limiting them can break the idempotence); callers get their answer from
+   * the delivery timeout instead.
+   */
+  function kafkaJsProducer(): KafkaJsProducer {
+    return kafka.producer({
+      idempotent: true,
+      maxInFlightRequests: 1,
+      allowAutoTopicCreation: false,
+      createPartitioner: Partitioners.DefaultPartitioner,
+      retry: { retries: Number.MAX_SAFE_INTEGER, initialRetryTime: 100, maxRetryTime: 2_000 },
+    });
+  }
+
+  async function ensureTopics(topics: readonly TopicSpec[]): Promise<void> {
+    if (topics.length === 0) return;
+    for (const spec of topics) {
+      if (!isLegalTopicName(spec.topic)) throw new RangeError(`illegal topic name ${spec.topic}`);
+      if (!Number.isInteger(spec.partitions) || spec.partitions < 1) {
+        throw new RangeError(
+          `topic ${spec.topic} needs a whole number of partitions, not ${spec.partitions}`,
+        );
+      }
+    }
+    const client = await connectedAdmin();
+    try {
+      const { brokers } = await client.describeCluster();
+      const defaultReplication = Math.max(1, Math.min(3, brokers.length));
+      await client.createTopics({
+        waitForLeaders: true,
+        topics: topics.map((spec) => ({
+          topic: spec.topic,
+          numPartitions: spec.partitions,
+          replicationFactor: spec.replicationFactor ?? defaultReplication,
+          configEntries: [
+            ...(spec.retentionMs === undefined
+              ? []
+              : [{ name: 'retention.ms', value: String(spec.retentionMs) }]),
+            ...(spec.cleanupPolicy === undefined
+              ? []
+              : [{ name: 'cleanup.policy', value: spec.cleanupPolicy }]),
+          ],
+        })),
+      });
+      const metadata = await client.fetchTopicMetadata({ topics: topics.map((spec) => spec.topic) });
+      for (const spec of topics) {
+        const found = metadata.topics.find((topic) => topic.name === spec.topic);
+        if (found && found.partitions.length !== spec.partitions) {
+          logger.warn(
+            { topic: spec.topic, declared: spec.partitions, actual: found.partitions.length },
+            'topic exists with a different partition count; left unchanged',
+          );
+        }
+      }
+    } catch (error) {
+      throw fromKafkaJsError(error, 'declaring topics');
+    }
+  }
+
+  return {
+    ensureTopics,
+    createProducer<M>(producerOptions: ProducerOptions<M>): Producer<M> {
+      const outbound = new OutboundQueue(
+        kafkaJsProducer(),
+        {
+          lingerMs: producerOptions.lingerMs ?? defaultOutboundOptions.lingerMs,
+          limits: {
+            maxRecords: producerOptions.maxBatchRecords ?? defaultOutboundOptions.limits.maxRecords,
+            maxBytes: producerOptions.maxBatchBytes ?? defaultOutboundOptions.limits.maxBytes,
+          },
+          deliveryTimeoutMs: producerOptions.deliveryTimeoutMs ?? defaultOutboundOptions.deliveryTimeoutMs,
+        },
+        logger,
+      );
+      return createProducer(outbound, producerOptions.codecs);
+    },
+    runConsumer<T>(consumerOptions: ConsumerOptions<T>): Promise<ConsumerRunner> {
+      return startConsumer(
+        { kafka, admin: connectedAdmin, ensureTopics, logger, createKafkaJsProducer: kafkaJsProducer },
+        consumerOptions,
+      );
+    },
+    async close() {
+      const client = admin;
+      admin = undefined;
+      if (client) await (await client.catch(() => undefined))?.disconnect();
+    },
+  };
+}

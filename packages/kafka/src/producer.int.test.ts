@@ -1,0 +1,174 @@
+import { Kafka, logLevel, Partitioners } from 'kafkajs';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import {
+  avroOptions,
+  endpoints,
+  type PaymentStep,
+  paymentStepV1,
+  readTopic,
+  uniqueName,
+} from '../test/fixtures.ts';
+import { type AvroCodec, createAvroSerde } from './avro-serde.ts';
+import { KafkaError } from './errors.ts';
+import { createKafka, type KafkaClient } from './kafka.ts';
+import { silentLogger } from './logger.ts';
+import { defaultOutboundOptions, OutboundQueue } from './producer.ts';
+
+let brokers: string[];
+let kafka: KafkaClient;
+let codec: AvroCodec<PaymentStep>;
+
+beforeAll(async () => {
+  const found = await endpoints();
+  brokers = found.brokers;
+  kafka = createKafka({ brokers, clientId: 'kafka-test-producer' });
+  const serde = createAvroSerde({ registryUrl: found.registryUrl, avro: avroOptions });
+  codec = await serde.codec<PaymentStep>(`${uniqueName('producer')}-value`, paymentStepV1);
+});
+
+afterAll(async () => {
+  await kafka.close();
+});
+
+async function topicEnd(topic: string): Promise<number> {
+  const admin = new Kafka({ clientId: 'kafka-test-offsets', brokers, logLevel: logLevel.NOTHING }).admin();
+  await admin.connect();
+  try {
+    const offsets = await admin.fetchTopicOffsets(topic);
+    return offsets.reduce((sum, partition) => sum + Number(partition.high), 0);
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+describe('producer', () => {
+  test('resolves only once the broker holds the records, in call order per key', async () => {
+    const topic = uniqueName('produce');
+    await kafka.ensureTopics([{ topic, partitions: 3 }]);
+    const producer = kafka.createProducer<{ [topic]: PaymentStep }>({ codecs: { [topic]: codec } });
+    const keys = ['uetr-a', 'uetr-b', 'uetr-c', 'uetr-d'];
+    const sends: Promise<void>[] = [];
+    for (let sequence = 1; sequence <= 50; sequence += 1) {
+      sends.push(
+        producer.send(
+          topic,
+          keys.map((key) => ({
+            key,
+            value: { uetr: key, sequence, amount: `${sequence}.00` },
+            headers: { trace: key },
+          })),
+        ),
+      );
+    }
+    await Promise.all(sends);
+    expect(await topicEnd(topic)).toBe(200);
+    await producer.disconnect();
+
+    const records = await readTopic(brokers, topic, 200);
+    for (const key of keys) {
+      const mine = records.filter((record) => record.key === key);
+      expect(new Set(mine.map((record) => record.partition)).size).toBe(1);
+      const sequences = await Promise.all(
+        mine.map(async (record) => (await codec.decode(record.value as Buffer)).sequence),
+      );
+      expect(sequences).toEqual(Array.from({ length: 50 }, (_, index) => index + 1));
+      expect(mine.every((record) => record.headers.trace === key)).toBe(true);
+    }
+  });
+
+  test('coalesces concurrent sends into few produce requests', async () => {
+    const topic = uniqueName('coalesce');
+    await kafka.ensureTopics([{ topic, partitions: 2 }]);
+    const client = new Kafka({ clientId: 'kafka-test-coalesce', brokers, logLevel: logLevel.NOTHING });
+    const raw = client.producer({
+      idempotent: true,
+      maxInFlightRequests: 1,
+      createPartitioner: Partitioners.DefaultPartitioner,
+    });
+    let produceRequests = 0;
+    raw.on(raw.events.REQUEST, (event) => {
+      if (event.payload.apiName === 'Produce') produceRequests += 1;
+    });
+    const outbound = new OutboundQueue(raw, { ...defaultOutboundOptions, lingerMs: 5 }, silentLogger);
+    await outbound.connect();
+    await Promise.all(
+      Array.from({ length: 400 }, (_, index) =>
+        outbound.send(topic, [
+          { key: `k${index % 7}`, value: codec.encode({ uetr: 'u', sequence: index, amount: '1.00' }) },
+        ]),
+      ),
+    );
+    await outbound.close();
+    expect(await topicEnd(topic)).toBe(400);
+    expect(produceRequests).toBeGreaterThan(0);
+    expect(produceRequests).toBeLessThanOrEqual(10);
+  });
+
+  test('refuses a value that does not match its schema, before anything is sent', async () => {
+    const topic = uniqueName('invalid');
+    await kafka.ensureTopics([{ topic, partitions: 1 }]);
+    const producer = kafka.createProducer<{ [topic]: PaymentStep }>({ codecs: { [topic]: codec } });
+    const refused = await producer
+      .send(topic, [{ key: 'k', value: { uetr: 'k', sequence: 1, amount: 'ten rand' } }])
+      .catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(KafkaError);
+    expect((refused as KafkaError).reason).toBe('AVRO_INVALID_VALUE');
+    expect((refused as KafkaError).retriable).toBe(false);
+    await producer.disconnect();
+    expect(await topicEnd(topic)).toBe(0);
+    await expect(
+      producer.send(topic, [{ key: 'k', value: { uetr: 'k', sequence: 1, amount: '1.00' } }]),
+    ).rejects.toMatchObject({ reason: 'KAFKA_PRODUCER_CLOSED', retriable: true });
+  });
+
+  test('a broker that cannot be reached fails the send as retriable, within the delivery timeout', async () => {
+    const offline = createKafka({
+      brokers: ['127.0.0.1:1'],
+      clientId: 'kafka-test-offline',
+      connectionTimeoutMs: 500,
+    });
+    const producer = offline.createProducer<{ nowhere: PaymentStep }>({
+      codecs: { nowhere: codec },
+      deliveryTimeoutMs: 2_000,
+    });
+    const started = Date.now();
+    const failure = await producer
+      .send('nowhere', [{ key: 'k', value: { uetr: 'k', sequence: 1, amount: '1.00' } }])
+      .catch((error: unknown) => error);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(failure).toBeInstanceOf(KafkaError);
+    expect((failure as KafkaError).retriable).toBe(true);
+    expect(['KAFKA_UNAVAILABLE', 'KAFKA_SEND_TIMEOUT']).toContain((failure as KafkaError).reason);
+    await producer.disconnect();
+  });
+});
+
+describe('ensureTopics', () => {
+  test('declares topics once with their settings and is idempotent', async () => {
+    const compacted = uniqueName('declared');
+    const spec = {
+      topic: compacted,
+      partitions: 4,
+      retentionMs: 3_600_000,
+      cleanupPolicy: 'compact' as const,
+    };
+    await kafka.ensureTopics([spec]);
+    await kafka.ensureTopics([spec, { topic: uniqueName('declared'), partitions: 1 }]);
+    const admin = new Kafka({ clientId: 'kafka-test-admin', brokers, logLevel: logLevel.NOTHING }).admin();
+    await admin.connect();
+    try {
+      const metadata = await admin.fetchTopicMetadata({ topics: [compacted] });
+      expect(metadata.topics[0]?.partitions).toHaveLength(4);
+      const { resources } = await admin.describeConfigs({
+        includeSynonyms: false,
+        resources: [{ type: 2, name: compacted, configNames: ['retention.ms', 'cleanup.policy'] }],
+      });
+      const values = Object.fromEntries(
+        (resources[0]?.configEntries ?? []).map((entry) => [entry.configName, entry.configValue]),
+      );
+      expect(values).toEqual({ 'retention.ms': '3600000', 'cleanup.policy': 'compact' });
+    } finally {
+      await admin.disconnect();
+    }
+  });
+});

@@ -1,0 +1,262 @@
+import type { Producer as KafkaJsProducer, Message } from 'kafkajs';
+import type { AvroCodec } from './avro-serde.ts';
+import {
+  type BatchLimits,
+  groupByTopic,
+  isFull,
+  messageBytes,
+  type QueuedSend,
+  takeBatch,
+} from './batching.ts';
+import { fromKafkaJsError, KafkaError } from './errors.ts';
+import type { Logger } from './logger.ts';
+
+export interface ProducerRecord<T> {
+  /** The partitioning key: the transaction's UETR, so all its records share one partition and stay in order. */
+  key: string;
+  value: T;
+  headers?: Readonly<Record<string, string>>;
+}
+
+/** One codec per topic the producer writes; the record type of each topic follows from its codec. */
+export type TopicCodecs<M> = { readonly [K in keyof M]: AvroCodec<M[K]> };
+
+export interface Producer<M> {
+  /** Connects now (otherwise the first send does); fails with a retriable KafkaError if no broker answers. */
+  connect(): Promise<void>;
+  /**
+   * Encodes and queues the records; resolves once the broker has acknowledged all of them (acks=all).
+   * Concurrent calls share produce requests. Records of calls made one after another on this producer are
+   * written in call order. Rejects with a KafkaError: retriable when the cluster is the problem.
+   */
+  send<K extends keyof M & string>(topic: K, records: readonly ProducerRecord<M[K]>[]): Promise<void>;
+  /** Resolves when everything sent so far is acknowledged or has failed. */
+  flush(): Promise<void>;
+  /** Refuses new records, waits for the queued ones (at most the delivery timeout), then disconnects. */
+  disconnect(): Promise<void>;
+}
+
+export interface ProducerOptions<M> {
+  codecs: TopicCodecs<M>;
+  /** How long a send waits for company before its request goes out. Default 2 ms. */
+  lingerMs?: number;
+  /** Default 2,000 records. */
+  maxBatchRecords?: number;
+  /** Default 512 KiB. */
+  maxBatchBytes?: number;
+  /** A send not acknowledged within this time fails with KAFKA_SEND_TIMEOUT (retriable). Default 10 s. */
+  deliveryTimeoutMs?: number;
+}
+
+export interface OutboundOptions {
+  lingerMs: number;
+  limits: BatchLimits;
+  deliveryTimeoutMs: number;
+}
+
+export const defaultOutboundOptions: OutboundOptions = {
+  lingerMs: 2,
+  limits: { maxRecords: 2_000, maxBytes: 512 * 1024 },
+  deliveryTimeoutMs: 10_000,
+};
+
+interface Entry extends QueuedSend {
+  readonly topic: string;
+  readonly messages: Message[];
+  readonly deadline: number;
+  settled: boolean;
+  resolve(): void;
+  reject(error: unknown): void;
+}
+
+/**
+ * Coalesces concurrent sends into produce requests: a send waits at most `lingerMs` (or less, once a full
+ * request is queued), and while a request is in flight the next one fills up, so batches grow with load.
+ * One request is in flight at a time, which keeps call order on the wire; the idempotent kafkajs producer
+ * serialises requests per broker anyway.
+ */
+export class OutboundQueue {
+  readonly #producer: KafkaJsProducer;
+  readonly #options: OutboundOptions;
+  readonly #logger: Logger;
+  readonly #queue: Entry[] = [];
+  #queued = { records: 0, bytes: 0 };
+  #inFlight = false;
+  readonly #outstanding = new Set<Entry>();
+  #idle: (() => void)[] = [];
+  #linger: NodeJS.Timeout | undefined;
+  #sweeper: NodeJS.Timeout | undefined;
+  #connecting: Promise<void> | undefined;
+  #closed = false;
+
+  constructor(producer: KafkaJsProducer, options: OutboundOptions, logger: Logger) {
+    this.#producer = producer;
+    this.#options = options;
+    this.#logger = logger;
+  }
+
+  connect(): Promise<void> {
+    this.#connecting ??= this.#producer.connect().catch((error: unknown) => {
+      this.#connecting = undefined;
+      throw fromKafkaJsError(error, 'connecting the producer');
+    });
+    return this.#connecting;
+  }
+
+  send(topic: string, messages: Message[]): Promise<void> {
+    if (this.#closed) {
+      return Promise.reject(new KafkaError('KAFKA_PRODUCER_CLOSED', 'the producer is shutting down'));
+    }
+    if (messages.length === 0) return Promise.resolve();
+    let bytes = 0;
+    for (const message of messages) bytes += messageBytes(message as Parameters<typeof messageBytes>[0]);
+    return new Promise<void>((resolve, reject) => {
+      const entry: Entry = {
+        topic,
+        messages,
+        records: messages.length,
+        bytes,
+        deadline: Date.now() + this.#options.deliveryTimeoutMs,
+        settled: false,
+        resolve,
+        reject,
+      };
+      this.#queue.push(entry);
+      this.#outstanding.add(entry);
+      this.#queued.records += messages.length;
+      this.#queued.bytes += bytes;
+      this.#armSweeper();
+      if (this.#inFlight) return;
+      if (isFull(this.#queued, this.#options.limits) || this.#options.lingerMs <= 0) {
+        queueMicrotask(() => this.#kick());
+      } else {
+        this.#linger ??= setTimeout(() => this.#kick(), this.#options.lingerMs);
+      }
+    });
+  }
+
+  flush(): Promise<void> {
+    if (this.#outstanding.size === 0) return Promise.resolve();
+    this.#kick();
+    return new Promise((resolve) => this.#idle.push(resolve));
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    await this.flush();
+    clearTimeout(this.#linger);
+    clearInterval(this.#sweeper);
+    if (this.#connecting) {
+      await this.#producer.disconnect().catch((error: unknown) => {
+        this.#logger.warn({ err: error }, 'producer disconnect failed');
+      });
+      this.#connecting = undefined;
+    }
+  }
+
+  #kick(): void {
+    clearTimeout(this.#linger);
+    this.#linger = undefined;
+    if (this.#inFlight || this.#queue.length === 0) return;
+    const batch = takeBatch(this.#queue, this.#options.limits);
+    for (const entry of batch) {
+      this.#queued.records -= entry.records;
+      this.#queued.bytes -= entry.bytes;
+    }
+    this.#inFlight = true;
+    // A request kafkajs keeps retrying (broker down) is waited for no longer than the delivery timeout;
+    // its callers are told by then, and the queue moves on instead of stalling behind it.
+    const latestDeadline = Math.max(...batch.map((entry) => entry.deadline));
+    let giveUp: NodeJS.Timeout | undefined;
+    const waited = new Promise<void>((resolve) => {
+      giveUp = setTimeout(resolve, Math.max(0, latestDeadline - Date.now()));
+    });
+    void Promise.race([this.#dispatch(batch), waited]).finally(() => {
+      clearTimeout(giveUp);
+      this.#inFlight = false;
+      if (this.#queue.length > 0) this.#kick();
+    });
+  }
+
+  async #dispatch(batch: Entry[]): Promise<void> {
+    try {
+      await this.connect();
+      const live = batch.filter((entry) => !entry.settled);
+      if (live.length === 0) return;
+      await this.#producer.sendBatch({ topicMessages: groupByTopic(live), acks: -1 });
+      for (const entry of batch) this.#settle(entry);
+    } catch (error) {
+      const failure = fromKafkaJsError(error, 'producing to Kafka');
+      for (const entry of batch) this.#settle(entry, failure);
+    }
+  }
+
+  #settle(entry: Entry, error?: unknown): void {
+    if (entry.settled) return;
+    entry.settled = true;
+    if (error === undefined) entry.resolve();
+    else entry.reject(error);
+    this.#outstanding.delete(entry);
+    if (this.#outstanding.size === 0) {
+      clearInterval(this.#sweeper);
+      this.#sweeper = undefined;
+      const idle = this.#idle;
+      this.#idle = [];
+      for (const resolve of idle) resolve();
+    }
+  }
+
+  #armSweeper(): void {
+    if (this.#sweeper) return;
+    const every = Math.max(20, Math.min(1_000, Math.floor(this.#options.deliveryTimeoutMs / 10)));
+    this.#sweeper = setInterval(() => this.#sweep(), every);
+    this.#sweeper.unref();
+  }
+
+  /** Fails sends past their deadline; queued ones are dropped so they are never written after the failure. */
+  #sweep(): void {
+    const now = Date.now();
+    const timeout = new KafkaError(
+      'KAFKA_SEND_TIMEOUT',
+      `records not acknowledged within ${this.#options.deliveryTimeoutMs} ms`,
+    );
+    for (const entry of this.#outstanding) {
+      if (entry.deadline > now) continue;
+      const queuedAt = this.#queue.indexOf(entry);
+      if (queuedAt >= 0) {
+        this.#queue.splice(queuedAt, 1);
+        this.#queued.records -= entry.records;
+        this.#queued.bytes -= entry.bytes;
+      }
+      // An entry already handed to kafkajs: its caller is released; its records may still land.
+      this.#settle(entry, timeout);
+    }
+  }
+}
+
+export function createProducer<M>(outbound: OutboundQueue, codecs: TopicCodecs<M>): Producer<M> {
+  return {
+    connect: () => outbound.connect(),
+    send(topic, records) {
+      const codec = codecs[topic] as AvroCodec<unknown> | undefined;
+      if (!codec) {
+        return Promise.reject(
+          new KafkaError('KAFKA_REQUEST_REJECTED', `no codec configured for topic ${topic}`),
+        );
+      }
+      let messages: Message[];
+      try {
+        messages = records.map((record) => ({
+          key: record.key,
+          value: codec.encode(record.value),
+          ...(record.headers ? { headers: { ...record.headers } } : {}),
+        }));
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      return outbound.send(topic, messages);
+    },
+    flush: () => outbound.flush(),
+    disconnect: () => outbound.close(),
+  };
+}

@@ -1,0 +1,27 @@
+export {
+  type ComponentName,
+  componentNames,
+  defaultPorts,
+  parsePorts,
+  portVariables,
+  resolveStackConfig,
+  type StackConfig,
+  type StackOptions,
+  type StackPorts,
+} from './config.ts';
+export { parseStackEnv, renderStackEnv, type StackEndpoints } from './env-file.ts';
+export { StackError, type StackErrorCode } from './errors.ts';
+export {
+  type ComponentReport,
+  type ComponentState,
+  type ComponentStatus,
+  killComponent,
+  readStackEnv,
+  type StackStatus,
+  type StackUpResult,
+  type StopReport,
+  stackDown,
+  stackStatus,
+  stackUp,
+} from './stack.ts';
+export { stackCli, stackUsage } from './stack-cli.ts';

@@ -1,0 +1,212 @@
+import { spawn } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Kafka, logLevel } from 'kafkajs';
+import { MongoClient } from 'mongodb';
+import { afterAll, describe, expect, it } from 'vitest';
+import { type ComponentName, componentNames, resolveStackConfig, type StackPorts } from './config.ts';
+import { processAlive } from './process.ts';
+import { killComponent, readStackEnv, type StackUpResult, stackDown, stackStatus, stackUp } from './stack.ts';
+
+/**
+ * A stack of its own, 100 ports above the shared one (as configured, so two runs with their own ports
+ * never meet) and in its own folder, so this test never
+ * disturbs the stack other packages' tests are using. It shares only the download cache.
+ */
+const shared = resolveStackConfig().ports;
+const ports: StackPorts = {
+  kafka: shared.kafka + 100,
+  kafkaController: shared.kafkaController + 100,
+  registry: shared.registry + 100,
+  postgres: shared.postgres + 100,
+  mongo: shared.mongo + 100,
+};
+const stackDir = mkdtempSync(join(tmpdir(), 'rp-stack-test-'));
+// PostgreSQL runs as its own user and has to get through to its data folder.
+chmodSync(stackDir, 0o755);
+const lines: string[] = [];
+const options = { stackDir, ports, log: (line: string) => lines.push(line) };
+const portEnv = {
+  RP_STACK_DIR: stackDir,
+  RP_STACK_KAFKA_PORT: String(ports.kafka),
+  RP_STACK_KAFKA_CONTROLLER_PORT: String(ports.kafkaController),
+  RP_STACK_REGISTRY_PORT: String(ports.registry),
+  RP_STACK_POSTGRES_PORT: String(ports.postgres),
+  RP_STACK_MONGO_PORT: String(ports.mongo),
+};
+const minutes = (n: number) => n * 60_000;
+const seenPids = new Set<number>();
+
+function remember(result: StackUpResult): Map<ComponentName, number> {
+  for (const component of result.components) seenPids.add(component.pid);
+  return new Map(result.components.map((component) => [component.name, component.pid]));
+}
+
+async function kafkaRoundTrip(brokers: string[]): Promise<string> {
+  const kafka = new Kafka({ clientId: 'local-stack-test', brokers, logLevel: logLevel.NOTHING });
+  const topic = `local-stack-${process.pid}-${Date.now()}`;
+  const admin = kafka.admin();
+  await admin.connect();
+  await admin.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true });
+  await admin.disconnect();
+  const producer = kafka.producer();
+  await producer.connect();
+  await producer.send({ topic, messages: [{ key: 'k', value: 'hello from the stack test' }] });
+  await producer.disconnect();
+  const consumer = kafka.consumer({ groupId: `${topic}.group` });
+  await consumer.connect();
+  await consumer.subscribe({ topic, fromBeginning: true });
+  const received = new Promise<string>((resolve) => {
+    void consumer.run({
+      eachMessage: async ({ message }) => resolve(message.value?.toString() ?? ''),
+    });
+  });
+  try {
+    return await received;
+  } finally {
+    await consumer.disconnect();
+  }
+}
+
+async function registerSchema(baseUrl: string): Promise<{ id: number; fetched: string }> {
+  const schema = JSON.stringify({
+    type: 'record',
+    name: 'StackCheck',
+    namespace: 'local.stack',
+    fields: [{ name: 'uetr', type: 'string' }],
+  });
+  const subject = `local-stack-check-${Date.now()}-value`;
+  const registered = await fetch(`${baseUrl}/subjects/${subject}/versions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/vnd.schemaregistry.v1+json' },
+    body: JSON.stringify({ schema }),
+  });
+  expect(registered.status).toBe(200);
+  const { id } = (await registered.json()) as { id: number };
+  const byId = await fetch(`${baseUrl}/schemas/ids/${id}`);
+  expect(byId.status).toBe(200);
+  const { schema: fetched } = (await byId.json()) as { schema: string };
+  return { id, fetched };
+}
+
+async function mongoRoundTrip(uri: string): Promise<unknown> {
+  const client = new MongoClient(uri, { serverSelectionTimeoutMS: 10_000 });
+  await client.connect();
+  try {
+    const collection = client
+      .db(`stack_test_${process.pid}`)
+      .collection<{ _id: string; amount: string }>('checks');
+    await collection.insertOne({ _id: `uetr-${Date.now()}`, amount: '100.25' });
+    return (await collection.find({}).toArray()).map((document) => document.amount);
+  } finally {
+    await client.close();
+  }
+}
+
+function runCli(args: string[]): Promise<{ code: number | null; output: string }> {
+  const cli = fileURLToPath(new URL('./cli.ts', import.meta.url));
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [cli, ...args], {
+      env: { ...process.env, ...portEnv },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    child.on('close', (code) => resolve({ code, output }));
+  });
+}
+
+describe('local stack', () => {
+  afterAll(async () => {
+    await stackDown(options).catch(() => undefined);
+    rmSync(stackDir, { recursive: true, force: true });
+  }, minutes(2));
+
+  it(
+    'starts every component, and each answers its own client',
+    async () => {
+      const result = await stackUp(options);
+      remember(result);
+      expect(result.components.map((component) => component.name).sort()).toEqual([...componentNames].sort());
+      expect(result.kafkaBrokers).toEqual(['127.0.0.1:19192']);
+      expect(readStackEnv(options)).toEqual({
+        kafkaBrokers: result.kafkaBrokers,
+        schemaRegistryUrl: 'http://127.0.0.1:18181/apis/ccompat/v7',
+        mongodbUri: 'mongodb://127.0.0.1:27118/',
+        postgresUrl: 'postgres://postgres@127.0.0.1:15532/postgres',
+      });
+
+      expect(await kafkaRoundTrip(result.kafkaBrokers)).toBe('hello from the stack test');
+      const { id, fetched } = await registerSchema(result.schemaRegistryUrl);
+      expect(id).toBeGreaterThan(0);
+      expect(JSON.parse(fetched)).toMatchObject({ name: 'StackCheck' });
+      expect(await mongoRoundTrip(result.mongodbUri)).toEqual(['100.25']);
+    },
+    minutes(10),
+  );
+
+  it(
+    'reuses running components when several callers ask at once',
+    async () => {
+      const [first, second] = await Promise.all([stackUp(options), stackUp(options)]);
+      for (const result of [first, second]) {
+        expect(result.components.every((component) => component.action === 'reused')).toBe(true);
+        for (const component of result.components) expect(seenPids.has(component.pid)).toBe(true);
+      }
+    },
+    minutes(2),
+  );
+
+  it(
+    'restarts a component killed with SIGKILL, once, when two processes run up together',
+    async () => {
+      const before = remember(await stackUp(options));
+      const killed = await killComponent('ferretdb', options);
+      expect(killed).toBe(before.get('ferretdb'));
+      const status = await stackStatus(options);
+      expect(status.healthy).toBe(false);
+      expect(status.components.find((component) => component.name === 'ferretdb')?.state).toBe('dead');
+
+      const [one, two] = await Promise.all([runCli(['up']), runCli(['up'])]);
+      expect(one.code, one.output).toBe(0);
+      expect(two.code, two.output).toBe(0);
+      const restartNotices = `${one.output}\n${two.output}`.match(
+        /ferretdb: pid \d+ from an earlier start is gone/g,
+      );
+      expect(restartNotices).toHaveLength(1);
+
+      const after = remember(await stackUp(options));
+      expect(after.get('ferretdb')).not.toBe(killed);
+      expect(after.get('kafka')).toBe(before.get('kafka'));
+      expect(await mongoRoundTrip(readStackEnv(options)?.mongodbUri ?? '')).toHaveLength(2);
+    },
+    minutes(5),
+  );
+
+  it(
+    'stops everything on down and leaves no process behind',
+    async () => {
+      const stopped = await stackDown(options);
+      expect(stopped.map((report) => report.name).sort()).toEqual([...componentNames].sort());
+      expect(stopped.every((report) => report.outcome !== 'not-running')).toBe(true);
+      for (const pid of seenPids) expect(processAlive(pid, `${stackDir}/`)).toBe(false);
+      expect(existsSync(join(stackDir, 'stack.env'))).toBe(false);
+      const status = await stackStatus(options);
+      expect(status.components.map((component) => component.state)).toEqual([
+        'stopped',
+        'stopped',
+        'stopped',
+        'stopped',
+      ]);
+      expect(lines.some((line) => line.includes('stack up in'))).toBe(true);
+    },
+    minutes(2),
+  );
+});

@@ -1,0 +1,16 @@
+export { stateEventId, uuidV5 } from './event-id.ts';
+export { loadParticipants, type Participant, type Participants, parseParticipants } from './participants.ts';
+export { createPlainCodecs, plainCodec } from './plain-codecs.ts';
+export {
+  createPipelineProducer,
+  type PipelineCodecs,
+  type PipelineProducer,
+} from './producer.ts';
+export {
+  buildStateChange,
+  createStateEmitter,
+  type StateChangeInput,
+  type StateEmitter,
+  uetrOf,
+} from './state.ts';
+export { resolveTopicNames, type TopicNames, topicSpecs } from './topics.ts';

@@ -1,0 +1,73 @@
+import {
+  type CreditTransfer,
+  type DirectDebit,
+  nextState,
+  type PaymentStatusReport,
+  type StateChangeCause,
+  type TransactionEventType,
+  type TransactionState,
+  type TransactionStateChanged,
+} from '@rp/contracts';
+import type { PipelineProducer } from './producer.ts';
+
+export interface StateChangeInput {
+  /** The state the emitter saw the transaction in; undefined for its first state. */
+  fromState?: TransactionState;
+  eventType: TransactionEventType;
+  transaction: DirectDebit | CreditTransfer;
+  statusReport?: PaymentStatusReport;
+  causedBy: StateChangeCause;
+  occurredAt?: Date;
+}
+
+export interface StateEmitter {
+  /**
+   * Produces the state changes and resolves once the broker acknowledged them. Await it BEFORE producing
+   * the flow record that lets the next service act: a transaction's changes then reach the state topic in
+   * causal order. Throws ILLEGAL_TRANSITION (from the transition table) before anything is produced.
+   */
+  emit(changes: readonly StateChangeInput[]): Promise<TransactionStateChanged[]>;
+}
+
+export function uetrOf(transaction: DirectDebit | CreditTransfer): string {
+  return transaction.transactionIdentifiers.uetr;
+}
+
+/** Builds a state change record; `nextState` refuses a transition the table does not allow. */
+export function buildStateChange(
+  service: string,
+  input: StateChangeInput,
+  now: Date,
+): TransactionStateChanged {
+  const toState = nextState(input.fromState, input.eventType);
+  return {
+    uetr: uetrOf(input.transaction),
+    ...(input.fromState ? { fromState: input.fromState } : {}),
+    toState,
+    eventType: input.eventType,
+    occurredAt: (input.occurredAt ?? now).toISOString(),
+    emittedBy: service,
+    causedBy: input.causedBy,
+    transaction: input.transaction,
+    ...(input.statusReport ? { statusReport: input.statusReport } : {}),
+  };
+}
+
+export function createStateEmitter(options: {
+  service: string;
+  producer: PipelineProducer;
+  now?: () => Date;
+}): StateEmitter {
+  const now = options.now ?? (() => new Date());
+  return {
+    async emit(changes) {
+      const at = now();
+      const records = changes.map((change) => buildStateChange(options.service, change, at));
+      await options.producer.send(
+        'rp.transaction.state.v1',
+        records.map((value) => ({ key: value.uetr, value })),
+      );
+      return records;
+    },
+  };
+}

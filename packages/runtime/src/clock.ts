@@ -1,0 +1,63 @@
+/** Source of the current time. Inject it wherever time matters so tests and demos can control it. */
+export interface Clock {
+  now(): Date;
+}
+
+export const systemClock: Clock = {
+  now: () => new Date(),
+};
+
+type Instant = Date | string | number;
+
+function toMillis(instant: Instant): number {
+  const ms = instant instanceof Date ? instant.getTime() : new Date(instant).getTime();
+  if (Number.isNaN(ms)) throw new RangeError(`Not a valid instant: ${String(instant)}`);
+  return ms;
+}
+
+/** A clock that only moves when told to; for tests. */
+export class ManualClock implements Clock {
+  #ms: number;
+
+  constructor(start: Instant = 0) {
+    this.#ms = toMillis(start);
+  }
+
+  now(): Date {
+    return new Date(this.#ms);
+  }
+
+  set(instant: Instant): void {
+    this.#ms = toMillis(instant);
+  }
+
+  advance(ms: number): Date {
+    this.#ms += ms;
+    return this.now();
+  }
+}
+
+/**
+ * A clock that starts at `start` and runs `factor` times faster than `base`, so a demo can live through
+ * a debit window or a settlement cycle in minutes.
+ */
+export class ScaledClock implements Clock {
+  readonly #startMs: number;
+  readonly #factor: number;
+  readonly #base: Clock;
+  readonly #originMs: number;
+
+  constructor(start: Instant, factor: number, base: Clock = systemClock) {
+    if (!(factor > 0) || !Number.isFinite(factor))
+      throw new RangeError(`Clock factor must be > 0, got ${factor}`);
+    this.#startMs = toMillis(start);
+    this.#factor = factor;
+    this.#base = base;
+    this.#originMs = base.now().getTime();
+  }
+
+  now(): Date {
+    const elapsed = this.#base.now().getTime() - this.#originMs;
+    return new Date(this.#startMs + Math.round(elapsed * this.#factor));
+  }
+}

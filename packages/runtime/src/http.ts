@@ -1,0 +1,123 @@
+import { randomUUID } from 'node:crypto';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
+import { type Env, Hono } from 'hono';
+import { AppError } from './errors.ts';
+import { type Health, healthRoutes } from './health.ts';
+import type { Logger } from './logging.ts';
+import { type Metrics, metricsRoutes } from './metrics.ts';
+import { createProblemJsonErrorHandler, notFoundHandler } from './problem.ts';
+
+/** Hono environment of apps made by `createHttpApp`: each request carries its own child logger. */
+export interface AppEnv extends Env {
+  Variables: { logger: Logger; requestId: string };
+}
+
+export interface HttpAppOptions {
+  readonly health: Health;
+  readonly metrics: Metrics;
+  readonly logger: Logger;
+}
+
+const probePaths = new Set(['/health/live', '/health/ready', '/metrics']);
+
+/**
+ * The service's Hono app with the operational routes, request ids (`X-Request-Id`, taken from the
+ * caller when present), a per-request logger, and errors mapped once to problem+json.
+ */
+export function createHttpApp(options: HttpAppOptions): Hono<AppEnv> {
+  const { logger } = options;
+  const app = new Hono<AppEnv>();
+  const requestDuration = options.metrics.histogram(
+    'http_request_duration_seconds',
+    'HTTP request duration by route and status',
+    ['method', 'route', 'status'],
+  );
+  app.use(async (c, next) => {
+    const requestId = c.req.header('x-request-id') ?? randomUUID();
+    const requestLogger = logger.child({ requestId });
+    c.set('requestId', requestId);
+    c.set('logger', requestLogger);
+    const started = performance.now();
+    await next();
+    c.header('X-Request-Id', requestId);
+    const seconds = (performance.now() - started) / 1000;
+    requestDuration.observe(
+      { method: c.req.method, route: c.req.routePath, status: String(c.res.status) },
+      seconds,
+    );
+    const line = {
+      method: c.req.method,
+      path: c.req.path,
+      status: c.res.status,
+      durationMs: Math.round(seconds * 1000),
+    };
+    if (probePaths.has(c.req.path)) requestLogger.debug(line, 'request');
+    else requestLogger.info(line, 'request');
+  });
+  app.route('/', healthRoutes(options.health));
+  app.route('/', metricsRoutes(options.metrics));
+  app.onError(createProblemJsonErrorHandler({ logger }));
+  app.notFound(notFoundHandler);
+  return app;
+}
+
+export interface HttpServerOptions {
+  readonly port: number;
+  /** Defaults to all interfaces. */
+  readonly host?: string;
+  /** How long `close()` waits for in-flight requests before cutting connections. */
+  readonly closeTimeoutMs?: number;
+}
+
+export interface HttpServer {
+  /** The bound port (the real one when 0 was asked for). */
+  readonly port: number;
+  readonly url: string;
+  readonly server: Server;
+  /** Stops accepting, lets in-flight requests finish (up to the timeout), then destroys what is left. */
+  close(): Promise<void>;
+}
+
+interface FetchApp {
+  fetch: (request: Request, ...rest: never[]) => Response | Promise<Response>;
+}
+
+export async function startHttpServer(app: FetchApp, options: HttpServerOptions): Promise<HttpServer> {
+  const host = options.host ?? '0.0.0.0';
+  const closeTimeoutMs = options.closeTimeoutMs ?? 10_000;
+  const server = await new Promise<Server>((resolve, reject) => {
+    const started = serve({ fetch: app.fetch as never, port: options.port, hostname: host }, () =>
+      resolve(started as Server),
+    ) as Server;
+    started.once('error', (err) =>
+      reject(new AppError('INTERNAL', `Cannot listen on ${host}:${options.port}`, { cause: err })),
+    );
+  });
+  const { port } = server.address() as AddressInfo;
+  const urlHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+
+  let closing: Promise<void> | undefined;
+  // Keep-alive connections still serving a request when close() is called become idle once their
+  // response is done; close them then rather than waiting for the timeout.
+  server.on('request', (_request, response) => {
+    response.once('finish', () => {
+      if (closing) setImmediate(() => server.closeIdleConnections());
+    });
+  });
+  const close = (): Promise<void> => {
+    closing ??= new Promise<void>((resolve, reject) => {
+      const deadline = setTimeout(() => server.closeAllConnections(), closeTimeoutMs);
+      server.close((err) => {
+        clearTimeout(deadline);
+        if (err) reject(err);
+        else resolve();
+      });
+      server.closeIdleConnections();
+    });
+    return closing;
+  };
+
+  return { port, url: `http://${urlHost}:${port}`, server, close };
+}

@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { createMetrics, metricsRoutes } from './metrics.ts';
+
+describe('metrics', () => {
+  it('serves registered metrics with the service label', async () => {
+    const metrics = createMetrics({ service: 'collections' });
+    metrics
+      .counter('rp_direct_debits_received_total', 'Direct debits received', ['scheme'])
+      .inc({ scheme: 'DEBICHECK' }, 3);
+    const response = await metricsRoutes(metrics).request('/metrics');
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toContain('text/plain');
+    const body = await response.text();
+    expect(body).toContain('# HELP rp_direct_debits_received_total Direct debits received');
+    expect(body).toContain('rp_direct_debits_received_total{scheme="DEBICHECK",service="collections"} 3');
+    expect(body).toContain('process_cpu_user_seconds_total');
+  });
+
+  it('returns the same metric when asked twice and refuses a type clash', () => {
+    const metrics = createMetrics({ service: 'collections', defaultMetrics: false });
+    const first = metrics.histogram('rp_posting_seconds', 'Posting latency', ['bank'], { buckets: [0.1, 1] });
+    expect(metrics.histogram('rp_posting_seconds', 'Posting latency', ['bank'])).toBe(first);
+    expect(metrics.gauge('rp_lag', 'Lag')).toBe(metrics.gauge('rp_lag', 'Lag'));
+    expect(() => metrics.counter('rp_lag', 'Lag')).toThrow(/different type/);
+  });
+
+  it('keeps registries of separate services apart', async () => {
+    const a = createMetrics({ service: 'a', defaultMetrics: false });
+    const b = createMetrics({ service: 'b', defaultMetrics: false });
+    a.counter('rp_only_in_a_total', 'A only').inc();
+    expect((await b.render()).body).not.toContain('rp_only_in_a_total');
+  });
+});

@@ -1,0 +1,94 @@
+import { Hono } from 'hono';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { AppError } from './errors.ts';
+
+export interface HistogramOptions {
+  /** Upper bounds; prom-client's defaults (seconds, 5ms to 10s) when omitted. */
+  readonly buckets?: readonly number[];
+}
+
+export interface Metrics {
+  readonly registry: Registry;
+  /** Returns the counter registered under `name`, creating it on first use. */
+  counter<L extends string = string>(name: string, help: string, labelNames?: readonly L[]): Counter<L>;
+  histogram<L extends string = string>(
+    name: string,
+    help: string,
+    labelNames?: readonly L[],
+    options?: HistogramOptions,
+  ): Histogram<L>;
+  gauge<L extends string = string>(name: string, help: string, labelNames?: readonly L[]): Gauge<L>;
+  /** The exposition text and its content type. */
+  render(): Promise<{ contentType: string; body: string }>;
+}
+
+export interface MetricsOptions {
+  readonly service: string;
+  /** Process metrics (CPU, memory, event loop lag, GC); on unless turned off. */
+  readonly defaultMetrics?: boolean;
+}
+
+type AnyMetric = Counter | Histogram | Gauge;
+
+/**
+ * A registry of its own per service (never prom-client's global one, so tests can create many) with
+ * `service` as a default label. Metric helpers are memoised by name because several modules may ask
+ * for the same metric; asking for a name with a different type is a programming error.
+ */
+export function createMetrics(options: MetricsOptions): Metrics {
+  const registry = new Registry();
+  registry.setDefaultLabels({ service: options.service });
+  if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry });
+  const metrics = new Map<string, AnyMetric>();
+
+  function memoised<M extends AnyMetric>(
+    name: string,
+    type: abstract new (...args: never[]) => M,
+    create: () => M,
+  ): M {
+    const existing = metrics.get(name);
+    if (existing !== undefined) {
+      if (!(existing instanceof type)) {
+        throw new AppError('INTERNAL', `Metric ${name} is already registered as a different type`);
+      }
+      return existing;
+    }
+    const metric = create();
+    metrics.set(name, metric);
+    return metric;
+  }
+
+  return {
+    registry,
+    counter: (name, help, labelNames = []) =>
+      memoised(name, Counter, () => new Counter({ name, help, labelNames, registers: [registry] })),
+    histogram: (name, help, labelNames = [], histogramOptions = {}) =>
+      memoised(
+        name,
+        Histogram,
+        () =>
+          new Histogram({
+            name,
+            help,
+            labelNames,
+            registers: [registry],
+            ...(histogramOptions.buckets ? { buckets: [...histogramOptions.buckets] } : {}),
+          }),
+      ),
+    gauge: (name, help, labelNames = []) =>
+      memoised(name, Gauge, () => new Gauge({ name, help, labelNames, registers: [registry] })),
+    async render() {
+      return { contentType: registry.contentType, body: await registry.metrics() };
+    },
+  };
+}
+
+/** `GET /metrics` in the Prometheus text format. */
+export function metricsRoutes(metrics: Metrics): Hono {
+  const app = new Hono();
+  app.get('/metrics', async (c) => {
+    const { contentType, body } = await metrics.render();
+    return c.body(body, 200, { 'Content-Type': contentType });
+  });
+  return app;
+}

@@ -1,0 +1,149 @@
+import { randomUUID } from 'node:crypto';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openTestStore, type TestStore } from '../test/store-fixture.ts';
+import type { DebitQueueItem, QueuedDebit } from './debit-queue.ts';
+import { mapBounded } from './limits.ts';
+
+const windowDate = '2026-11-24';
+
+function item(overrides: Partial<DebitQueueItem> = {}): DebitQueueItem {
+  const uetr = overrides.uetr ?? randomUUID();
+  return {
+    uetr,
+    windowDate,
+    requestedCollectionDate: '2026-11-24',
+    creditorAgentMemberId: '250655',
+    origin: 'on-us',
+    enqueuedAt: new Date('2026-11-23T10:00:00.000Z'),
+    messageJson: JSON.stringify({ uetr, amount: { value: '100.00', currency: 'ZAR' } }),
+    ...overrides,
+  };
+}
+
+/** The documented order: collection date, creditor agent, enqueue time, UETR. */
+function documentedOrder(a: DebitQueueItem, b: DebitQueueItem): number {
+  return (
+    a.requestedCollectionDate.localeCompare(b.requestedCollectionDate, 'en') ||
+    Buffer.compare(Buffer.from(a.creditorAgentMemberId), Buffer.from(b.creditorAgentMemberId)) ||
+    a.enqueuedAt.getTime() - b.enqueuedAt.getTime() ||
+    (a.uetr < b.uetr ? -1 : a.uetr > b.uetr ? 1 : 0)
+  );
+}
+
+async function drainAll(context: TestStore, batchSize: number): Promise<QueuedDebit[][]> {
+  const batches: QueuedDebit[][] = [];
+  for await (const batch of context.store.debitQueue.drain(windowDate, { batchSize })) batches.push(batch);
+  return batches;
+}
+
+function shuffled<T>(items: readonly T[], seed: number): T[] {
+  const copy = [...items];
+  let state = seed;
+  for (let index = copy.length - 1; index > 0; index -= 1) {
+    state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
+    const other = state % (index + 1);
+    [copy[index], copy[other]] = [copy[other] as T, copy[index] as T];
+  }
+  return copy;
+}
+
+describe('DebitQueueRepository', () => {
+  let context: TestStore;
+  beforeEach(async () => {
+    context = await openTestStore('debit-queue');
+  });
+  afterEach(async () => {
+    await context.dispose();
+  });
+
+  it('drains in the documented order whatever order the debits were queued in', async () => {
+    const sameTime = new Date('2026-11-23T10:00:00.000Z');
+    const items = [
+      ...['2026-11-24', '2026-11-23', '2026-11-25'].flatMap((requestedCollectionDate) =>
+        ['470010', '250655', 'ABSAZAJJ', '2'].flatMap((creditorAgentMemberId, creditor) =>
+          [3, 1, 2].map((minute) =>
+            item({
+              requestedCollectionDate,
+              creditorAgentMemberId,
+              enqueuedAt: new Date(Date.UTC(2026, 10, 23, 9, minute, creditor)),
+            }),
+          ),
+        ),
+      ),
+      // Equal in everything but the UETR: the UETR breaks the tie.
+      ...Array.from({ length: 4 }, () => item({ enqueuedAt: sameTime })),
+    ];
+    const expected = [...items].sort(documentedOrder).map((each) => each.uetr);
+
+    for (const seed of [1, 7, 42]) {
+      for (const each of shuffled(items, seed)) await context.store.debitQueue.enqueue(each);
+      const drained = (await drainAll(context, 10)).flat();
+      expect(drained.map((each) => each.uetr)).toEqual(expected);
+      expect(await context.store.debitQueue.markDispatched(drained.map((each) => each.uetr))).toBe(
+        items.length,
+      );
+      expect(await context.store.debitQueue.depth(windowDate)).toBe(0);
+    }
+  });
+
+  it('queues a debit once, however often it is enqueued', async () => {
+    const debit = item();
+    expect((await context.store.debitQueue.enqueue(debit)).outcome).toBe('enqueued');
+    const again = await context.store.debitQueue.enqueue({
+      ...debit,
+      enqueuedAt: new Date('2026-11-23T11:00:00Z'),
+    });
+    expect(again.outcome).toBe('already-queued');
+    expect(await context.store.debitQueue.depth(windowDate)).toBe(1);
+    expect((await context.store.debitQueue.get(debit.uetr))?.enqueuedAt).toEqual(debit.enqueuedAt);
+  });
+
+  it('streams 5,000 debits in order in bounded batches, and resumes after a partial drain', async () => {
+    const total = 5_000;
+    const items = Array.from({ length: total }, (_, index) =>
+      item({
+        creditorAgentMemberId: ['210000', '250655', '470010'][index % 3] as string,
+        enqueuedAt: new Date(Date.UTC(2026, 10, 23, 8, 0, 0, index * 7)),
+      }),
+    );
+    await mapBounded(items, 16, (each) => context.store.debitQueue.enqueue(each));
+    expect(await context.store.debitQueue.depth(windowDate)).toBe(total);
+    expect(await context.store.debitQueue.depth('2026-11-25')).toBe(0);
+    const expected = [...items].sort(documentedOrder).map((each) => each.uetr);
+
+    // A drain that stops after 1,000 (a crash, or the window closing) dispatches exactly those.
+    context.resetCommands();
+    const batchSize = 250;
+    let taken = 0;
+    for await (const batch of context.store.debitQueue.drain(windowDate, { batchSize })) {
+      expect(batch.length).toBeLessThanOrEqual(batchSize);
+      await context.store.debitQueue.markDispatched(batch.map((each) => each.uetr));
+      taken += batch.length;
+      if (taken >= 1_000) break;
+    }
+    expect(taken).toBe(1_000);
+    expect(await context.store.debitQueue.depth(windowDate)).toBe(total - 1_000);
+
+    // The next drain starts at the first debit still queued and streams the rest from one cursor.
+    context.resetCommands();
+    const batches = await drainAll(context, batchSize);
+    expect(batches.every((batch) => batch.length <= batchSize)).toBe(true);
+    expect(batches.flat().map((each) => each.uetr)).toEqual(expected.slice(1_000));
+    expect(context.commandCount('find')).toBe(1);
+    expect(context.commandCount('getMore')).toBeGreaterThanOrEqual(
+      Math.ceil((total - 1_000) / batchSize) - 1,
+    );
+  });
+
+  it('keeps windows apart and hands back the stored message', async () => {
+    const today = item({ windowDate: '2026-11-24' });
+    const tomorrow = item({ windowDate: '2026-11-25' });
+    await context.store.debitQueue.enqueue(today);
+    await context.store.debitQueue.enqueue(tomorrow);
+    const drained = (await drainAll(context, 10)).flat();
+    expect(drained).toHaveLength(1);
+    expect(drained[0]).toMatchObject({ uetr: today.uetr, messageJson: today.messageJson, origin: 'on-us' });
+    expect(await context.store.debitQueue.remove([tomorrow.uetr, tomorrow.uetr])).toBe(1);
+    expect(await context.store.debitQueue.depth('2026-11-25')).toBe(0);
+  });
+});

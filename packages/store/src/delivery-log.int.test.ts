@@ -1,0 +1,89 @@
+import { randomUUID } from 'node:crypto';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openTestStore, type TestStore } from '../test/store-fixture.ts';
+
+describe('DeliveryLogRepository', () => {
+  let context: TestStore;
+  beforeEach(async () => {
+    context = await openTestStore('delivery-log', { deliveryAttemptsKept: 2 });
+  });
+  afterEach(async () => {
+    await context.dispose();
+  });
+
+  it('logs attempts and the outcome per event, bounded, and lists a transaction oldest first', async () => {
+    const uetr = randomUUID();
+    const posting = (eventId: string, eventType: string) => ({
+      eventId,
+      uetr,
+      memberId: '210000',
+      eventType,
+    });
+    const at = (second: number) => new Date(Date.UTC(2026, 10, 23, 9, 0, second));
+    const log = context.store.deliveryLog;
+
+    await log.recordAttempt(
+      posting('evt-2', 'DEBIT_REQUEST_ACCEPTED'),
+      { at: at(10), httpStatus: 202, latencyMs: 8 },
+      'delivered',
+    );
+    await log.recordAttempt(
+      posting('evt-1', 'DEBIT_REQUEST_RECEIVED'),
+      { at: at(1), httpStatus: null, latencyMs: 5000, error: 'timeout' },
+      'pending',
+    );
+    await log.recordAttempt(
+      posting('evt-1', 'DEBIT_REQUEST_RECEIVED'),
+      { at: at(3), httpStatus: 503, latencyMs: 12 },
+      'pending',
+    );
+    await log.recordAttempt(
+      posting('evt-1', 'DEBIT_REQUEST_RECEIVED'),
+      { at: at(4), httpStatus: 429, latencyMs: 3 },
+      'pending',
+    );
+    await log.recordAttempt(
+      posting('evt-1', 'DEBIT_REQUEST_RECEIVED'),
+      { at: at(5), httpStatus: 500, latencyMs: 4 },
+      'pending',
+    );
+    await log.recordAttempt(
+      posting('evt-1', 'DEBIT_REQUEST_RECEIVED'),
+      { at: at(7), httpStatus: 202, latencyMs: 9 },
+      'delivered',
+    );
+    await log.recordAttempt(
+      posting('evt-other', 'X'),
+      { at: at(2), httpStatus: 202, latencyMs: 1 },
+      'delivered',
+    );
+    await context.raw
+      .db(context.databaseName)
+      .collection('event_delivery_log')
+      .updateOne({ _id: 'evt-other' as never }, { $set: { uetr: randomUUID() } });
+
+    const first = await log.get('evt-1');
+    expect(first).toMatchObject({
+      eventId: 'evt-1',
+      uetr,
+      outcome: 'delivered',
+      attemptCount: 5,
+      createdAt: at(1),
+      updatedAt: at(7),
+      completedAt: at(7),
+    });
+    expect(first?.attempts.map((attempt) => attempt.httpStatus)).toEqual([500, 202]);
+    const stored = await context.raw
+      .db(context.databaseName)
+      .collection('event_delivery_log')
+      .findOne({ _id: 'evt-1' as never });
+    expect(stored?.attempts.length).toBeLessThanOrEqual(4);
+
+    const listed = await log.listByUetr(uetr);
+    expect(listed.map((entry) => entry.eventId)).toEqual(['evt-1', 'evt-2']);
+
+    expect(await log.recordOutcome('evt-1', 'expired', at(20))).toBe(true);
+    expect(await log.recordOutcome('evt-missing', 'expired', at(20))).toBe(false);
+    expect((await log.get('evt-1'))?.outcome).toBe('expired');
+  });
+});

@@ -1,0 +1,84 @@
+import { AppError } from '@rp/runtime';
+import {
+  MongoClientClosedError,
+  MongoNetworkError,
+  MongoNetworkTimeoutError,
+  MongoServerError,
+  MongoServerSelectionError,
+} from 'mongodb';
+import { describe, expect, it } from 'vitest';
+import { isDuplicateKey, StoreError, storeFailures, toStoreError } from './errors.ts';
+
+const serverError = (code: number, labels: string[] = []) => {
+  const error = new MongoServerError({ message: `server error ${code}`, code, ok: 0 });
+  for (const label of labels) error.addErrorLabel(label);
+  return error;
+};
+
+describe('toStoreError', () => {
+  it.each([
+    ['a network error', new MongoNetworkError('connection reset'), 'unavailable', 'STORE_UNAVAILABLE', true],
+    [
+      'a socket timeout',
+      new MongoNetworkTimeoutError('socket timed out'),
+      'timeout',
+      'STORE_UNAVAILABLE',
+      true,
+    ],
+    [
+      'no server to select',
+      new MongoServerSelectionError('no primary', {} as never),
+      'unavailable',
+      'STORE_UNAVAILABLE',
+      true,
+    ],
+    ['maxTimeMS expired', serverError(50), 'timeout', 'STORE_UNAVAILABLE', true],
+    ['a primary stepping down', serverError(189), 'unavailable', 'STORE_UNAVAILABLE', true],
+    ['a write conflict', serverError(112), 'write-conflict', 'STORE_UNAVAILABLE', true],
+    [
+      'a labelled retryable write error',
+      serverError(9999, ['RetryableWriteError']),
+      'unavailable',
+      'STORE_UNAVAILABLE',
+      true,
+    ],
+    ['a duplicate key', serverError(11000), 'duplicate-key', 'CONFLICT', false],
+    ['a rejected command', serverError(2), 'rejected', 'INTERNAL', false],
+    [
+      'a closed client (shutting down: another instance redoes the work)',
+      new MongoClientClosedError(),
+      'closed',
+      'SHUTTING_DOWN',
+      true,
+    ],
+    ['something else', new TypeError('bug'), 'rejected', 'INTERNAL', false],
+  ] as const)('maps %s', (_name, error, failure, code, retriable) => {
+    const mapped = toStoreError(error, 'op');
+    expect(mapped).toBeInstanceOf(StoreError);
+    expect(mapped).toBeInstanceOf(AppError);
+    expect(mapped.failure).toBe(failure);
+    expect(mapped.code).toBe(code);
+    expect(mapped.retriable).toBe(retriable);
+    expect(mapped.cause).toBe(error);
+    expect(mapped.message).toMatch(/^op: /);
+  });
+
+  it('passes a StoreError through unchanged', () => {
+    const original = new StoreError('invalid-input', 'bad');
+    expect(toStoreError(original, 'op')).toBe(original);
+  });
+
+  it('gives every failure its AppError code', () => {
+    for (const [failure, code] of Object.entries(storeFailures)) {
+      expect(new StoreError(failure as keyof typeof storeFailures, 'x').code).toBe(code);
+    }
+  });
+});
+
+describe('isDuplicateKey', () => {
+  it('recognises only duplicate key server errors', () => {
+    expect(isDuplicateKey(serverError(11000))).toBe(true);
+    expect(isDuplicateKey(serverError(50))).toBe(false);
+    expect(isDuplicateKey(new Error('E11000'))).toBe(false);
+  });
+});

@@ -1,0 +1,112 @@
+import { AppError, type ErrorCode } from '@rp/runtime';
+import {
+  MongoClientClosedError,
+  MongoError,
+  MongoNetworkError,
+  MongoNotConnectedError,
+  MongoOperationTimeoutError,
+  MongoServerError,
+  MongoServerSelectionError,
+  MongoTopologyClosedError,
+} from 'mongodb';
+
+/**
+ * What went wrong in the store, finer than the engine-wide code. Each maps to one `AppError` code, and
+ * the code's default decides `retriable`: network faults, timeouts, fail-overs and write conflicts may
+ * succeed if sent again; a duplicate key or a rejected command will not.
+ */
+export const storeFailures = {
+  unavailable: 'STORE_UNAVAILABLE',
+  timeout: 'STORE_UNAVAILABLE',
+  'write-conflict': 'STORE_UNAVAILABLE',
+  closed: 'SHUTTING_DOWN',
+  'duplicate-key': 'CONFLICT',
+  'invalid-input': 'VALIDATION_FAILED',
+  rejected: 'INTERNAL',
+  inconsistent: 'INTERNAL',
+} as const satisfies Record<string, ErrorCode>;
+
+export type StoreFailure = keyof typeof storeFailures;
+
+/** An AppError raised by the store; `failure` says what happened, `code` and `retriable` what to do. */
+export class StoreError extends AppError {
+  readonly failure: StoreFailure;
+
+  constructor(failure: StoreFailure, message: string, options: { cause?: unknown } = {}) {
+    super(storeFailures[failure], message, options.cause === undefined ? {} : { cause: options.cause });
+    this.failure = failure;
+  }
+}
+
+/** Duplicate key: the outcome idempotent inserts rely on. */
+export const DUPLICATE_KEY = 11000;
+
+/** Server error codes after which the same operation can succeed again (fail-over, shutdown, overload). */
+const transientServerCodes = new Set<number>([
+  6, // HostUnreachable
+  7, // HostNotFound
+  89, // NetworkTimeout
+  91, // ShutdownInProgress
+  189, // PrimarySteppedDown
+  9001, // SocketException
+  10107, // NotWritablePrimary
+  11600, // InterruptedAtShutdown
+  11602, // InterruptedDueToReplStateChange
+  13435, // NotPrimaryNoSecondaryOk
+  13436, // NotPrimaryOrSecondary
+  462, // IngressRequestRateLimitExceeded
+]);
+
+const timeoutServerCodes = new Set<number>([
+  50, // MaxTimeMSExpired
+  262, // ExceededTimeLimit
+  64, // WriteConcernFailed (wtimeout)
+]);
+
+const retriableLabels = ['RetryableWriteError', 'TransientTransactionError', 'SystemOverloadedError'];
+
+export function isDuplicateKey(error: unknown): boolean {
+  return error instanceof MongoServerError && (error.code === DUPLICATE_KEY || error.code === 11001);
+}
+
+/**
+ * Maps any failure of a driver call to a StoreError, once, at the repository edge, so callers decide
+ * retry or give up from `retriable` without knowing the driver's class hierarchy.
+ */
+export function toStoreError(error: unknown, operation: string): StoreError {
+  if (error instanceof StoreError) return error;
+  const failure = classify(error);
+  const detail = error instanceof Error ? error.message : String(error);
+  return new StoreError(failure, `${operation}: ${detail}`, { cause: error });
+}
+
+function classify(error: unknown): StoreFailure {
+  if (error instanceof MongoOperationTimeoutError) return 'timeout';
+  if (error instanceof MongoNetworkError) {
+    return error.name === 'MongoNetworkTimeoutError' ? 'timeout' : 'unavailable';
+  }
+  if (error instanceof MongoServerSelectionError) return 'unavailable';
+  if (
+    error instanceof MongoTopologyClosedError ||
+    error instanceof MongoClientClosedError ||
+    error instanceof MongoNotConnectedError
+  ) {
+    return 'closed';
+  }
+  if (error instanceof MongoServerError) {
+    const code = typeof error.code === 'number' ? error.code : undefined;
+    if (code === DUPLICATE_KEY || code === 11001) return 'duplicate-key';
+    if (code === 112) return 'write-conflict';
+    if (code !== undefined && timeoutServerCodes.has(code)) return 'timeout';
+    if (code !== undefined && transientServerCodes.has(code)) return 'unavailable';
+    if (retriableLabels.some((label) => error.hasErrorLabel(label))) return 'unavailable';
+    return 'rejected';
+  }
+  if (error instanceof MongoError) {
+    if (retriableLabels.some((label) => error.hasErrorLabel(label))) return 'unavailable';
+    // MongoPoolClearedError: the pool was reset after a network fault; the next checkout reconnects.
+    if (error.name === 'MongoPoolClearedError') return 'unavailable';
+    return 'rejected';
+  }
+  return 'rejected';
+}

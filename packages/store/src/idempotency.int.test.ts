@@ -1,0 +1,63 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openTestStore, type TestStore } from '../test/store-fixture.ts';
+
+describe('IdempotencyRepository', () => {
+  let context: TestStore;
+  beforeEach(async () => {
+    context = await openTestStore('idempotency');
+  });
+  afterEach(async () => {
+    await context.dispose();
+  });
+
+  const claim = (key: string, payloadHash: string) => ({
+    key,
+    payloadHash,
+    uetr: '0b6f5c3e-7d1a-4e2b-9c3d-5e6f7a8b9c0d',
+    receivedAt: new Date('2026-11-23T06:00:00.000Z'),
+  });
+
+  it('answers new, then duplicate for the same payload, then conflict for another payload', async () => {
+    const { idempotency } = context.store;
+    expect(await idempotency.claim(claim('MSG-1', 'hash-a'))).toEqual({ outcome: 'new' });
+    const duplicate = await idempotency.claim({ ...claim('MSG-1', 'hash-a'), receivedAt: new Date() });
+    expect(duplicate).toEqual({
+      outcome: 'duplicate',
+      record: {
+        key: 'MSG-1',
+        payloadHash: 'hash-a',
+        uetr: '0b6f5c3e-7d1a-4e2b-9c3d-5e6f7a8b9c0d',
+        receivedAt: new Date('2026-11-23T06:00:00.000Z'),
+      },
+    });
+    const conflict = await idempotency.claim(claim('MSG-1', 'hash-b'));
+    expect(conflict.outcome).toBe('conflict');
+    expect(conflict.outcome === 'conflict' && conflict.record.payloadHash).toBe('hash-a');
+  });
+
+  it('makes one round trip for a new key and two for a repeated one', async () => {
+    context.resetCommands();
+    await context.store.idempotency.claim(claim('MSG-2', 'hash-a'));
+    expect(Object.fromEntries(context.commands)).toEqual({ insert: 1 });
+    context.resetCommands();
+    await context.store.idempotency.claim(claim('MSG-2', 'hash-a'));
+    expect(Object.fromEntries(context.commands)).toEqual({ insert: 1, find: 1 });
+  });
+
+  it('lets exactly one of many concurrent claims of a key be new, also across processes', async () => {
+    const other = await context.openAnother();
+    const claims = Array.from({ length: 24 }, (_, index) =>
+      (index % 2 === 0 ? context.store : other).idempotency.claim(claim('MSG-RACE', 'hash-a')),
+    );
+    const outcomes = (await Promise.all(claims)).map((result) => result.outcome);
+    expect(outcomes.filter((outcome) => outcome === 'new')).toHaveLength(1);
+    expect(outcomes.filter((outcome) => outcome === 'duplicate')).toHaveLength(23);
+  });
+
+  it('keeps keys that contain dots and dollars as values, never as field names', async () => {
+    expect(await context.store.idempotency.claim(claim('bank.a$MSG.3', 'hash-a'))).toEqual({
+      outcome: 'new',
+    });
+    expect((await context.store.idempotency.get('bank.a$MSG.3'))?.payloadHash).toBe('hash-a');
+  });
+});

@@ -1,0 +1,50 @@
+export { type DebitOrder, debitOrderKey } from './debit-order.ts';
+export {
+  type DebitQueueItem,
+  DebitQueueRepository,
+  type DrainOptions,
+  type QueuedDebit,
+} from './debit-queue.ts';
+export {
+  DeliveryLogRepository,
+  type EventDeliveryAttempt,
+  type EventDeliveryLog,
+  type EventDeliveryOutcome,
+  type EventPosting,
+} from './delivery-log.ts';
+export { isDuplicateKey, StoreError, type StoreFailure, storeFailures, toStoreError } from './errors.ts';
+export {
+  type ClaimOutcome,
+  type IdempotencyClaim,
+  type IdempotencyRecord,
+  IdempotencyRepository,
+} from './idempotency.ts';
+export { type CollectionName, collectionNames, storeIndexes } from './indexes.ts';
+export { defaultStoreLimits, type StoreLimits } from './limits.ts';
+export {
+  type ReconciliationItem,
+  type ReconciliationPage,
+  ReconciliationRepository,
+  type RecordedReconciliationItem,
+  reconciliationItemId,
+} from './reconciliation.ts';
+export {
+  connectStore,
+  redactedHosts,
+  type Store,
+  type StoreCommandEvent,
+  type StoreLogger,
+  type StoreOptions,
+  storeClientOptions,
+} from './store.ts';
+export type { TransactionMessage, TransactionStateChange } from './transaction-changes.ts';
+export {
+  type ApplyChangesResult,
+  type TransactionDeliveryAttempt,
+  type TransactionHistoryEntry,
+  TransactionRepository,
+  type TransactionRepositoryStats,
+  type TransactionSearch,
+  type TransactionSnapshot,
+  type TransactionSummary,
+} from './transactions.ts';

@@ -1,0 +1,42 @@
+import type { IndexDescription } from 'mongodb';
+
+/** Collection names, in one place. */
+export const collectionNames = {
+  transactions: 'transactions',
+  idempotencyKeys: 'idempotency_keys',
+  debitQueue: 'debit_queue',
+  reconciliationItems: 'reconciliation_items',
+  eventDeliveryLog: 'event_delivery_log',
+} as const;
+
+export type CollectionName = (typeof collectionNames)[keyof typeof collectionNames];
+
+/**
+ * Every query that is not by `_id` and the index that serves it. Names are explicit so creating them
+ * again is a no-op, and so an operator can match a slow query to its index.
+ */
+export const storeIndexes: Record<CollectionName, IndexDescription[]> = {
+  [collectionNames.transactions]: [
+    // findByEndToEndId
+    { key: { endToEndIdentification: 1 }, name: 'endToEndIdentification_1' },
+    // search by state (and creation time), newest first
+    { key: { state: 1, createdAt: -1, _id: -1 }, name: 'state_1_createdAt_-1__id_-1' },
+    // search by creation time only, newest first
+    { key: { createdAt: -1, _id: -1 }, name: 'createdAt_-1__id_-1' },
+  ],
+  [collectionNames.idempotencyKeys]: [],
+  [collectionNames.debitQueue]: [
+    // drain and depth of one window
+    { key: { windowDate: 1, orderKey: 1 }, name: 'windowDate_1_orderKey_1' },
+  ],
+  [collectionNames.reconciliationItems]: [
+    // list a window's items by UETR
+    { key: { windowId: 1, uetr: 1 }, name: 'windowId_1_uetr_1' },
+    // countOpen, in all windows or one
+    { key: { status: 1, windowId: 1 }, name: 'status_1_windowId_1' },
+  ],
+  [collectionNames.eventDeliveryLog]: [
+    // listByUetr, oldest first
+    { key: { uetr: 1, createdAt: 1, _id: 1 }, name: 'uetr_1_createdAt_1__id_1' },
+  ],
+};

@@ -1,0 +1,240 @@
+import {
+  type CommandFailedEvent,
+  type CommandSucceededEvent,
+  type Db,
+  MongoClient,
+  type MongoClientOptions,
+  MongoServerError,
+} from 'mongodb';
+import { type DebitQueueDocument, DebitQueueRepository } from './debit-queue.ts';
+import { type DeliveryLogDocument, DeliveryLogRepository } from './delivery-log.ts';
+import { toStoreError } from './errors.ts';
+import { type IdempotencyDocument, IdempotencyRepository } from './idempotency.ts';
+import { type CollectionName, collectionNames, storeIndexes } from './indexes.ts';
+import { defaultStoreLimits, type StoreLimits } from './limits.ts';
+import { type ReconciliationDocument, ReconciliationRepository } from './reconciliation.ts';
+import { type TransactionDocument, TransactionRepository } from './transactions.ts';
+
+/** The subset of a structured logger (pino's shape) the store writes to. */
+export interface StoreLogger {
+  info(fields: Record<string, unknown>, message: string): void;
+  warn(fields: Record<string, unknown>, message: string): void;
+  error(fields: Record<string, unknown>, message: string): void;
+}
+
+/** One command the driver completed, for metrics (and for tests that count round trips). */
+export interface StoreCommandEvent {
+  commandName: string;
+  databaseName: string;
+  durationMs: number;
+  ok: boolean;
+}
+
+export interface StoreOptions {
+  /** MongoDB connection string; it may carry credentials, so it is never logged. */
+  uri: string;
+  database: string;
+  /** Shown in the server's logs and `currentOp`, e.g. the service name. */
+  appName: string;
+  logger?: StoreLogger;
+  /** Connections per server. Default 32: the writers keep 16 operations in flight, readers share the rest. */
+  maxPoolSize?: number;
+  limits?: Partial<StoreLimits>;
+  /** Delivery attempts kept per transaction snapshot and per event posting. Default 20. */
+  deliveryAttemptsKept?: number;
+  /** Snapshot positions remembered by the transaction writer. Default 100,000 (a few MB). */
+  positionCacheSize?: number;
+  /** How long to wait for a usable server before an operation fails. Default 10 s. */
+  serverSelectionTimeoutMs?: number;
+  /** Called for every command the driver completes. Turns on the driver's command monitoring. */
+  onCommand?: (event: StoreCommandEvent) => void;
+}
+
+export interface Store {
+  readonly databaseName: string;
+  readonly idempotency: IdempotencyRepository;
+  readonly transactions: TransactionRepository;
+  readonly debitQueue: DebitQueueRepository;
+  readonly reconciliation: ReconciliationRepository;
+  readonly deliveryLog: DeliveryLogRepository;
+  /** For readiness: one round trip to the server, its latency in milliseconds. Throws StoreError. */
+  ping(): Promise<number>;
+  /** Creates the collections and indexes that are missing; safe to run at every start. */
+  ensureIndexes(): Promise<void>;
+  /** Index names per collection, as the server reports them. */
+  listIndexes(): Promise<Record<CollectionName, string[]>>;
+  close(): Promise<void>;
+}
+
+/**
+ * Connection settings shared by production and tests. The socket timeout is longer than any
+ * operation's server-side limit so the server gives up first and says so, instead of the client
+ * abandoning an operation the server keeps running.
+ */
+export function storeClientOptions(options: StoreOptions, limits: StoreLimits): MongoClientOptions {
+  return {
+    appName: options.appName,
+    maxPoolSize: options.maxPoolSize ?? 32,
+    minPoolSize: 2,
+    maxConnecting: 4,
+    maxIdleTimeMS: 60_000,
+    connectTimeoutMS: 5_000,
+    serverSelectionTimeoutMS: options.serverSelectionTimeoutMs ?? 10_000,
+    socketTimeoutMS: limits.queryMaxTimeMs + 15_000,
+    retryReads: true,
+    retryWrites: true,
+    ignoreUndefined: true,
+    monitorCommands: options.onCommand !== undefined,
+  };
+}
+
+export async function connectStore(options: StoreOptions): Promise<Store> {
+  const limits: StoreLimits = { ...defaultStoreLimits, ...options.limits };
+  const client = new MongoClient(options.uri, storeClientOptions(options, limits));
+  const onCommand = options.onCommand;
+  if (onCommand !== undefined) {
+    const report = (event: CommandSucceededEvent | CommandFailedEvent, ok: boolean) =>
+      onCommand({
+        commandName: event.commandName,
+        databaseName: event.databaseName,
+        durationMs: event.duration,
+        ok,
+      });
+    client.on('commandSucceeded', (event) => report(event, true));
+    client.on('commandFailed', (event) => report(event, false));
+  }
+  try {
+    await client.connect();
+  } catch (error) {
+    await client.close().catch(() => undefined);
+    throw toStoreError(error, `connect to MongoDB (${redactedHosts(options.uri)})`);
+  }
+  options.logger?.info({ hosts: redactedHosts(options.uri), database: options.database }, 'store connected');
+  return new MongoStore(client, client.db(options.database), options, limits);
+}
+
+class MongoStore implements Store {
+  readonly databaseName: string;
+  readonly idempotency: IdempotencyRepository;
+  readonly transactions: TransactionRepository;
+  readonly debitQueue: DebitQueueRepository;
+  readonly reconciliation: ReconciliationRepository;
+  readonly deliveryLog: DeliveryLogRepository;
+  readonly #client: MongoClient;
+  readonly #db: Db;
+  readonly #limits: StoreLimits;
+  readonly #logger: StoreLogger | undefined;
+  #closed = false;
+
+  constructor(client: MongoClient, db: Db, options: StoreOptions, limits: StoreLimits) {
+    this.#client = client;
+    this.#db = db;
+    this.#limits = limits;
+    this.#logger = options.logger;
+    this.databaseName = db.databaseName;
+    const attemptsKept = options.deliveryAttemptsKept ?? 20;
+    this.idempotency = new IdempotencyRepository(
+      db.collection<IdempotencyDocument>(collectionNames.idempotencyKeys),
+      limits,
+    );
+    this.transactions = new TransactionRepository(
+      db.collection<TransactionDocument>(collectionNames.transactions),
+      {
+        limits,
+        deliveryAttemptsKept: attemptsKept,
+        positionCacheSize: options.positionCacheSize ?? 100_000,
+      },
+    );
+    this.debitQueue = new DebitQueueRepository(
+      db.collection<DebitQueueDocument>(collectionNames.debitQueue),
+      limits,
+    );
+    this.reconciliation = new ReconciliationRepository(
+      db.collection<ReconciliationDocument>(collectionNames.reconciliationItems),
+      limits,
+    );
+    this.deliveryLog = new DeliveryLogRepository(
+      db.collection<DeliveryLogDocument>(collectionNames.eventDeliveryLog),
+      limits,
+      attemptsKept,
+    );
+  }
+
+  async ping(): Promise<number> {
+    const started = performance.now();
+    try {
+      await this.#db.command({ ping: 1 }, { signal: AbortSignal.timeout(this.#limits.operationMaxTimeMs) });
+      return performance.now() - started;
+    } catch (error) {
+      throw toStoreError(error, 'ping');
+    }
+  }
+
+  async ensureIndexes(): Promise<void> {
+    try {
+      const existing = new Set(
+        (await this.#db.listCollections({}, { nameOnly: true }).toArray()).map(
+          (collection) => collection.name,
+        ),
+      );
+      for (const [name, indexes] of Object.entries(storeIndexes)) {
+        if (!existing.has(name)) await this.#createCollection(name);
+        const present = new Set(
+          (await this.#db.collection(name).listIndexes().toArray()).map((index) => String(index.name)),
+        );
+        // One index per command, and only the missing ones: the local server drops the connection when
+        // one createIndexes command names several indexes that already exist.
+        for (const index of indexes) {
+          if (index.name !== undefined && present.has(index.name)) continue;
+          await this.#db.collection(name).createIndexes([index], { maxTimeMS: this.#limits.queryMaxTimeMs });
+        }
+      }
+    } catch (error) {
+      throw toStoreError(error, 'ensure indexes');
+    }
+    this.#logger?.info({ database: this.databaseName }, 'store indexes ensured');
+  }
+
+  async #createCollection(name: string): Promise<void> {
+    try {
+      await this.#db.createCollection(name);
+    } catch (error) {
+      // NamespaceExists: another instance created it first.
+      if (!(error instanceof MongoServerError && error.code === 48)) throw error;
+    }
+  }
+
+  async listIndexes(): Promise<Record<CollectionName, string[]>> {
+    const result = {} as Record<CollectionName, string[]>;
+    try {
+      for (const name of Object.values(collectionNames)) {
+        const indexes = await this.#db
+          .collection(name)
+          .listIndexes()
+          .toArray()
+          .catch((error: unknown) => {
+            // NamespaceNotFound: the collection does not exist yet, so it has no indexes.
+            if (error instanceof MongoServerError && error.code === 26) return [];
+            throw error;
+          });
+        result[name] = indexes.map((index) => String(index.name)).sort();
+      }
+    } catch (error) {
+      throw toStoreError(error, 'list indexes');
+    }
+    return result;
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#client.close();
+    this.#logger?.info({ database: this.databaseName }, 'store closed');
+  }
+}
+
+/** Host list of a connection string without credentials or options, safe to log. */
+export function redactedHosts(uri: string): string {
+  const match = /^mongodb(?:\+srv)?:\/\/(?:[^@/]*@)?([^/?]*)/.exec(uri);
+  return match?.[1] ?? 'invalid-uri';
+}

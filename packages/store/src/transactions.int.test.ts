@@ -1,0 +1,220 @@
+import { randomUUID } from 'node:crypto';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openTestStore, type TestStore } from '../test/store-fixture.ts';
+import type { TransactionStateChange } from './transaction-changes.ts';
+
+const states = [
+  'RECEIVED',
+  'ACCEPTED',
+  'STATUS_DELIVERY_PENDING',
+  'STATUS_DELIVERED',
+  'QUEUED',
+  'DELIVERY_PENDING',
+  'DELIVERED',
+  'RESPONSE_ACCEPTED',
+  'COMPLETED',
+  'ARCHIVED',
+  'S11',
+  'S12',
+];
+
+function changesOf(uetr: string, seqs: number[]): TransactionStateChange[] {
+  return seqs.map((seq) => ({
+    uetr,
+    eventId: `${uetr}:${seq}`,
+    seq,
+    from: seq === 1 ? null : (states[seq - 2] ?? `S${seq - 1}`),
+    to: states[seq - 1] ?? `S${seq}`,
+    eventType: `DEBIT_${states[seq - 1] ?? `S${seq}`}`,
+    at: new Date(Date.UTC(2026, 10, 23, 6, 0, seq)),
+    service: seq < 3 ? 'validator' : 'dispatcher',
+    ...(seq === 1
+      ? {
+          endToEndIdentification: `E2E-${uetr.slice(0, 8)}`,
+          debtorAgentMemberId: '210000',
+          creditorAgentMemberId: '250655',
+          message: {
+            kind: 'DirectDebit',
+            messageIdentification: `MSG-${uetr.slice(0, 8)}`,
+            at: new Date(Date.UTC(2026, 10, 23, 6, 0, 0)),
+            // Keys with dots and dollars are safe inside JSON text.
+            bodyJson: JSON.stringify({ supplementaryData: { 'key.with.dots': 'v', $odd: 1 }, uetr }),
+          },
+        }
+      : {}),
+  }));
+}
+
+/** Interleaves the transactions' changes as a partition would deliver them. */
+function interleave(groups: TransactionStateChange[][]): TransactionStateChange[] {
+  const longest = Math.max(...groups.map((group) => group.length));
+  const batch: TransactionStateChange[] = [];
+  for (let index = 0; index < longest; index += 1) {
+    for (const group of groups) {
+      const change = group[index];
+      if (change) batch.push(change);
+    }
+  }
+  return batch;
+}
+
+describe('TransactionRepository', () => {
+  let context: TestStore;
+  beforeEach(async () => {
+    context = await openTestStore('transactions');
+  });
+  afterEach(async () => {
+    await context.dispose();
+  });
+
+  it('coalesces 100 changes of 10 transactions into 10 writes', async () => {
+    const uetrs = Array.from({ length: 10 }, () => randomUUID());
+    const batch = interleave(uetrs.map((uetr) => changesOf(uetr, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10])));
+    expect(batch).toHaveLength(100);
+    context.resetCommands();
+
+    const result = await context.store.transactions.applyChanges(batch);
+
+    expect(result).toEqual({ transactions: 10, writes: 10, changesApplied: 100, changesSkipped: 0 });
+    expect(context.commandCount('update')).toBe(10);
+    expect(context.commandCount('find')).toBe(0);
+    for (const uetr of uetrs) {
+      const snapshot = await context.store.transactions.get(uetr);
+      expect(snapshot?.state).toBe('ARCHIVED');
+      expect(snapshot?.version).toBe(10);
+      expect(snapshot?.lastSeq).toBe(10);
+      expect(snapshot?.history.map((entry) => entry.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+      expect(snapshot?.history[0]).toEqual({
+        eventId: `${uetr}:1`,
+        seq: 1,
+        from: null,
+        to: 'RECEIVED',
+        eventType: 'DEBIT_RECEIVED',
+        at: new Date(Date.UTC(2026, 10, 23, 6, 0, 1)),
+        service: 'validator',
+      });
+      expect(snapshot?.createdAt).toEqual(new Date(Date.UTC(2026, 10, 23, 6, 0, 1)));
+      expect(snapshot?.updatedAt).toEqual(new Date(Date.UTC(2026, 10, 23, 6, 0, 10)));
+      expect(snapshot?.endToEndIdentification).toBe(`E2E-${uetr.slice(0, 8)}`);
+      expect(snapshot?.debtorAgentMemberId).toBe('210000');
+      expect(snapshot?.messages).toHaveLength(1);
+      expect(JSON.parse(snapshot?.messages[0]?.bodyJson ?? '{}').supplementaryData['key.with.dots']).toBe(
+        'v',
+      );
+    }
+  });
+
+  it('never moves a snapshot back nor duplicates history when a batch is replayed, warm or cold', async () => {
+    const uetrs = Array.from({ length: 5 }, () => randomUUID());
+    const batch = interleave(uetrs.map((uetr) => changesOf(uetr, [1, 2, 3, 4, 5, 6])));
+    await context.store.transactions.applyChanges(batch);
+    const before = await Promise.all(uetrs.map((uetr) => context.store.transactions.get(uetr)));
+
+    // Same process: it knows every snapshot's position, so the replay costs no round trip.
+    context.resetCommands();
+    const warm = await context.store.transactions.applyChanges(batch);
+    expect(warm).toEqual({ transactions: 5, writes: 0, changesApplied: 0, changesSkipped: 30 });
+    expect(context.commandCount('update')).toBe(0);
+
+    // A restarted process replays the batch and an older one: the guard turns them away.
+    const restarted = await context.openAnother();
+    const cold = await restarted.transactions.applyChanges(batch);
+    expect(cold.changesApplied).toBe(0);
+    const stale = await restarted.transactions.applyChanges(
+      interleave(uetrs.map((uetr) => changesOf(uetr, [2, 3]))),
+    );
+    expect(stale.changesApplied).toBe(0);
+
+    const after = await Promise.all(uetrs.map((uetr) => context.store.transactions.get(uetr)));
+    expect(after).toEqual(before);
+  });
+
+  it('applies only the missing part of a batch that overlaps the snapshot', async () => {
+    const uetr = randomUUID();
+    await context.store.transactions.applyChanges(changesOf(uetr, [1, 2, 3, 4]));
+    const restarted = await context.openAnother();
+
+    const result = await restarted.transactions.applyChanges(changesOf(uetr, [3, 4, 5, 6]));
+
+    expect(result).toMatchObject({ changesApplied: 2, changesSkipped: 2 });
+    const snapshot = await restarted.transactions.get(uetr);
+    expect(snapshot?.history.map((entry) => entry.seq)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(snapshot?.version).toBe(6);
+    expect(snapshot?.state).toBe('DELIVERY_PENDING');
+  });
+
+  it('detects another writer through the version guard and re-reads instead of overwriting', async () => {
+    const uetr = randomUUID();
+    await context.store.transactions.applyChanges(changesOf(uetr, [1, 2, 3]));
+    // A second owner (e.g. during a partition hand-over) moves the snapshot on behind the first's back.
+    const other = await context.openAnother();
+    await other.transactions.applyChanges(changesOf(uetr, [4, 5]));
+
+    const conflictsBefore = context.store.transactions.stats().guardConflicts;
+    const result = await context.store.transactions.applyChanges(changesOf(uetr, [4, 5, 6]));
+
+    expect(context.store.transactions.stats().guardConflicts).toBe(conflictsBefore + 1);
+    expect(result).toMatchObject({ changesApplied: 1, changesSkipped: 2, writes: 2 });
+    const snapshot = await context.store.transactions.get(uetr);
+    expect(snapshot?.history.map((entry) => entry.seq)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(snapshot?.version).toBe(6);
+  });
+
+  it('shows the newest delivery attempts, counts them all, and keeps the stored list bounded', async () => {
+    const uetr = randomUUID();
+    const store = await context.openAnother({ deliveryAttemptsKept: 3 });
+    const raw = context.raw.db(context.databaseName).collection('transactions');
+    for (let attempt = 1; attempt <= 8; attempt += 1) {
+      await store.transactions.recordDeliveryAttempt(uetr, {
+        at: new Date(Date.UTC(2026, 10, 23, 9, 0, attempt)),
+        messageIdentification: 'MSG-1',
+        memberId: '250655',
+        endpoint: 'inbound/direct-debit',
+        httpStatus: attempt === 8 ? 202 : 503,
+        latencyMs: 10 + attempt,
+        outcome: attempt === 8 ? 'accepted' : 'retryable',
+      });
+      const stored = await raw.findOne({ _id: uetr as never });
+      expect(stored?.deliveryAttempts.length).toBeLessThanOrEqual(6);
+    }
+    // The attempts arrived before the first state change was projected; the snapshot still takes it.
+    await store.transactions.applyChanges(changesOf(uetr, [1]));
+
+    const snapshot = await store.transactions.get(uetr);
+    expect(snapshot?.deliveryAttempts.map((attempt) => attempt.latencyMs)).toEqual([16, 17, 18]);
+    expect(snapshot?.deliveryAttempts[2]).toMatchObject({ httpStatus: 202, outcome: 'accepted' });
+    expect(snapshot?.deliveryAttemptCount).toBe(8);
+    expect(snapshot?.updatedAt).toEqual(new Date(Date.UTC(2026, 10, 23, 9, 0, 8)));
+    expect(snapshot?.state).toBe('RECEIVED');
+    expect(snapshot?.version).toBe(1);
+  });
+
+  it('finds transactions by end-to-end identification and searches by state and creation time', async () => {
+    const done = [randomUUID(), randomUUID()];
+    const open = randomUUID();
+    await context.store.transactions.applyChanges([
+      ...done.flatMap((uetr) => changesOf(uetr, [1, 2, 3, 4, 5, 6, 7, 8, 9])),
+      ...changesOf(open, [1, 2]),
+    ]);
+
+    const byE2e = await context.store.transactions.findByEndToEndId(`E2E-${open.slice(0, 8)}`);
+    expect(byE2e.map((snapshot) => snapshot.uetr)).toEqual([open]);
+
+    const completed = await context.store.transactions.search({ state: 'COMPLETED', limit: 10 });
+    expect(completed.map((summary) => summary.uetr).sort()).toEqual([...done].sort());
+    expect(completed[0]).not.toHaveProperty('history');
+
+    const none = await context.store.transactions.search({
+      state: 'COMPLETED',
+      from: new Date(Date.UTC(2026, 10, 24)),
+      limit: 10,
+    });
+    expect(none).toEqual([]);
+    const all = await context.store.transactions.search({
+      from: new Date(Date.UTC(2026, 10, 23)),
+      to: new Date(Date.UTC(2026, 10, 24)),
+      limit: 2,
+    });
+    expect(all).toHaveLength(2);
+  });
+});

@@ -1,0 +1,367 @@
+import { createHash } from 'node:crypto';
+import {
+  bankPaths,
+  type DirectDebit,
+  deliveryHeaders,
+  type EventPosting,
+  type MessageName,
+  type Messages,
+  maxRequestBodyBytes,
+  type PaymentStatusReport,
+  type ProblemDetails,
+  parseJsonExact,
+  problem,
+  problemContentType,
+  validate,
+  validationProblem,
+} from '@rp/contracts';
+import { type AppEnv, AppError, type Clock, type Logger, transactionLogger } from '@rp/runtime';
+import type { Context, Hono } from 'hono';
+import { type FaultAction, type FaultRoute, type FaultTable, parseFaultRule } from './faults.ts';
+import type { SimulatorMetrics } from './metrics.ts';
+import { type MessageKind, messageKinds, type SimulatorRecords } from './records.ts';
+import type { InboundResponder } from './responder.ts';
+import { verifySignature } from './signature.ts';
+
+export interface SimulatorRouteDeps {
+  readonly records: SimulatorRecords;
+  readonly faults: FaultTable;
+  readonly responder: InboundResponder;
+  /** Signing secrets per bank; a bank without any receives postings unsigned. */
+  readonly signingSecrets: ReadonlyMap<string, readonly string[]>;
+  readonly signatureToleranceSeconds: number | undefined;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly metrics: SimulatorMetrics;
+  /** Aborted when the simulator stops: hanging requests and long polls end. */
+  readonly stopping: AbortSignal;
+  /** Upper bound of a long poll. */
+  readonly maxWaitMs: number;
+}
+
+/** Headers of a posting worth keeping for inspection (never the signature). */
+const keptHeaders = [
+  deliveryHeaders.id,
+  deliveryHeaders.timestamp,
+  deliveryHeaders.traceparent,
+  deliveryHeaders.tracestate,
+];
+
+/** Registers the bank routes (`/banks/:memberId/...`) and the inspection and fault routes (`/sim/...`). */
+export function registerSimulatorRoutes(app: Hono<AppEnv>, deps: SimulatorRouteDeps): void {
+  const { records, faults, metrics } = deps;
+
+  const bankRoute = (
+    route: FaultRoute,
+    path: string,
+    handle: (c: Context<AppEnv>, memberId: string, body: string) => Promise<Response>,
+  ) => {
+    app.post(`/banks/:memberId${path}`, async (c) => {
+      const memberId = c.req.param('memberId');
+      records.count(route, memberId, 'received');
+      metrics.received(route, memberId);
+      const action = faults.decide(memberId, route);
+      if (action.kind !== 'pass') {
+        records.count(route, memberId, 'faultsInjected');
+        metrics.fault(route, action.kind);
+        const early = await injectFault(c, action, deps);
+        if (early) return early;
+      }
+      const length = Number(c.req.header('content-length') ?? '0');
+      if (length > maxRequestBodyBytes) return problemJson(c, problem('payloadTooLarge'));
+      const body = await c.req.text();
+      return handle(c, memberId, body);
+    });
+  };
+
+  bankRoute('events', bankPaths.eventPosting, async (c, memberId, body) => {
+    const secrets = deps.signingSecrets.get(memberId) ?? [];
+    const id = c.req.header(deliveryHeaders.id);
+    if (secrets.length > 0) {
+      const check = verifySignature({
+        secrets,
+        id,
+        timestamp: c.req.header(deliveryHeaders.timestamp),
+        signature: c.req.header(deliveryHeaders.signature),
+        body,
+        ...(deps.signatureToleranceSeconds === undefined
+          ? {}
+          : { toleranceSeconds: deps.signatureToleranceSeconds }),
+        now: deps.clock.now(),
+      });
+      if (!check.ok) {
+        records.count('events', memberId, 'signatureFailures');
+        metrics.signatureFailure(memberId);
+        deps.logger.warn({ memberId, eventId: id, reason: check.reason }, 'event posting signature refused');
+        throw new AppError('UNAUTHORIZED', `signature refused: ${check.reason}`);
+      }
+    }
+    const parsed = parseBody(c, 'EventPosting', body);
+    if (!parsed.ok) {
+      records.count('events', memberId, 'invalid');
+      return parsed.response;
+    }
+    const posting = parsed.value;
+    const uetr = uetrOfPosting(posting);
+    const eventId = id ?? postingIdentification(posting, body);
+    const headers: Record<string, string> = {};
+    for (const name of keptHeaders) {
+      const value = c.req.header(name);
+      if (value !== undefined) headers[name] = value;
+    }
+    const created = records.addPosting({
+      memberId,
+      uetr,
+      eventId,
+      receivedAt: deps.clock.now().toISOString(),
+      signatureVerified: secrets.length > 0,
+      headers,
+      posting,
+    });
+    if (created) {
+      records.count('events', memberId, 'accepted');
+      metrics.accepted('events', memberId);
+    } else {
+      records.count('events', memberId, 'duplicates');
+      metrics.duplicate('events', memberId);
+      deps.logger.info({ memberId, uetr, eventId }, 'duplicate event posting');
+    }
+    return c.json({ eventId, duplicate: !created }, 202);
+  });
+
+  bankRoute('outbound', bankPaths.outboundDirectDebitResponse, async (c, memberId, body) => {
+    const parsed = parseBody(c, 'PaymentStatusReport', body);
+    if (!parsed.ok) {
+      records.count('outbound', memberId, 'invalid');
+      return parsed.response;
+    }
+    const report = parsed.value;
+    storeMessage('outbound', 'outboundDirectDebitResponse', memberId, report);
+    return c.json({ messageIdentification: report.messageIdentifiers.messageIdentification }, 202);
+  });
+
+  bankRoute('inbound', bankPaths.inboundDirectDebit, async (c, memberId, body) => {
+    const parsed = parseBody(c, 'DirectDebit', body);
+    if (!parsed.ok) {
+      records.count('inbound', memberId, 'invalid');
+      return parsed.response;
+    }
+    const debit = parsed.value;
+    // A resent debit (same messageIdentification) is acknowledged again but answered once.
+    if (storeMessage('inbound', 'inboundDirectDebit', memberId, debit))
+      deps.responder.respond(memberId, debit);
+    return c.json({ messageIdentification: debit.messageIdentifiers.messageIdentification }, 202);
+  });
+
+  function storeMessage(
+    route: FaultRoute,
+    kind: MessageKind,
+    memberId: string,
+    body: DirectDebit | PaymentStatusReport,
+  ): boolean {
+    const uetr = body.transactionIdentifiers.uetr;
+    const messageIdentification = body.messageIdentifiers.messageIdentification;
+    const { created } = records.addMessage({
+      kind,
+      memberId,
+      uetr,
+      messageIdentification,
+      at: deps.clock.now().toISOString(),
+      body,
+    });
+    const log = transactionLogger(deps.logger, { uetr, messageIdentification });
+    if (created) {
+      records.count(route, memberId, 'accepted');
+      metrics.accepted(route, memberId);
+      log.info({ memberId, kind }, 'message received');
+    } else {
+      records.count(route, memberId, 'duplicates');
+      metrics.duplicate(route, memberId);
+      log.info({ memberId, kind }, 'duplicate message');
+    }
+    return created;
+  }
+
+  app.get('/sim/faults', (c) => c.json({ faults: faults.list() }));
+  app.post('/sim/faults', async (c) => {
+    const rule = parseFaultRule(await readJson(c));
+    faults.add(rule);
+    deps.logger.info({ rule }, 'fault injected');
+    return c.json({ faults: faults.list() }, 201);
+  });
+  app.delete('/sim/faults', (c) => {
+    faults.clear();
+    return c.json({ faults: [] });
+  });
+
+  app.get('/sim/postings', (c) => {
+    const filter = optionalFilter(c, ['uetr', 'memberId']);
+    return c.json({ postings: records.postings(filter) });
+  });
+
+  app.get('/sim/postings/wait', async (c) => {
+    const uetr = c.req.query('uetr');
+    if (!uetr) throw queryError('uetr', 'is required');
+    const count = positiveInt(c, 'count', 1);
+    const timeoutMs = Math.min(positiveInt(c, 'timeoutMs', 10_000), deps.maxWaitMs);
+    const memberId = c.req.query('memberId');
+    const filter = { uetr, ...(memberId ? { memberId } : {}) };
+    const signal = AbortSignal.any([deps.stopping, c.req.raw.signal]);
+    const found = await records.waitFor(
+      () => {
+        const postings = records.postings(filter);
+        return postings.length >= count ? postings : undefined;
+      },
+      timeoutMs,
+      signal,
+    );
+    const postings = found ?? records.postings(filter);
+    return c.json({ complete: found !== undefined, count: postings.length, postings });
+  });
+
+  app.get('/sim/messages', (c) => {
+    const kind = c.req.query('kind');
+    if (kind !== undefined && !messageKinds.includes(kind as MessageKind)) {
+      throw queryError('kind', `must be one of ${messageKinds.join(', ')}`);
+    }
+    const filter = optionalFilter(c, ['uetr', 'memberId']);
+    return c.json({
+      messages: records.messages({ ...filter, ...(kind ? { kind: kind as MessageKind } : {}) }),
+    });
+  });
+
+  app.get('/sim/stats', (c) => c.json(records.stats()));
+
+  app.post('/sim/reset', (c) => {
+    records.reset();
+    faults.clear();
+    deps.logger.info('simulator reset');
+    return c.json({ reset: true });
+  });
+}
+
+type Parsed<N extends MessageName> = { ok: true; value: Messages[N] } | { ok: false; response: Response };
+
+function parseBody<N extends MessageName>(c: Context<AppEnv>, name: N, body: string): Parsed<N> {
+  let json: unknown;
+  try {
+    json = parseJsonExact(body);
+  } catch {
+    return { ok: false, response: problemJson(c, problem('malformedJson', undefined, c.req.path)) };
+  }
+  const result = validate(name, json);
+  if (!result.ok)
+    return { ok: false, response: problemJson(c, validationProblem(result.errors, c.req.path)) };
+  return { ok: true, value: result.value };
+}
+
+function problemJson(c: Context<AppEnv>, body: ProblemDetails): Response {
+  return c.body(JSON.stringify(body), body.status as 400, { 'content-type': problemContentType });
+}
+
+async function readJson(c: Context<AppEnv>): Promise<unknown> {
+  try {
+    return await c.req.json();
+  } catch (error) {
+    throw new AppError('MALFORMED_JSON', 'the body is not JSON', { cause: error });
+  }
+}
+
+export function uetrOfPosting(posting: EventPosting): string {
+  return posting.class === 'TRANSACTION_STATE' ? posting.tranInfo.tranUetr : posting.identifiers.uetr;
+}
+
+/** A posting's own identity when the delivery carries no event id header. */
+function postingIdentification(posting: EventPosting, body: string): string {
+  if (posting.class === 'TRANSACTION_STATE') return posting.messageInfo.messageIdentification;
+  return createHash('sha256').update(body).digest('hex');
+}
+
+function optionalFilter<K extends string>(
+  c: Context<AppEnv>,
+  keys: readonly K[],
+): Partial<Record<K, string>> {
+  const filter: Partial<Record<K, string>> = {};
+  for (const key of keys) {
+    const value = c.req.query(key);
+    if (value) filter[key] = value;
+  }
+  return filter;
+}
+
+function positiveInt(c: Context<AppEnv>, name: string, fallback: number): number {
+  const raw = c.req.query(name);
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value < 1) throw queryError(name, 'must be a positive integer');
+  return value;
+}
+
+function queryError(name: string, detail: string): AppError {
+  return new AppError('VALIDATION_FAILED', `query parameter ${name} ${detail}`, {
+    details: [{ pointer: `/${name}`, detail }],
+  });
+}
+
+interface NodeBindings {
+  incoming?: {
+    socket?: { destroy(): void; destroyed: boolean; once(event: 'close', listener: () => void): void };
+  };
+}
+
+/**
+ * Applies a fault. Returns the response that replaces the bank's answer, or undefined when the request
+ * goes on (after a delay).
+ */
+async function injectFault(
+  c: Context<AppEnv>,
+  action: Exclude<FaultAction, { kind: 'pass' }>,
+  deps: SimulatorRouteDeps,
+): Promise<Response | undefined> {
+  const socket = (c.env as NodeBindings | undefined)?.incoming?.socket;
+  switch (action.kind) {
+    case 'delay':
+      await sleep(action.ms, deps.stopping);
+      return undefined;
+    case 'error': {
+      const headers: Record<string, string> = { 'content-type': problemContentType };
+      if (action.retryAfterSeconds !== undefined) headers['retry-after'] = String(action.retryAfterSeconds);
+      const body: ProblemDetails = {
+        type: '/problems/injected-fault',
+        title: 'Injected fault',
+        status: action.status,
+        detail: 'The bank simulator was told to fail this request',
+      };
+      return c.body(JSON.stringify(body), action.status as 500, headers);
+    }
+    case 'drop':
+      socket?.destroy();
+      return c.body(null, 500);
+    case 'hang':
+      // Nothing is answered: the client times out (or the simulator stops and closes the connection).
+      if (socket && !socket.destroyed) {
+        await new Promise<void>((resolve) => {
+          socket.once('close', resolve);
+          deps.stopping.addEventListener('abort', () => resolve(), { once: true });
+        });
+      } else {
+        await new Promise<void>((resolve) =>
+          deps.stopping.addEventListener('abort', () => resolve(), { once: true }),
+        );
+      }
+      socket?.destroy();
+      return c.body(null, 500);
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}

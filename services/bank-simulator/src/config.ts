@@ -1,0 +1,40 @@
+import { defineConfig, duration, int, list, logLevels, oneOf, port, str, url } from '@rp/runtime';
+
+/** Every variable the bank simulator reads; `loadConfig` refuses to start while any of them is invalid. */
+export const bankSimulatorConfigSpec = defineConfig({
+  PORT: port({
+    default: 8090,
+    doc: 'HTTP port: the banks under /banks/<memberId>, the /sim admin routes, health, metrics',
+  }),
+  LOG_LEVEL: oneOf(logLevels, { default: 'info', doc: 'Minimum level of the JSON log lines' }),
+  ENGINE_URL: url({
+    optional: true,
+    doc: "The engine's ingress base URL, where inbound debits are answered; unset: they are stored, not answered",
+  }),
+  RESPONSE_DELAY: duration({
+    default: 50,
+    doc: 'How long a bank takes to debit the account before it reports',
+  }),
+  INSUFFICIENT_FUNDS_ACCOUNTS: list({
+    optional: true,
+    doc: 'Debtor account numbers the banks answer RJCT AM04 (insufficient funds) for',
+  }),
+  SIGNING_SECRETS: str({
+    optional: true,
+    doc: 'JSON {"<memberId>": ["secret", ...]}: secrets whose signatures a bank accepts (several during rotation)',
+  }),
+  SIGNATURE_TOLERANCE: int({
+    optional: true,
+    min: 1,
+    doc: 'Largest accepted age of webhook-timestamp in seconds; unset: not checked (demo clocks may run fast)',
+  }),
+  FAULTS: str({
+    optional: true,
+    doc: 'JSON array of fault rules in force from the start (same shape as POST /sim/faults)',
+  }),
+  RESPONSE_MAX_ATTEMPTS: int({
+    default: 100,
+    min: 1,
+    doc: 'Attempts to deliver a report to the engine before giving up',
+  }),
+});

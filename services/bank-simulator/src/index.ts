@@ -1,0 +1,32 @@
+export { registerSimulatorRoutes, type SimulatorRouteDeps, uetrOfPosting } from './app.ts';
+export { BankSimulatorClient } from './client.ts';
+export { bankSimulatorConfigSpec } from './config.ts';
+export {
+  type FaultAction,
+  type FaultMode,
+  type FaultRoute,
+  type FaultRule,
+  FaultTable,
+  faultRoutes,
+  parseFaultRule,
+} from './faults.ts';
+export {
+  type ExchangedMessage,
+  type MessageKind,
+  messageKinds,
+  type ReceivedPosting,
+  type ResponseDelivery,
+  type RouteCounters,
+  SimulatorRecords,
+  type SimulatorStats,
+} from './records.ts';
+export {
+  buildInboundResponse,
+  debtorAccountOf,
+  defaultResponderRetry,
+  InboundResponder,
+  newMessageIdentification,
+  type ResponderRetry,
+} from './responder.ts';
+export { type BankSimulator, type BankSimulatorConfig, createBankSimulator, serviceName } from './service.ts';
+export { type SignatureCheck, signingKey, signPosting, verifySignature } from './signature.ts';

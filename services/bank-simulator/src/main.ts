@@ -1,0 +1,67 @@
+import {
+  AppError,
+  createHealth,
+  createLifecycle,
+  createLogger,
+  createMetrics,
+  describeConfig,
+  loadConfig,
+} from '@rp/runtime';
+import { bankSimulatorConfigSpec } from './config.ts';
+import { parseFaultRule } from './faults.ts';
+import { createBankSimulator, serviceName } from './service.ts';
+
+const config = loadConfig(bankSimulatorConfigSpec);
+const logger = createLogger({ service: serviceName, level: config.LOG_LEVEL });
+logger.info({ config: describeConfig(bankSimulatorConfigSpec, config) }, 'configuration');
+const health = createHealth();
+const metrics = createMetrics({ service: serviceName });
+const lifecycle = createLifecycle({ logger, health });
+lifecycle.installSignalHandlers();
+
+function parseJson(name: string, text: string | undefined): unknown {
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new AppError('CONFIG_INVALID', `${name} is not valid JSON`, { cause: error });
+  }
+}
+
+try {
+  const secrets = parseJson('SIGNING_SECRETS', config.SIGNING_SECRETS) ?? {};
+  if (
+    typeof secrets !== 'object' ||
+    secrets === null ||
+    !Object.values(secrets).every(
+      (list) => Array.isArray(list) && list.every((entry) => typeof entry === 'string'),
+    )
+  ) {
+    throw new AppError('CONFIG_INVALID', 'SIGNING_SECRETS must map member ids to arrays of secrets');
+  }
+  const faults = parseJson('FAULTS', config.FAULTS) ?? [];
+  if (!Array.isArray(faults))
+    throw new AppError('CONFIG_INVALID', 'FAULTS must be a JSON array of fault rules');
+  const simulator = createBankSimulator({
+    port: config.PORT,
+    ...(config.ENGINE_URL === undefined ? {} : { engineUrl: config.ENGINE_URL }),
+    responseDelayMs: config.RESPONSE_DELAY,
+    insufficientFundsAccounts: config.INSUFFICIENT_FUNDS_ACCOUNTS ?? [],
+    signingSecrets: secrets as Record<string, string[]>,
+    ...(config.SIGNATURE_TOLERANCE === undefined
+      ? {}
+      : { signatureToleranceSeconds: config.SIGNATURE_TOLERANCE }),
+    faults: faults.map(parseFaultRule),
+    retry: { maxAttempts: config.RESPONSE_MAX_ATTEMPTS },
+    logger,
+    metrics,
+    health,
+  });
+  await simulator.start();
+  lifecycle.onStop('http', 'simulator', () => simulator.stop());
+  logger.info({ url: simulator.url, example: simulator.bankUrl('250655') }, 'bank simulator ready');
+} catch (error) {
+  logger.fatal({ err: error }, 'bank simulator failed to start');
+  await lifecycle.shutdown('start-up failed');
+  process.exit(1);
+}

@@ -1,0 +1,138 @@
+import {
+  type AppEnv,
+  type Clock,
+  createHealth,
+  createHttpApp,
+  createLogger,
+  createMetrics,
+  type Health,
+  type HttpServer,
+  type Logger,
+  type Metrics,
+  startHttpServer,
+  systemClock,
+} from '@rp/runtime';
+import type { Hono } from 'hono';
+import { registerSimulatorRoutes } from './app.ts';
+import { type FaultRule, FaultTable } from './faults.ts';
+import { simulatorMetrics } from './metrics.ts';
+import { SimulatorRecords } from './records.ts';
+import { defaultResponderRetry, InboundResponder, type ResponderRetry } from './responder.ts';
+
+export const serviceName = 'bank-simulator';
+
+export interface BankSimulatorConfig {
+  /** Listen port for `start()`; 0 (default) takes a free one. */
+  port?: number;
+  host?: string;
+  /** The engine's base URL (its ingress): inbound debits are answered there. Absent: they are not answered. */
+  engineUrl?: string;
+  /** How long after an inbound debit the bank reports (ms). Default 50. */
+  responseDelayMs?: number;
+  /** Debtor account numbers answered RJCT AM04 (insufficient funds). */
+  insufficientFundsAccounts?: readonly string[];
+  /** Signing secrets per member id; several during a rotation. A bank without any accepts unsigned postings. */
+  signingSecrets?: Readonly<Record<string, readonly string[]>>;
+  /** Largest accepted age of a posting's webhook-timestamp, in seconds; absent: not checked. */
+  signatureToleranceSeconds?: number;
+  /** Faults in force from the start. */
+  faults?: readonly FaultRule[];
+  /** Retries of the simulator's own reports to the engine. */
+  retry?: Partial<ResponderRetry>;
+  /** Longest long poll of /sim/postings/wait (ms). Default 120,000. */
+  maxWaitMs?: number;
+  logger?: Logger;
+  metrics?: Metrics;
+  health?: Health;
+  clock?: Clock;
+  /** Random source for error rates (tests make it deterministic). */
+  random?: () => number;
+}
+
+export interface BankSimulator {
+  readonly app: Hono<AppEnv>;
+  /** Listens on the configured port. */
+  start(): Promise<void>;
+  /** Ends hanging requests and long polls, abandons pending reports, closes the server. */
+  stop(): Promise<void>;
+  /** The listening URL (after `start`). */
+  readonly url: string;
+  /** A bank's baseUrl (and eventsUrl) as a participant entry names it (after `start`). */
+  bankUrl(memberId: string): string;
+  readonly records: SimulatorRecords;
+  readonly faults: FaultTable;
+}
+
+/**
+ * A process that plays any number of participating banks: each bank's endpoints live under
+ * `/banks/<memberId>`, so a participant's baseUrl and eventsUrl are `<url>/banks/<memberId>`.
+ */
+export function createBankSimulator(config: BankSimulatorConfig = {}): BankSimulator {
+  const logger = config.logger ?? createLogger({ service: serviceName, level: 'warn' });
+  const metrics = config.metrics ?? createMetrics({ service: serviceName, defaultMetrics: false });
+  const health = config.health ?? createHealth();
+  const clock = config.clock ?? systemClock;
+  const records = new SimulatorRecords();
+  const faults = new FaultTable(config.random);
+  for (const rule of config.faults ?? []) faults.add(rule);
+  const stopping = new AbortController();
+  const responder = new InboundResponder({
+    engineUrl: config.engineUrl,
+    responseDelayMs: config.responseDelayMs ?? 50,
+    insufficientFunds: new Set(config.insufficientFundsAccounts ?? []),
+    retry: { ...defaultResponderRetry, ...config.retry },
+    records,
+    clock,
+    logger,
+  });
+  const app = createHttpApp({ health, metrics, logger });
+  registerSimulatorRoutes(app, {
+    records,
+    faults,
+    responder,
+    signingSecrets: new Map(Object.entries(config.signingSecrets ?? {})),
+    signatureToleranceSeconds: config.signatureToleranceSeconds,
+    clock,
+    logger,
+    metrics: simulatorMetrics(metrics),
+    stopping: stopping.signal,
+    maxWaitMs: config.maxWaitMs ?? 120_000,
+  });
+  let server: HttpServer | undefined;
+
+  const url = () => {
+    if (!server) throw new Error('the bank simulator is not started');
+    return server.url;
+  };
+
+  return {
+    app,
+    records,
+    faults,
+    get url() {
+      return url();
+    },
+    bankUrl: (memberId) => `${url()}/banks/${encodeURIComponent(memberId)}`,
+    async start() {
+      if (server) return;
+      server = await startHttpServer(app, {
+        port: config.port ?? 0,
+        ...(config.host === undefined ? {} : { host: config.host }),
+        closeTimeoutMs: 1_000,
+      });
+      if (health.state === 'starting') health.markReady();
+      logger.info({ url: server.url }, 'bank simulator listening');
+    },
+    async stop() {
+      stopping.abort();
+      records.wakeAll();
+      await responder.stop();
+      const running = server;
+      server = undefined;
+      if (running) {
+        running.server.closeAllConnections();
+        await running.close();
+      }
+    },
+  };
+}

@@ -1,0 +1,376 @@
+import { readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  type DirectDebit,
+  deliveryHeaders,
+  type EventPosting,
+  parseJsonExact,
+  servicePaths,
+  toJson,
+  validate,
+} from '@rp/contracts';
+import { createLogger } from '@rp/runtime';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BankSimulatorClient } from './client.ts';
+import { type BankSimulator, type BankSimulatorConfig, createBankSimulator } from './service.ts';
+import { signPosting } from './signature.ts';
+
+const examples = new URL('../../../avro/examples/', import.meta.url);
+
+function example<N extends 'DirectDebit' | 'EventPosting'>(name: N, file: string) {
+  const result = validate(name, parseJsonExact(readFileSync(new URL(file, examples), 'utf8')));
+  if (!result.ok) throw new Error(`${file}: ${JSON.stringify(result.errors)}`);
+  return result.value;
+}
+
+const debit = example('DirectDebit', 'DirectDebit.za-eft-on-us.json') as DirectDebit;
+const posting = example('EventPosting', 'TransactionStatePosting.debit-queued.json') as EventPosting;
+const postingUetr = '2f6c1e0a-8b4d-4c7e-9a1f-3d5b7c9e1a24';
+const bank = '250655';
+const logger = createLogger({ service: 'bank-simulator-test', level: 'silent' });
+
+let running: BankSimulator[] = [];
+const servers: Server[] = [];
+
+afterEach(async () => {
+  await Promise.all(running.map((simulator) => simulator.stop()));
+  running = [];
+  await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))));
+});
+
+async function start(config: BankSimulatorConfig = {}) {
+  const simulator = createBankSimulator({ logger, ...config });
+  await simulator.start();
+  running.push(simulator);
+  return { simulator, client: new BankSimulatorClient(simulator.url) };
+}
+
+function postEvent(
+  simulator: BankSimulator,
+  body: string,
+  headers: Record<string, string> = {},
+  memberId = bank,
+) {
+  return fetch(`${simulator.bankUrl(memberId)}/events`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body,
+  });
+}
+
+function signedHeaders(
+  secret: string,
+  id: string,
+  body: string,
+  timestamp = String(Math.floor(Date.now() / 1000)),
+) {
+  return {
+    [deliveryHeaders.id]: id,
+    [deliveryHeaders.timestamp]: timestamp,
+    [deliveryHeaders.signature]: signPosting(secret, id, timestamp, body),
+  };
+}
+
+const postingBody = (stageVersion = 5) =>
+  toJson('EventPosting', { ...posting, stageVersion } as EventPosting);
+
+describe('bank routes', () => {
+  it('stores event postings in arrival order and counts a redelivered event id once', async () => {
+    const { simulator, client } = await start();
+    expect((await postEvent(simulator, postingBody(5), { [deliveryHeaders.id]: 'evt-5' })).status).toBe(202);
+    expect((await postEvent(simulator, postingBody(6), { [deliveryHeaders.id]: 'evt-6' })).status).toBe(202);
+    const again = await postEvent(simulator, postingBody(5), { [deliveryHeaders.id]: 'evt-5' });
+    expect(again.status).toBe(202);
+    expect(await again.json()).toEqual({ eventId: 'evt-5', duplicate: true });
+
+    const postings = await client.postings(postingUetr);
+    expect(postings.map((entry) => entry.eventId)).toEqual(['evt-5', 'evt-6']);
+    expect(
+      postings.map((entry) => (entry.posting.class === 'TRANSACTION_STATE' ? entry.posting.stageVersion : 0)),
+    ).toEqual([5, 6]);
+    expect(postings[0]?.signatureVerified).toBe(false);
+    const stats = await client.stats();
+    expect(stats.duplicates).toBe(1);
+    expect(stats.routes.events).toMatchObject({ received: 3, accepted: 2, duplicates: 1 });
+    expect(stats.banks[bank]?.events.accepted).toBe(2);
+  });
+
+  it('refuses a posting that is not an EventPosting with 422 and malformed JSON with 400', async () => {
+    const { simulator, client } = await start();
+    expect((await postEvent(simulator, '{"class":"TRANSACTION_STATE"}')).status).toBe(422);
+    expect((await postEvent(simulator, '{not json')).status).toBe(400);
+    expect(await client.postings()).toEqual([]);
+    expect((await client.stats()).routes.events.invalid).toBe(2);
+  });
+
+  it('waitForPostings answers as soon as the postings arrive and fails when they do not', async () => {
+    const { simulator, client } = await start();
+    const waiting = client.waitForPostings(postingUetr, 2, 10_000);
+    await postEvent(simulator, postingBody(5), { [deliveryHeaders.id]: 'a' });
+    await postEvent(simulator, postingBody(6), { [deliveryHeaders.id]: 'b' });
+    expect((await waiting).map((entry) => entry.eventId)).toEqual(['a', 'b']);
+    await expect(client.waitForPostings(postingUetr, 3, 200)).rejects.toThrow(/2 of 3 postings/);
+  });
+
+  it('stores outbound status reports and counts a resent one as a duplicate', async () => {
+    const { simulator, client } = await start();
+    const report = readFileSync(new URL('PaymentStatusReport.accp.json', examples), 'utf8');
+    const send = () =>
+      fetch(`${simulator.bankUrl(bank)}/outbound/direct-debit-response`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: report,
+      });
+    expect((await send()).status).toBe(202);
+    expect((await send()).status).toBe(202);
+    const messages = await client.messages('outboundDirectDebitResponse');
+    expect(messages).toHaveLength(1);
+    expect(messages[0]).toMatchObject({ memberId: bank, duplicates: 1 });
+    expect((await client.stats()).routes.outbound).toMatchObject({ accepted: 1, duplicates: 1 });
+  });
+});
+
+describe('signatures', () => {
+  const secrets = { [bank]: ['new-secret-0123456789', 'old-secret-0123456789'] };
+
+  it('accepts a posting signed with any of the bank’s secrets (rotation)', async () => {
+    const { simulator, client } = await start({ signingSecrets: secrets });
+    const body = postingBody(5);
+    expect(
+      (await postEvent(simulator, body, signedHeaders('new-secret-0123456789', 'e1', body))).status,
+    ).toBe(202);
+    expect(
+      (await postEvent(simulator, body, signedHeaders('old-secret-0123456789', 'e2', body))).status,
+    ).toBe(202);
+    const whsec = `whsec_${Buffer.from('raw-key-bytes').toString('base64')}`;
+    const { simulator: other } = await start({ signingSecrets: { [bank]: [whsec] } });
+    expect((await postEvent(other, body, signedHeaders(whsec, 'e3', body))).status).toBe(202);
+    const postings = await client.postings(postingUetr);
+    expect(postings.map((entry) => entry.signatureVerified)).toEqual([true, true]);
+  });
+
+  it('refuses a bad, a missing or a stale signature with 401 and counts it', async () => {
+    const { simulator, client } = await start({ signingSecrets: secrets, signatureToleranceSeconds: 300 });
+    const body = postingBody(5);
+    const wrongKey = await postEvent(simulator, body, signedHeaders('another-secret-000000', 'e1', body));
+    expect(wrongKey.status).toBe(401);
+    const tampered = await postEvent(
+      simulator,
+      postingBody(6),
+      signedHeaders('new-secret-0123456789', 'e2', body),
+    );
+    expect(tampered.status).toBe(401);
+    expect((await postEvent(simulator, body)).status).toBe(401);
+    const stale = String(Math.floor(Date.now() / 1000) - 3_600);
+    expect(
+      (await postEvent(simulator, body, signedHeaders('new-secret-0123456789', 'e3', body, stale))).status,
+    ).toBe(401);
+    expect(await client.postings()).toEqual([]);
+    const stats = await client.stats();
+    expect(stats.signatureFailures).toBe(4);
+    expect(stats.banks[bank]?.events.signatureFailures).toBe(4);
+  });
+
+  it('lets postings to a bank without secrets through unsigned', async () => {
+    const { simulator, client } = await start({ signingSecrets: secrets });
+    expect((await postEvent(simulator, postingBody(5), {}, '470010')).status).toBe(202);
+    expect(await client.postings(undefined, '470010')).toHaveLength(1);
+  });
+});
+
+describe('faults', () => {
+  it('answers the configured error a given number of times, then clears itself', async () => {
+    const { simulator, client } = await start();
+    await client.setFault({ mode: 'error', status: 503, retryAfterSeconds: 2, route: 'events', count: 2 });
+    const first = await postEvent(simulator, postingBody(5), { [deliveryHeaders.id]: 'x' });
+    expect(first.status).toBe(503);
+    expect(first.headers.get('retry-after')).toBe('2');
+    expect((await postEvent(simulator, postingBody(5), { [deliveryHeaders.id]: 'x' })).status).toBe(503);
+    expect((await postEvent(simulator, postingBody(5), { [deliveryHeaders.id]: 'x' })).status).toBe(202);
+    expect((await client.stats()).routes.events.faultsInjected).toBe(2);
+  });
+
+  it('scopes a fault to one bank and one route', async () => {
+    const { simulator, client } = await start();
+    await client.setFault({ mode: 'error', status: 500, memberId: bank, route: 'events' });
+    expect((await postEvent(simulator, postingBody(5), {}, bank)).status).toBe(500);
+    expect((await postEvent(simulator, postingBody(5), {}, '470010')).status).toBe(202);
+    const report = readFileSync(new URL('PaymentStatusReport.accp.json', examples), 'utf8');
+    const outbound = await fetch(`${simulator.bankUrl(bank)}/outbound/direct-debit-response`, {
+      method: 'POST',
+      body: report,
+    });
+    expect(outbound.status).toBe(202);
+    await client.clearFaults();
+    expect((await postEvent(simulator, postingBody(5), {}, bank)).status).toBe(202);
+  });
+
+  it('applies an error rate: 0 never fails, 1 always does', async () => {
+    const { simulator, client } = await start();
+    await client.setFault({ mode: 'error', rate: 0 });
+    expect((await postEvent(simulator, postingBody(5), { [deliveryHeaders.id]: 'r0' })).status).toBe(202);
+    await client.setFault({ mode: 'error', rate: 1, status: 429 });
+    expect((await postEvent(simulator, postingBody(5), { [deliveryHeaders.id]: 'r1' })).status).toBe(429);
+  });
+
+  it('drops the connection without an answer', async () => {
+    const { simulator, client } = await start();
+    await client.setFault({ mode: 'drop', count: 1 });
+    await expect(postEvent(simulator, postingBody(5))).rejects.toThrow();
+    expect((await postEvent(simulator, postingBody(5))).status).toBe(202);
+  });
+
+  it('delays the answer', async () => {
+    const { simulator, client } = await start();
+    await client.setFault({ mode: 'delay', ms: 300 });
+    const started = performance.now();
+    expect((await postEvent(simulator, postingBody(5))).status).toBe(202);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(290);
+  });
+
+  it('never answers in no-response mode: the client gives up', async () => {
+    const { simulator, client } = await start();
+    await client.setFault({ mode: 'no-response', route: 'inbound' });
+    const call = fetch(`${simulator.bankUrl(bank)}/inbound/direct-debit`, {
+      method: 'POST',
+      body: toJson('DirectDebit', debit),
+      signal: AbortSignal.timeout(300),
+    });
+    await expect(call).rejects.toThrow(/timeout|abort/i);
+    expect(await client.messages('inboundDirectDebit')).toEqual([]);
+  });
+
+  it('refuses an invalid fault rule with 422', async () => {
+    const { simulator } = await start();
+    const response = await fetch(`${simulator.url}/sim/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ mode: 'error', rate: 2 }),
+    });
+    expect(response.status).toBe(422);
+  });
+
+  it('reset forgets postings, messages, stats and faults', async () => {
+    const { simulator, client } = await start();
+    await postEvent(simulator, postingBody(5));
+    await client.setFault({ mode: 'error', route: 'outbound' });
+    await client.reset();
+    expect(await client.postings()).toEqual([]);
+    expect((await client.stats()).routes.events.received).toBe(0);
+    const report = readFileSync(new URL('PaymentStatusReport.accp.json', examples), 'utf8');
+    const outbound = await fetch(`${simulator.bankUrl(bank)}/outbound/direct-debit-response`, {
+      method: 'POST',
+      body: report,
+    });
+    expect(outbound.status).toBe(202);
+  });
+});
+
+/** A stand-in for the engine's ingress: answers with the statuses given, then 202, and keeps the bodies. */
+async function fakeIngress(statuses: number[]) {
+  const bodies: string[] = [];
+  const waiters: (() => void)[] = [];
+  const server = createServer((request: IncomingMessage, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const status =
+        request.url === servicePaths.inboundDirectDebitResponse ? (statuses.shift() ?? 202) : 404;
+      bodies.push(Buffer.concat(chunks).toString('utf8'));
+      response.writeHead(status, status === 503 ? { 'retry-after': '0' } : {}).end();
+      if (status === 202 || status === 409) for (const wake of waiters.splice(0)) wake();
+    });
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const acknowledged = new Promise<void>((resolve) => waiters.push(resolve));
+  return { url, bodies, acknowledged };
+}
+
+describe('inbound debits', () => {
+  const retry = { initialDelayMs: 10, maxDelayMs: 50 };
+
+  const sendDebit = (simulator: BankSimulator, body: DirectDebit = debit) =>
+    fetch(`${simulator.bankUrl(bank)}/inbound/direct-debit`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: toJson('DirectDebit', body),
+    });
+
+  it('answers ACSC to the engine, retrying 503 until the engine answers 202', async () => {
+    const ingress = await fakeIngress([503, 503]);
+    const { simulator, client } = await start({ engineUrl: ingress.url, responseDelayMs: 5, retry });
+    expect((await sendDebit(simulator)).status).toBe(202);
+    await ingress.acknowledged;
+    expect(ingress.bodies).toHaveLength(3);
+    expect(new Set(ingress.bodies).size).toBe(1);
+    const report = validate('PaymentStatusReport', parseJsonExact(ingress.bodies[0] as string));
+    if (!report.ok) throw new Error(JSON.stringify(report.errors));
+    expect(report.value.status.status).toBe('ACSC');
+    expect(report.value.transactionIdentifiers.uetr).toBe(debit.transactionIdentifiers.uetr);
+    expect(report.value.originalMessageIdentifiers).toEqual(debit.messageIdentifiers);
+    expect(report.value.instructingAgent?.memberId).toBe(bank);
+    expect(report.value.messageIdentifiers.messageIdentification).toHaveLength(35);
+
+    const [sent] = await client.messages('inboundDirectDebitResponse', debit.transactionIdentifiers.uetr);
+    expect(sent?.delivery).toMatchObject({ attempts: 3, lastStatus: 202, state: 'done' });
+    expect((await client.messages('inboundDirectDebit')).map((message) => message.uetr)).toEqual([
+      debit.transactionIdentifiers.uetr,
+    ]);
+    expect((await client.stats()).responses).toMatchObject({
+      sent: 1,
+      attempts: 3,
+      acknowledged: 1,
+      pending: 0,
+    });
+  });
+
+  it('answers RJCT AM04 for an insufficient-funds debtor account, and treats 409 as done', async () => {
+    const ingress = await fakeIngress([409]);
+    const account = debit.paymentScheme.schemeData?.shortenedDebtorAccountNumber as string;
+    const { simulator, client } = await start({
+      engineUrl: ingress.url,
+      responseDelayMs: 5,
+      retry,
+      insufficientFundsAccounts: [account],
+    });
+    expect((await sendDebit(simulator)).status).toBe(202);
+    await ingress.acknowledged;
+    const report = validate('PaymentStatusReport', parseJsonExact(ingress.bodies[0] as string));
+    if (!report.ok) throw new Error(JSON.stringify(report.errors));
+    expect(report.value.status).toEqual({
+      status: 'RJCT',
+      reasonInfo: [{ reason: { code: 'AM04' }, additionalInfo: ['Insufficient funds'] }],
+    });
+    const [sent] = await client.messages('inboundDirectDebitResponse');
+    expect(sent?.delivery).toMatchObject({ attempts: 1, lastStatus: 409, state: 'done' });
+  });
+
+  it('answers a resent inbound debit once and gives each report its own identification', async () => {
+    const ingress = await fakeIngress([]);
+    const { simulator, client } = await start({ engineUrl: ingress.url, responseDelayMs: 5, retry });
+    expect((await sendDebit(simulator)).status).toBe(202);
+    expect((await sendDebit(simulator)).status).toBe(202);
+    await ingress.acknowledged;
+    const second: DirectDebit = {
+      ...debit,
+      messageIdentifiers: { ...debit.messageIdentifiers, messageIdentification: 'FNB20250314093000000099' },
+      transactionIdentifiers: {
+        ...debit.transactionIdentifiers,
+        uetr: '0f6c1e0a-8b4d-4c7e-9a1f-3d5b7c9e1a99',
+      },
+    };
+    expect((await sendDebit(simulator, second)).status).toBe(202);
+    const stats = await client.stats();
+    expect(stats.routes.inbound).toMatchObject({ accepted: 2, duplicates: 1 });
+    const waited = await simulator.records.waitFor(() => {
+      const sent = simulator.records.messages({ kind: 'inboundDirectDebitResponse' });
+      return sent.length === 2 && sent.every((message) => message.delivery?.state === 'done')
+        ? sent
+        : undefined;
+    }, 5_000);
+    expect(new Set(waited?.map((message) => message.messageIdentification)).size).toBe(2);
+  });
+});

@@ -1,0 +1,160 @@
+import {
+  bankPaths,
+  type DirectDebit,
+  type PaymentStatusReport,
+  type TransactionState,
+  toJson,
+} from '@rp/contracts';
+import type { ConsumedRecord, HandlerContext } from '@rp/kafka';
+import type { Participant, Participants } from '@rp/pipeline';
+import { AppError } from '@rp/runtime';
+import type { TransactionRepository } from '@rp/store';
+import { type Deliverer, type DeliveryJob, stateHeader } from './delivery.ts';
+import type { DispatcherMetrics } from './metrics.ts';
+import { directDebitOfSnapshot } from './snapshot.ts';
+
+/** Header on due debits: when the scheduler released them, the start of their delivery. */
+export const releasedAtHeader = 'rp-released-at';
+
+export interface DispatchHandlerDeps {
+  readonly deliver: Deliverer;
+  readonly participants: Participants;
+  readonly transactions: Pick<TransactionRepository, 'get'>;
+  readonly metrics: DispatcherMetrics;
+}
+
+export interface DispatchHandlers {
+  /** rp.statusreport.outbound.v1: POST {initiating bank}/outbound/direct-debit-response until 202. */
+  statusReport(record: ConsumedRecord<PaymentStatusReport>, context: HandlerContext): Promise<void>;
+  /** rp.directdebit.due.v1: POST {actioning bank}/inbound/direct-debit until 202. */
+  dueDebit(record: ConsumedRecord<DirectDebit>, context: HandlerContext): Promise<void>;
+}
+
+/**
+ * The initiating bank of an outbound debit, which the engine's status report goes back to: the report's
+ * instructedAgent (the validator addresses the report to the debit's instructing agent), else the
+ * original transaction's creditor agent (on an on-us debit the creditor's bank initiates the collection).
+ */
+export function initiatingBankOf(report: PaymentStatusReport): string | undefined {
+  return report.instructedAgent?.memberId ?? report.originalTransactionData?.creditorAgent?.memberId;
+}
+
+/** The actioning bank of a debit, which debits the account: the debtor agent. */
+export function actioningBankOf(debit: DirectDebit): string | undefined {
+  return debit.debtorAgent.memberId;
+}
+
+function participant(
+  participants: Participants,
+  memberId: string | undefined,
+  role: string,
+  uetr: string,
+): Participant {
+  const bank = memberId === undefined ? undefined : participants.get(memberId);
+  if (bank === undefined) {
+    // Not retriable: no attempt can succeed until an operator adds the bank; the record is dead-lettered.
+    throw new AppError(
+      'CONFIG_INVALID',
+      `transaction ${uetr}: the ${role} ${memberId ?? '(none named)'} is not a participant`,
+      {
+        retriable: false,
+      },
+    );
+  }
+  return bank;
+}
+
+function originOf(text: string | undefined, fallback: string): Date {
+  const at = text === undefined ? Number.NaN : Date.parse(text);
+  return new Date(Number.isNaN(at) ? Date.parse(fallback) : at);
+}
+
+export function createDispatchHandlers(deps: DispatchHandlerDeps): DispatchHandlers {
+  const { deliver, participants, transactions, metrics } = deps;
+
+  async function run(job: DeliveryJob, signal: AbortSignal): Promise<void> {
+    try {
+      await deliver(job, signal);
+    } catch (error) {
+      if (!(error instanceof AppError && error.retriable && error.code.startsWith('DOWNSTREAM'))) {
+        metrics.failed(job.operation);
+      }
+      throw error;
+    }
+  }
+
+  return {
+    async statusReport(record, context) {
+      metrics.received('outboundDirectDebitResponse');
+      const report = record.value;
+      const uetr = report.transactionIdentifiers.uetr;
+      const header = record.headers[stateHeader];
+      const fromState: TransactionState =
+        header !== undefined && header !== ''
+          ? (header as TransactionState)
+          : report.status.status === 'RJCT'
+            ? 'DEBIT_REJECTED'
+            : 'DEBIT_ACCEPTED';
+      await run(
+        {
+          operation: 'outboundDirectDebitResponse',
+          uetr,
+          messageIdentification: report.messageIdentifiers.messageIdentification,
+          bank: participant(participants, initiatingBankOf(report), 'initiating bank', uetr),
+          path: bankPaths.outboundDirectDebitResponse,
+          body: toJson('PaymentStatusReport', report),
+          fromState,
+          events: {
+            pending: 'DEBIT_STATUS_DELIVERY_PENDING',
+            delivered: 'DEBIT_STATUS_DELIVERED',
+            failure: 'DEBIT_STATUS_DELIVERY_FAILURE',
+          },
+          origin: originOf(report.messageIdentifiers.creationDateTime, record.timestamp),
+          messageType: 'PaymentStatusReport',
+          statusReport: report,
+          // The state changes carry the DirectDebit, which the report does not: one read by _id.
+          async transaction() {
+            const snapshot = await transactions.get(uetr);
+            const debit = snapshot === null ? undefined : directDebitOfSnapshot(snapshot);
+            if (debit === undefined) {
+              throw new AppError('NOT_FOUND', `transaction ${uetr}: no DirectDebit in its snapshot yet`, {
+                retriable: true,
+              });
+            }
+            return debit;
+          },
+          record,
+        },
+        context.signal,
+      );
+    },
+
+    async dueDebit(record, context) {
+      metrics.received('inboundDirectDebit');
+      const debit = record.value;
+      const uetr = debit.transactionIdentifiers.uetr;
+      const header = record.headers[stateHeader];
+      await run(
+        {
+          operation: 'inboundDirectDebit',
+          uetr,
+          messageIdentification: debit.messageIdentifiers.messageIdentification,
+          bank: participant(participants, actioningBankOf(debit), 'actioning bank', uetr),
+          path: bankPaths.inboundDirectDebit,
+          body: toJson('DirectDebit', debit),
+          fromState: header !== undefined && header !== '' ? (header as TransactionState) : 'DEBIT_QUEUED',
+          events: {
+            pending: 'DEBIT_DELIVERY_PENDING',
+            delivered: 'DEBIT_DELIVERED',
+            failure: 'DEBIT_DELIVERY_FAILURE',
+          },
+          origin: originOf(record.headers[releasedAtHeader], record.timestamp),
+          messageType: 'DirectDebit',
+          transaction: async () => debit,
+          record,
+        },
+        context.signal,
+      );
+    },
+  };
+}

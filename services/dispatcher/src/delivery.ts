@@ -1,0 +1,284 @@
+import {
+  type DeliveryOutcome,
+  type DirectDebit,
+  type KnownEventType,
+  nextState,
+  type PaymentStatusReport,
+  type StateChangeCause,
+  type TransactionState,
+} from '@rp/contracts';
+import type { ConsumedRecord } from '@rp/kafka';
+import type { Participant, PipelineProducer, StateEmitter } from '@rp/pipeline';
+import { AppError, type Clock, type Logger, transactionLogger } from '@rp/runtime';
+import type { WindowCalendar } from '@rp/scheduler/windows';
+import type { BankClient } from './bank-client.ts';
+import type { BankGates, CallHealth } from './bank-gate.ts';
+import type { DeferReason, DispatcherMetrics } from './metrics.ts';
+import { type BackoffPolicy, classifyStatus, nextAttemptAt, parseRetryAfter } from './retry.ts';
+import type { RetrySchedule } from './schedule.ts';
+import { keysFor, requestHeaders, type SigningKeys } from './signing.ts';
+
+/** Kafka header carrying the transaction's state on flow records, so the next service knows fromState. */
+export const stateHeader = 'rp-state';
+
+export type DispatchOperation = 'outboundDirectDebitResponse' | 'inboundDirectDebit';
+
+/** One message to deliver to one bank, as a topic handler made it from a record. */
+export interface DeliveryJob {
+  readonly operation: DispatchOperation;
+  readonly uetr: string;
+  readonly messageIdentification: string;
+  readonly bank: Participant;
+  /** The bank's path (bankPaths), appended to its base URL. */
+  readonly path: string;
+  /** The message as JSON text: the same bytes on every attempt. */
+  readonly body: string;
+  /** The transaction's state before the first attempt (the record's rp-state header). */
+  readonly fromState: TransactionState;
+  readonly events: {
+    readonly pending: KnownEventType;
+    readonly delivered: KnownEventType;
+    readonly failure: KnownEventType;
+  };
+  /** When the message came into being in the engine: its reconciliation window, so its retry deadline. */
+  readonly origin: Date;
+  readonly messageType: 'PaymentStatusReport' | 'DirectDebit';
+  readonly statusReport?: PaymentStatusReport;
+  /** The transaction's DirectDebit, for the state changes (read lazily: a report's needs a snapshot read). */
+  readonly transaction: () => Promise<DirectDebit>;
+  readonly record: ConsumedRecord<unknown>;
+}
+
+/**
+ * A record goes back to the consumer's retry tiers: a failed attempt, or no attempt now (the bank is
+ * paused or busy, the next attempt is not due). The consumer parks the transaction's later records
+ * behind it; other transactions flow.
+ */
+export class DeliveryDeferred extends AppError {
+  readonly reason: DeferReason | 'retry';
+
+  constructor(reason: DeferReason | 'retry', message: string) {
+    super(reason === 'retry' ? 'DOWNSTREAM_REJECTED' : 'DOWNSTREAM_TIMEOUT', message, { retriable: true });
+    this.reason = reason;
+  }
+}
+
+export interface DelivererDeps {
+  readonly client: BankClient;
+  readonly gates: BankGates;
+  readonly schedule: RetrySchedule;
+  readonly emitter: StateEmitter;
+  readonly producer: PipelineProducer;
+  readonly calendar: WindowCalendar;
+  readonly clock: Clock;
+  readonly backoff: BackoffPolicy;
+  /** Longest Retry-After honoured. */
+  readonly maxRetryAfterMs: number;
+  readonly signingKeys: ReadonlyMap<string, SigningKeys>;
+  readonly metrics: DispatcherMetrics;
+  readonly logger: Logger;
+  readonly userAgent: string;
+  readonly random?: () => number;
+}
+
+export type Deliverer = (job: DeliveryJob, signal: AbortSignal) => Promise<void>;
+
+/**
+ * Makes one attempt at delivering a message, store-and-forward:
+ * 1. past the deadline (the close of the message's reconciliation window) nothing more is tried;
+ * 2. before the first attempt, …_DELIVERY_PENDING is emitted (acknowledged before the call);
+ * 3. the call, admitted by the bank's gate (concurrency cap, pause after timeouts);
+ * 4. 202: …_DELIVERED; a final answer: …_DELIVERY_FAILURE; either acknowledged before the outcome;
+ * 5. every attempt: a DeliveryOutcome on rp.delivery.outcome.v1, its rp-state header the state after it;
+ * 6. a retryable failure throws DeliveryDeferred so the record waits on the retry tiers, unless the next
+ *    attempt would fall after the deadline: then the outcome is final and the transaction is left for
+ *    reconciliation.
+ * A failure to emit or produce throws too (retried: the bank sees the same message again, same id).
+ */
+export function createDeliverer(deps: DelivererDeps): Deliverer {
+  const { client, gates, schedule, emitter, producer, calendar, clock, metrics, logger } = deps;
+
+  async function produceOutcome(outcome: DeliveryOutcome, state: TransactionState): Promise<void> {
+    await producer.send('rp.delivery.outcome.v1', [
+      { key: outcome.uetr, value: outcome, headers: { [stateHeader]: state } },
+    ]);
+  }
+
+  return async function deliver(job, signal) {
+    const { operation } = job;
+    const log = transactionLogger(logger, {
+      uetr: job.uetr,
+      messageIdentification: job.messageIdentification,
+    });
+    const key = `${operation}:${job.uetr}:${job.messageIdentification}`;
+    const now = clock.now();
+    const deadline = calendar.deliveryDeadline(job.origin);
+    if (now >= deadline) {
+      schedule.delete(key);
+      metrics.expired(operation);
+      log.warn(
+        { operation, bank: job.bank.memberId, deadline: deadline.toISOString() },
+        'reconciliation window closed: no further attempt, the transaction is left for reconciliation',
+      );
+      return;
+    }
+    const state = schedule.get(key) ?? {
+      attempts: Math.max(0, job.record.attempt - 1),
+      pendingEmitted: false,
+    };
+    if (state.nextAttemptAt !== undefined && now < state.nextAttemptAt) {
+      metrics.deferred(operation, 'not-yet-due');
+      throw new DeliveryDeferred('not-yet-due', `next attempt due at ${state.nextAttemptAt.toISOString()}`);
+    }
+    // Refuses an rp-state the transition table does not allow, before anything happens (dead-lettered).
+    const pendingState = nextState(job.fromState, job.events.pending);
+    let transaction: DirectDebit | undefined;
+    const payload = async () => {
+      try {
+        transaction ??= await job.transaction();
+        return transaction;
+      } catch (error) {
+        metrics.deferred(operation, 'no-payload-yet');
+        throw error;
+      }
+    };
+    const statusReport = job.statusReport ? { statusReport: job.statusReport } : {};
+    if (!state.pendingEmitted) {
+      await emitter.emit([
+        {
+          fromState: job.fromState,
+          eventType: job.events.pending,
+          transaction: await payload(),
+          ...statusReport,
+          causedBy: {
+            messageType: job.messageType,
+            messageIdentification: job.messageIdentification,
+            topic: job.record.topic,
+            partition: job.record.partition,
+            offset: job.record.offset,
+          },
+          occurredAt: now,
+        },
+      ]);
+      state.pendingEmitted = true;
+      schedule.set(key, state);
+    }
+
+    const gate = gates.of(job.bank.memberId);
+    const admission = await gate.admit();
+    if (!admission.admitted) {
+      metrics.deferred(operation, admission.reason);
+      throw new DeliveryDeferred(admission.reason, `bank ${job.bank.memberId}: ${admission.reason}`);
+    }
+    metrics.inFlight(job.bank.memberId, gate.inFlight);
+    const attemptedAt = clock.now();
+    const headers = requestHeaders({
+      messageIdentification: job.messageIdentification,
+      body: job.body,
+      // Real time, not the business clock: banks check the signature's freshness against their own clocks.
+      at: new Date(),
+      keys: keysFor(deps.signingKeys, job.bank.memberId),
+      uetr: job.uetr,
+      userAgent: deps.userAgent,
+      ...(job.record.headers.traceparent ? { traceparent: job.record.headers.traceparent } : {}),
+      ...(job.record.headers.tracestate ? { tracestate: job.record.headers.tracestate } : {}),
+    });
+    const result = await client.post(`${job.bank.baseUrl}${job.path}`, headers, job.body, signal);
+    const status = 'status' in result ? result.status : undefined;
+    const retryAfterMs =
+      'status' in result && (result.status === 429 || result.status === 503)
+        ? parseRetryAfter(result.retryAfter, attemptedAt, deps.maxRetryAfterMs)
+        : undefined;
+    const health: CallHealth =
+      'error' in result
+        ? { kind: 'unresponsive' }
+        : retryAfterMs !== undefined && retryAfterMs > 0
+          ? { kind: 'paused', forMs: retryAfterMs }
+          : { kind: 'answered' };
+    admission.release(health);
+    metrics.inFlight(job.bank.memberId, gate.inFlight);
+    if ('error' in result && result.error.code === 'ABORTED') {
+      throw new AppError('SHUTTING_DOWN', 'delivery abandoned: the consumer is stopping');
+    }
+
+    const attempt = state.attempts + 1;
+    state.attempts = attempt;
+    schedule.set(key, state);
+    const outcomeResult = status === undefined ? 'RETRYABLE_FAILURE' : classifyStatus(status);
+    metrics.attempt(operation, job.bank.memberId, outcomeResult, result.latencyMs / 1000);
+    const base = {
+      uetr: job.uetr,
+      messageIdentification: job.messageIdentification,
+      targetBank: job.bank.memberId,
+      operation,
+      attempt,
+      attemptedAt: attemptedAt.toISOString(),
+      ...('status' in result ? { httpStatus: result.status } : { error: result.error }),
+      latencyMs: result.latencyMs,
+    } as const;
+    const fields = {
+      operation,
+      bank: job.bank.memberId,
+      attempt,
+      httpStatus: status,
+      latencyMs: result.latencyMs,
+    };
+
+    if (outcomeResult !== 'RETRYABLE_FAILURE') {
+      const acknowledged = outcomeResult === 'ACKNOWLEDGED';
+      const cause: StateChangeCause = {
+        messageType: 'DeliveryOutcome',
+        messageIdentification: job.messageIdentification,
+      };
+      const [change] = await emitter.emit([
+        {
+          fromState: pendingState,
+          eventType: acknowledged ? job.events.delivered : job.events.failure,
+          transaction: await payload(),
+          ...statusReport,
+          causedBy: cause,
+          occurredAt: clock.now(),
+        },
+      ]);
+      await produceOutcome({ ...base, result: outcomeResult, final: true }, change?.toState ?? pendingState);
+      schedule.delete(key);
+      if (acknowledged) {
+        metrics.delivered(operation, Math.max(0, Date.now() - Date.parse(job.record.timestamp)) / 1000);
+        log.info(fields, 'delivered: the bank acknowledged with 202');
+      } else {
+        metrics.finalFailure(operation);
+        log.warn(fields, 'delivery failed: the bank refused the message with a final answer');
+      }
+      return;
+    }
+
+    const next = nextAttemptAt(deps.backoff, attempt, attemptedAt, deadline, retryAfterMs, deps.random);
+    await produceOutcome(
+      {
+        ...base,
+        result: 'RETRYABLE_FAILURE',
+        final: next === undefined,
+        ...(next === undefined ? {} : { nextAttemptAt: next.toISOString() }),
+      },
+      pendingState,
+    );
+    const error = 'error' in result ? result.error : undefined;
+    if (next === undefined) {
+      schedule.delete(key);
+      metrics.expired(operation);
+      log.warn(
+        { ...fields, error, deadline: deadline.toISOString() },
+        'no attempt fits before the reconciliation window closes: left for reconciliation',
+      );
+      return;
+    }
+    state.nextAttemptAt = next;
+    schedule.set(key, state);
+    metrics.retryScheduled(operation);
+    log.info({ ...fields, error, nextAttemptAt: next.toISOString() }, 'attempt failed; retrying later');
+    throw new DeliveryDeferred(
+      'retry',
+      `attempt ${attempt} failed (${status ?? error?.code}); next at ${next.toISOString()}`,
+    );
+  };
+}

@@ -1,0 +1,31 @@
+export { actioningBankOf, createDispatchHandlers, initiatingBankOf, releasedAtHeader } from './app.ts';
+export { type BankClient, type CallResult, createBankClient, describeCallError } from './bank-client.ts';
+export { type Admission, BankGate, BankGates, type CallHealth } from './bank-gate.ts';
+export { dispatcherConfigSpec } from './config.ts';
+export {
+  createDeliverer,
+  type Deliverer,
+  DeliveryDeferred,
+  type DeliveryJob,
+  stateHeader,
+} from './delivery.ts';
+export { backoffDelay, classifyStatus, nextAttemptAt, parseRetryAfter } from './retry.ts';
+export { RetrySchedule } from './schedule.ts';
+export {
+  consumedTopics,
+  createDispatcherService,
+  type DispatcherDeps,
+  type DispatcherOptions,
+  type DispatcherService,
+  producedTopics,
+  serviceName,
+} from './service.ts';
+export {
+  keysFor,
+  parseSigningSecrets,
+  requestHeaders,
+  type SigningKeys,
+  signature,
+  signingKey,
+  traceparentFor,
+} from './signing.ts';

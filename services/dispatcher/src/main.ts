@@ -1,0 +1,133 @@
+import { avroTypeOptions } from '@rp/contracts';
+import { clientIdFor, createAvroSerde, createKafka } from '@rp/kafka';
+import {
+  createPipelineProducer,
+  createPlainCodecs,
+  loadParticipants,
+  resolveTopicNames,
+  topicSpecs,
+} from '@rp/pipeline';
+import {
+  AppError,
+  applyDotenv,
+  type Clock,
+  createHealth,
+  createHttpApp,
+  createLifecycle,
+  createLogger,
+  createMetrics,
+  describeConfig,
+  loadConfig,
+  parseDuration,
+  ScaledClock,
+  startHttpServer,
+  systemClock,
+} from '@rp/runtime';
+import { WindowCalendar, windowSettingsFromConfig } from '@rp/scheduler/windows';
+import { connectStore } from '@rp/store';
+import { dispatcherConfigSpec } from './config.ts';
+import { consumedTopics, createDispatcherService, producedTopics, serviceName } from './service.ts';
+import { parseSigningSecrets } from './signing.ts';
+
+// Without Kafka settings in the environment, use the local stack's endpoints (real variables win).
+if (!process.env.KAFKA_BROKERS) applyDotenv(new URL('../../../.local/stack.env', import.meta.url).pathname);
+
+const config = loadConfig(dispatcherConfigSpec);
+const logger = createLogger({ service: serviceName, level: config.LOG_LEVEL });
+logger.info({ config: describeConfig(dispatcherConfigSpec, config) }, 'configuration');
+const health = createHealth();
+const metrics = createMetrics({ service: serviceName });
+const lifecycle = createLifecycle({ logger, health, hookTimeoutMs: config.SHUTDOWN_TIMEOUT });
+lifecycle.installSignalHandlers();
+
+try {
+  const participants = loadParticipants(config.PARTICIPANTS);
+  const signingKeys =
+    config.BANK_SIGNING_SECRETS === undefined
+      ? new Map()
+      : parseSigningSecrets(config.BANK_SIGNING_SECRETS.reveal());
+  const windows = windowSettingsFromConfig(config);
+  new WindowCalendar(windows);
+  const retryTierDelaysMs = config.RETRY_TIERS.map((text) => {
+    const ms = parseDuration(text);
+    if (ms === undefined) throw new AppError('CONFIG_INVALID', `RETRY_TIERS: '${text}' is not a duration`);
+    return ms;
+  });
+  const clock: Clock =
+    config.CLOCK_START === undefined ? systemClock : new ScaledClock(config.CLOCK_START, config.CLOCK_FACTOR);
+
+  const names = resolveTopicNames(config.TOPIC_NAMESPACE);
+  const kafka = createKafka({
+    brokers: config.KAFKA_BROKERS,
+    clientId: clientIdFor(serviceName, 'main'),
+    logger,
+  });
+  lifecycle.onStop('other', 'kafka', () => kafka.close());
+  await kafka.ensureTopics(
+    topicSpecs(names, config.TOPIC_PARTITIONS === undefined ? {} : { partitions: config.TOPIC_PARTITIONS }),
+  );
+  const serde = createAvroSerde({ registryUrl: config.SCHEMA_REGISTRY_URL, avro: avroTypeOptions() });
+  const codecs = await createPlainCodecs(serde, names, [...consumedTopics, ...producedTopics], {
+    registryUrl: config.SCHEMA_REGISTRY_URL,
+  });
+  const producer = createPipelineProducer(kafka, names, codecs, {
+    deliveryTimeoutMs: config.KAFKA_DELIVERY_TIMEOUT,
+  });
+  lifecycle.onStop('producers', 'producer', () => producer.disconnect());
+
+  const store = await connectStore({
+    uri: config.MONGODB_URI,
+    database: config.MONGODB_DATABASE,
+    appName: serviceName,
+    logger,
+  });
+  lifecycle.onStop('store', 'mongodb', () => store.close());
+
+  const service = createDispatcherService({
+    kafka,
+    names,
+    codecs,
+    producer,
+    store,
+    participants,
+    windows,
+    signingKeys,
+    logger,
+    metrics,
+    clock,
+    options: {
+      requestTimeoutMs: config.BANK_REQUEST_TIMEOUT,
+      connectTimeoutMs: config.BANK_CONNECT_TIMEOUT,
+      bankConcurrency: config.BANK_CONCURRENCY,
+      bankQueueWaitMs: config.BANK_QUEUE_WAIT,
+      bankCooldownMs: config.BANK_COOLDOWN,
+      keepAliveMs: config.BANK_KEEPALIVE,
+      backoffBaseMs: config.RETRY_BACKOFF_BASE,
+      backoffMaxMs: config.RETRY_BACKOFF_MAX,
+      maxRetryAfterMs: config.RETRY_AFTER_MAX,
+      retryTierDelaysMs,
+      keyConcurrency: config.DISPATCHER_KEY_CONCURRENCY,
+      partitionsConsumedConcurrently: config.DISPATCHER_PARTITIONS_CONCURRENTLY,
+    },
+  });
+  const app = createHttpApp({ health, metrics, logger });
+  const server = await startHttpServer(app, { port: config.PORT });
+  lifecycle.onStop('http', 'server', () => server.close());
+  await service.start();
+  lifecycle.onStop('consumers', 'dispatcher', () => service.stop());
+  health.addCheck('consumers', async () => {
+    if (!service.isRunning()) throw new AppError('SHUTTING_DOWN', 'a consumer is not running');
+  });
+  health.addCheck('mongodb', async () => {
+    await store.ping();
+  });
+  health.markReady();
+  logger.info(
+    { url: server.url, participants: participants.size, signed: signingKeys.size },
+    'dispatcher ready',
+  );
+} catch (error) {
+  logger.fatal({ err: error }, 'dispatcher failed to start');
+  await lifecycle.shutdown('start-up failed');
+  process.exit(1);
+}

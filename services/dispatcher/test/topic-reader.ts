@@ -1,0 +1,58 @@
+import type { AvroCodec, ConsumedRecord, KafkaClient } from '@rp/kafka';
+import { uniqueName } from '@rp/testkit';
+
+/** Records of one topic as a test sees them, with a way to wait for the ones it expects. */
+export interface TopicReader<T> {
+  readonly records: readonly ConsumedRecord<T>[];
+  /** Resolves with the first record matching, as soon as it has been read; rejects after `timeoutMs`. */
+  waitFor(match: (record: ConsumedRecord<T>) => boolean, timeoutMs?: number): Promise<ConsumedRecord<T>>;
+  stop(): Promise<void>;
+}
+
+/**
+ * A plain consumer of one topic in a group of its own: no retry tiers, no dead-letter topic, every record
+ * kept in arrival order. Waiting is on arrivals, never on a timer (the timeout only fails the test).
+ */
+export async function readTopic<T>(
+  kafka: KafkaClient,
+  topic: string,
+  codec: AvroCodec<T>,
+): Promise<TopicReader<T>> {
+  const records: ConsumedRecord<T>[] = [];
+  const waiters = new Set<() => void>();
+  const runner = await kafka.runConsumer<T>({
+    groupId: uniqueName('test-reader'),
+    topics: [topic],
+    codec,
+    // The handler never fails: no retry tiers, and no dead-letter topic is ever written.
+    retry: { maxAttempts: 1, delaysMs: [] },
+    declareTopics: false,
+    fromBeginning: true,
+    maxWaitTimeMs: 100,
+    handleRecord: async (record) => {
+      records.push(record);
+      for (const wake of [...waiters]) wake();
+    },
+  });
+  return {
+    records,
+    waitFor(match, timeoutMs = 30_000) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          const found = records.find(match);
+          if (!found) return;
+          waiters.delete(check);
+          clearTimeout(timer);
+          resolve(found);
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          reject(new Error(`no matching record on ${topic} within ${timeoutMs} ms (${records.length} read)`));
+        }, timeoutMs);
+        waiters.add(check);
+        check();
+      });
+    },
+    stop: () => runner.stop(),
+  };
+}

@@ -1,0 +1,134 @@
+import {
+  type AppEnv,
+  AppError,
+  createProblemJsonErrorHandler,
+  type Logger,
+  notFoundHandler,
+} from '@rp/runtime';
+import type { DeliveryLogRepository, EventDeliveryLog } from '@rp/store';
+import { Hono } from 'hono';
+import type { DeliveryStore, Lane } from './delivery-store.ts';
+import { deliveryId, laneId, normaliseEventId } from './postings.ts';
+import { parseReplayRequest, type ReplayDeps, replay } from './replay.ts';
+
+export interface AdminRoutesDeps {
+  readonly store: Pick<DeliveryStore, 'getPosting' | 'getLane' | 'listLanes'>;
+  readonly deliveryLog: Pick<DeliveryLogRepository, 'get'>;
+  readonly replay: ReplayDeps;
+  readonly logger: Logger;
+}
+
+/** One bank's side of an event: its delivery log entry, or where it waits in the bank's lane. */
+export interface BankDelivery {
+  readonly memberId: string;
+  /** `queued`: waiting in its lane without an attempt yet. */
+  readonly outcome: EventDeliveryLog['outcome'] | 'queued' | 'unknown';
+  readonly attemptCount: number;
+  readonly attempts: EventDeliveryLog['attempts'];
+  readonly createdAt?: Date;
+  readonly updatedAt?: Date;
+  readonly completedAt?: Date;
+  /** Postings ahead of it in the lane (0: it is the head), while it waits. */
+  readonly queuePosition?: number;
+  readonly nextAttemptAt?: Date;
+}
+
+const maxLaneList = 500;
+
+/**
+ * The operator's API:
+ * - `POST /admin/events/replay` `{ memberId, uetr }` or `{ memberId, from, to }`: queue those postings for
+ *   the bank again (202 with what was queued);
+ * - `GET /admin/events/:eventId/deliveries`: the event and, per bank, its delivery log (attempts with
+ *   time, HTTP status, latency and error; the outcome) and its place in the lane while it waits;
+ * - `GET /admin/events/lanes?memberId=&limit=`: the parked lanes, oldest first.
+ */
+export function createAdminRoutes(deps: AdminRoutesDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.onError(createProblemJsonErrorHandler({ logger: deps.logger }));
+  app.notFound(notFoundHandler);
+
+  app.post('/admin/events/replay', async (c) => {
+    let body: unknown;
+    try {
+      body = await c.req.json();
+    } catch {
+      throw new AppError('MALFORMED_JSON', 'the body is not JSON');
+    }
+    const result = await replay(deps.replay, parseReplayRequest(body));
+    return c.json(result, 202);
+  });
+
+  app.get('/admin/events/lanes', async (c) => {
+    const memberId = c.req.query('memberId') || undefined;
+    const limitText = c.req.query('limit');
+    const limit = limitText === undefined ? 100 : Number(limitText);
+    if (!Number.isInteger(limit) || limit < 1 || limit > maxLaneList) {
+      throw new AppError('VALIDATION_FAILED', `limit must be a whole number from 1 to ${maxLaneList}`, {
+        details: [{ pointer: '/limit', detail: `1 to ${maxLaneList}` }],
+      });
+    }
+    const lanes = await deps.store.listLanes(memberId, limit);
+    return c.json({ lanes: lanes.map(laneView) });
+  });
+
+  app.get('/admin/events/:eventId/deliveries', async (c) => {
+    const eventId = normaliseEventId(c.req.param('eventId'));
+    const posting = await deps.store.getPosting(eventId);
+    if (!posting) throw new AppError('NOT_FOUND', `no posting ${eventId} was sent to any bank`);
+    const deliveries: BankDelivery[] = await Promise.all(
+      posting.memberIds.map(async (memberId) => {
+        const [log, lane] = await Promise.all([
+          deps.deliveryLog.get(deliveryId(eventId, memberId)),
+          deps.store.getLane(laneId(memberId, posting.uetr)),
+        ]);
+        const position = lane?.pending.findIndex((entry) => entry.eventId === eventId) ?? -1;
+        const waiting =
+          position >= 0 ? { queuePosition: position, nextAttemptAt: (lane as Lane).nextAttemptAt } : {};
+        if (!log)
+          return {
+            memberId,
+            outcome: position >= 0 ? 'queued' : 'unknown',
+            attemptCount: 0,
+            attempts: [],
+            ...waiting,
+          };
+        return {
+          memberId,
+          outcome: log.outcome,
+          attemptCount: log.attemptCount,
+          attempts: log.attempts,
+          createdAt: log.createdAt,
+          updatedAt: log.updatedAt,
+          ...(log.completedAt ? { completedAt: log.completedAt } : {}),
+          ...waiting,
+        };
+      }),
+    );
+    return c.json({
+      eventId,
+      uetr: posting.uetr,
+      class: posting.eventClass,
+      eventName: posting.eventName,
+      ...(posting.stageVersion === undefined ? {} : { stageVersion: posting.stageVersion }),
+      producedAt: posting.producedAt,
+      source: { topic: posting.topic, partition: posting.partition, offset: posting.offset },
+      deliveries,
+    });
+  });
+
+  return app;
+}
+
+function laneView(lane: Lane) {
+  return {
+    memberId: lane.memberId,
+    uetr: lane.uetr,
+    queued: lane.count,
+    head: lane.pending[0]?.eventId ?? null,
+    headFailures: lane.headFailures,
+    nextAttemptAt: lane.nextAttemptAt,
+    parkedAt: lane.parkedAt,
+    lastError: lane.lastError ?? null,
+  };
+}

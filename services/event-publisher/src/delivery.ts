@@ -1,0 +1,165 @@
+import { type Clock, type Logger, transactionLogger } from '@rp/runtime';
+import type { DeliveryLogRepository, EventDeliveryOutcome } from '@rp/store';
+import type { AttemptResult, BankClient } from './bank-client.ts';
+import type { BankGates, BankHealth, GateTicket } from './bank-gate.ts';
+import type { AttemptPath, PublisherMetrics } from './metrics.ts';
+import { deliveryId } from './postings.ts';
+import { parseRetryAfter } from './retry-schedule.ts';
+import { postingHeaders, type SigningSecrets, signerFor, traceparentFor } from './signing.ts';
+import type { Subscriber } from './subscribers.ts';
+
+/** A posting on its way to a bank, whichever path it takes (first attempt, retry, replay). */
+export interface PostingToSend {
+  readonly eventId: string;
+  readonly uetr: string;
+  readonly eventName: string;
+  readonly body: string;
+  /** When the tracker produced it (the delivery lag metric). */
+  readonly producedAt?: Date;
+  readonly traceparent?: string;
+}
+
+export interface AttemptOutcome {
+  readonly result: AttemptResult;
+  /** The bank's Retry-After in milliseconds, when it sent one. */
+  readonly retryAfterMs?: number;
+}
+
+export interface DeliveryDeps {
+  readonly client: BankClient;
+  readonly gates: BankGates;
+  readonly signers: SigningSecrets;
+  readonly deliveryLog: Pick<DeliveryLogRepository, 'recordAttempt' | 'recordOutcome'>;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly metrics: PublisherMetrics;
+  readonly userAgent: string;
+}
+
+/**
+ * One attempt of one posting at one bank: signed headers, the POST over the bank's pool, the bank gate
+ * told what it showed, the attempt written to the delivery log (with the outcome it led to) and counted.
+ * A delivery log write that fails throws, so the caller handles the posting again: the bank may get it
+ * twice (it deduplicates on webhook-id), the log never misses it.
+ */
+export class Delivery {
+  readonly #deps: DeliveryDeps;
+
+  constructor(deps: DeliveryDeps) {
+    this.#deps = deps;
+  }
+
+  async attempt(
+    target: Subscriber,
+    posting: PostingToSend,
+    ticket: GateTicket,
+    path: AttemptPath,
+    options: { retry?: boolean; signal?: AbortSignal } = {},
+  ): Promise<AttemptOutcome> {
+    const { client, gates, clock, metrics } = this.#deps;
+    const gate = gates.of(target.memberId);
+    const signer = signerFor(this.#deps.signers, target.memberId);
+    const release = await gate.slot();
+    const at = clock.now();
+    let result: AttemptResult;
+    try {
+      if (!signer) {
+        // Configuration is checked at start-up; this only guards a bank added without a secret.
+        result = { kind: 'final', status: 0, error: 'no signing secret for this bank', latencyMs: 0 };
+      } else {
+        const headers = postingHeaders({
+          eventId: posting.eventId,
+          body: posting.body,
+          at,
+          signer,
+          traceparent: traceparentFor(posting.uetr, posting.traceparent),
+          userAgent: this.#deps.userAgent,
+        });
+        result = await client.post(target.endpoint, headers, posting.body, options.signal);
+      }
+    } finally {
+      release();
+    }
+    const retryAfterMs =
+      result.kind === 'retryable' ? parseRetryAfter(result.retryAfter, clock.now()) : undefined;
+    gate.report(ticket, healthOf(result, retryAfterMs));
+    metrics.bankOpen(target.memberId, gate.isOpen);
+    metrics.attempt(target.memberId, path, result, options.retry ?? false);
+
+    const outcome: EventDeliveryOutcome =
+      result.kind === 'delivered' ? 'delivered' : result.kind === 'final' ? 'failed' : 'pending';
+    await this.#deps.deliveryLog.recordAttempt(
+      {
+        eventId: deliveryId(posting.eventId, target.memberId),
+        uetr: posting.uetr,
+        memberId: target.memberId,
+        eventType: posting.eventName,
+      },
+      {
+        at,
+        httpStatus: result.status === null || result.status === 0 ? null : result.status,
+        latencyMs: result.latencyMs,
+        ...(result.kind === 'delivered' ? {} : { error: result.error }),
+      },
+      outcome,
+    );
+
+    const log = transactionLogger(this.#deps.logger, {
+      uetr: posting.uetr,
+      messageIdentification: posting.eventId,
+    });
+    const fields = {
+      memberId: target.memberId,
+      eventName: posting.eventName,
+      path,
+      status: result.status,
+      latencyMs: result.latencyMs,
+    };
+    if (result.kind === 'delivered') {
+      const lag = posting.producedAt
+        ? (clock.now().getTime() - posting.producedAt.getTime()) / 1000
+        : undefined;
+      metrics.outcome(target.memberId, 'delivered', lag);
+      log.debug(fields, 'posting delivered');
+    } else if (result.kind === 'final') {
+      metrics.outcome(target.memberId, 'failed', undefined);
+      log.warn({ ...fields, error: result.error }, 'posting refused by the bank; recorded as failed');
+    } else {
+      log.info({ ...fields, error: result.error, retryAfterMs }, 'posting not delivered; it will be retried');
+    }
+    return { result, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
+  }
+
+  /** A posting that waited longer than the schedule allows, or that cannot be sent any more. */
+  async giveUp(
+    memberId: string,
+    posting: Pick<PostingToSend, 'eventId' | 'uetr' | 'eventName'>,
+    outcome: 'expired' | 'failed',
+    reason: string,
+  ): Promise<void> {
+    const at = this.#deps.clock.now();
+    const id = deliveryId(posting.eventId, memberId);
+    const recorded = outcome === 'expired' && (await this.#deps.deliveryLog.recordOutcome(id, outcome, at));
+    if (!recorded) {
+      // Never attempted (or failed for good without an answer): one entry without an HTTP status says why.
+      await this.#deps.deliveryLog.recordAttempt(
+        { eventId: id, uetr: posting.uetr, memberId, eventType: posting.eventName },
+        { at, httpStatus: null, latencyMs: 0, error: reason },
+        outcome,
+      );
+    }
+    this.#deps.metrics.outcome(memberId, outcome, undefined);
+    transactionLogger(this.#deps.logger, { uetr: posting.uetr, messageIdentification: posting.eventId }).warn(
+      { memberId, eventName: posting.eventName, outcome, reason },
+      'posting given up',
+    );
+  }
+}
+
+function healthOf(result: AttemptResult, retryAfterMs: number | undefined): BankHealth {
+  if (result.kind !== 'retryable') return { kind: 'answered' };
+  if ((result.status === 429 || result.status === 503) && retryAfterMs !== undefined) {
+    return { kind: 'paused', forMs: retryAfterMs };
+  }
+  return { kind: 'failed' };
+}

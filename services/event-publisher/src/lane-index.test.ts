@@ -1,0 +1,94 @@
+import { describe, expect, it } from 'vitest';
+import { LaneIndex } from './lane-index.ts';
+
+const key = (memberId: string, uetr: string) => ({
+  laneId: `${memberId}:${uetr}`,
+  memberId,
+  uetr,
+  topic: 'rp.events.v1',
+  partition: 0,
+});
+
+describe('lane index', () => {
+  it('hands out due lanes earliest first, once, and takes them back when rescheduled', () => {
+    const index = new LaneIndex(10);
+    index.add(key('A', '3'), 300, 0, 1);
+    index.add(key('A', '1'), 100, 0, 1);
+    index.add(key('B', '2'), 200, 0, 2);
+    expect(index.nextDueAt()).toBe(100);
+    expect(index.takeDue(250, 10).map((lane) => lane.uetr)).toEqual(['1', '2']);
+    expect(index.takeDue(250, 10)).toEqual([]);
+    index.schedule('A:1', 260, 0);
+    expect(index.takeDue(1_000, 10).map((lane) => lane.uetr)).toEqual(['1', '3']);
+    expect(index.parkedByBank().get('B')).toEqual({ lanes: 1, postings: 2 });
+  });
+
+  it('never postpones a known lane, but brings it forward', () => {
+    const index = new LaneIndex(10);
+    index.add(key('A', '1'), 500, 0, 1);
+    index.add(key('A', '1'), 900, 0, 1);
+    expect(index.takeDue(600, 10)).toHaveLength(1);
+    index.schedule('A:1', 900, 0);
+    index.add(key('A', '1'), 100, 0, 1);
+    expect(index.takeDue(150, 10)).toHaveLength(1);
+  });
+
+  it("holds a paused bank's lanes until it recovers, then makes them due at once but not before Retry-After", () => {
+    const index = new LaneIndex(10);
+    index.add(key('A', '1'), 100, 0, 1);
+    index.add(key('A', '2'), 100, 5_000, 1);
+    const taken = index.takeDue(100, 10);
+    for (const lane of taken) index.hold(lane.laneId);
+    expect(index.heldCount('A')).toBe(2);
+    expect(index.takeDue(10_000, 10)).toEqual([]);
+    expect(index.releaseOne('A', 1_000)).toBe(true);
+    expect(index.heldCount('A')).toBe(1);
+    const probe = index.takeDue(5_000, 10);
+    expect(probe).toHaveLength(1);
+    index.hold(probe[0]!.laneId);
+    expect(index.releaseHeld('A', 1_000)).toBe(2);
+    const released = index.takeDue(1_000, 10);
+    expect(released.map((lane) => [lane.uetr, lane.early])).toEqual([['1', true]]);
+    expect(index.takeDue(5_000, 10).map((lane) => lane.uetr)).toEqual(['2']);
+  });
+
+  it('keeps a lane a worker emptied when postings were queued meanwhile', () => {
+    const index = new LaneIndex(10);
+    index.add(key('A', '1'), 0, 0, 1);
+    const [lane] = index.takeDue(0, 1);
+    index.markEmptying(lane!.laneId);
+    index.add(key('A', '1'), 0, 0, 1);
+    index.removeEmptied('A:1', 50);
+    expect(index.has('A:1')).toBe(true);
+    expect(index.takeDue(50, 1)).toHaveLength(1);
+    index.markEmptying('A:1');
+    index.removeEmptied('A:1', 60);
+    expect(index.has('A:1')).toBe(false);
+  });
+
+  it('makes a parker wait while it is full, until a lane goes', async () => {
+    const index = new LaneIndex(1);
+    index.add(key('A', '1'), 0, 0, 1);
+    let roomy = false;
+    const waiting = index.waitForRoom().then(() => {
+      roomy = true;
+    });
+    await Promise.resolve();
+    expect(roomy).toBe(false);
+    index.remove('A:1');
+    await waiting;
+    expect(roomy).toBe(true);
+  });
+
+  it('stays correct over many reschedules (stale heap entries are dropped)', () => {
+    const index = new LaneIndex(100);
+    for (let lane = 0; lane < 50; lane += 1) index.add(key('A', String(lane)), lane, 0, 1);
+    for (let round = 0; round < 200; round += 1) {
+      const due = index.takeDue(Number.MAX_SAFE_INTEGER, 50);
+      expect(due).toHaveLength(50);
+      for (const lane of due) index.schedule(lane.laneId, round * 100 + Number(lane.uetr), 0);
+    }
+    const order = index.takeDue(Number.MAX_SAFE_INTEGER, 50).map((lane) => Number(lane.uetr));
+    expect(order).toEqual([...order].sort((a, b) => a - b));
+  });
+});

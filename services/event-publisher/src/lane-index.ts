@@ -1,0 +1,300 @@
+import type { LaneKey } from './delivery-store.ts';
+
+/** What the process knows of one parked lane: a cache of its MongoDB document, never the truth. */
+export interface IndexedLane extends LaneKey {
+  /** When the worker should look at it (epoch milliseconds). */
+  dueAt: number;
+  /** The bank's Retry-After (epoch milliseconds): even a recovered bank is not called before. */
+  notBefore: number;
+  /** Postings waiting in it, as far as this process knows (for the parked gauges). */
+  queued: number;
+  /** Waiting for its bank's breaker to close, outside the schedule. */
+  held: boolean;
+  /** A worker of this process has it. */
+  working: boolean;
+  /** Postings were queued while a worker had it (it may have been emptied and created again). */
+  appendedWhileWorking: boolean;
+  /** Released from hold when its bank recovered: due at once, whatever its own schedule said. */
+  early: boolean;
+  version: number;
+}
+
+interface HeapEntry {
+  readonly dueAt: number;
+  readonly laneId: string;
+  readonly version: number;
+}
+
+/**
+ * The parked lanes of this process: those its consumer parked, those it found in MongoDB when it took a
+ * partition over, those an operator's replay queued here. The consumer asks it whether a transaction is
+ * parked at a bank (so the common case, nothing parked, costs no read), and the worker takes the due
+ * lanes from it in due order.
+ *
+ * It is bounded: `capacity` lanes (each a few hundred bytes). The consumer waits for room before it
+ * parks one more lane, so a long outage holds the rest of the backlog in Kafka rather than in memory.
+ * Entries may be stale (a lane another process drained); the worker drops them when it finds the lane
+ * gone.
+ */
+export class LaneIndex {
+  readonly #capacity: number;
+  readonly #lanes = new Map<string, IndexedLane>();
+  readonly #heap: HeapEntry[] = [];
+  /** Held lanes per bank. */
+  readonly #held = new Map<string, Set<string>>();
+  readonly #roomWaiters: (() => void)[] = [];
+
+  constructor(capacity: number) {
+    this.#capacity = capacity;
+  }
+
+  get size(): number {
+    return this.#lanes.size;
+  }
+
+  get capacity(): number {
+    return this.#capacity;
+  }
+
+  get isFull(): boolean {
+    return this.#lanes.size >= this.#capacity;
+  }
+
+  has(laneId: string): boolean {
+    return this.#lanes.has(laneId);
+  }
+
+  get(laneId: string): IndexedLane | undefined {
+    return this.#lanes.get(laneId);
+  }
+
+  /** Resolves once there is room for one more lane. */
+  async waitForRoom(signal?: AbortSignal): Promise<void> {
+    while (this.isFull && !signal?.aborted) {
+      await new Promise<void>((resolve) => {
+        this.#roomWaiters.push(resolve);
+        signal?.addEventListener('abort', () => resolve(), { once: true });
+      });
+    }
+  }
+
+  /**
+   * Adds a lane, or updates one already known: a lane known to be held or worked stays so; otherwise the
+   * earlier due time wins, so that news of a lane never postpones it.
+   */
+  add(key: LaneKey, dueAt: number, notBefore: number, queued: number): IndexedLane {
+    const known = this.#lanes.get(key.laneId);
+    if (known) {
+      known.queued = Math.max(0, known.queued + queued);
+      known.notBefore = Math.max(known.notBefore, notBefore);
+      if (known.working) known.appendedWhileWorking = true;
+      else if (!known.held && dueAt < known.dueAt) this.#push(known, dueAt);
+      return known;
+    }
+    const lane: IndexedLane = {
+      laneId: key.laneId,
+      memberId: key.memberId,
+      uetr: key.uetr,
+      topic: key.topic,
+      partition: key.partition,
+      dueAt,
+      notBefore,
+      queued,
+      held: false,
+      working: false,
+      appendedWhileWorking: false,
+      early: false,
+      version: 0,
+    };
+    this.#lanes.set(key.laneId, lane);
+    this.#push(lane, dueAt);
+    return lane;
+  }
+
+  /** Counts postings added to a known lane (the parked gauges); no rescheduling. */
+  addQueued(laneId: string, queued: number): void {
+    const lane = this.#lanes.get(laneId);
+    if (!lane) return;
+    lane.queued = Math.max(0, lane.queued + queued);
+    if (lane.working && queued > 0) lane.appendedWhileWorking = true;
+  }
+
+  /** The worker is done with the lane for now: look at it again at `dueAt`. */
+  schedule(laneId: string, dueAt: number, notBefore: number, queued?: number): void {
+    const lane = this.#lanes.get(laneId);
+    if (!lane) return;
+    lane.working = false;
+    lane.early = false;
+    lane.notBefore = notBefore;
+    if (queued !== undefined) lane.queued = queued;
+    if (lane.held) return;
+    this.#push(lane, dueAt);
+  }
+
+  /** The lane's bank is paused: the lane waits for `releaseHeld` instead of its schedule. */
+  hold(laneId: string): void {
+    const lane = this.#lanes.get(laneId);
+    if (!lane) return;
+    lane.working = false;
+    lane.early = false;
+    lane.held = true;
+    lane.version += 1;
+    let held = this.#held.get(lane.memberId);
+    if (!held) {
+      held = new Set();
+      this.#held.set(lane.memberId, held);
+    }
+    held.add(lane.laneId);
+  }
+
+  /** The bank answers again: its held lanes are due now (or at their Retry-After). */
+  releaseHeld(memberId: string, now: number): number {
+    const held = this.#held.get(memberId);
+    if (!held) return 0;
+    this.#held.delete(memberId);
+    let released = 0;
+    for (const laneId of held) {
+      const lane = this.#lanes.get(laneId);
+      if (!lane?.held) continue;
+      lane.held = false;
+      lane.early = true;
+      this.#push(lane, Math.max(now, lane.notBefore));
+      released += 1;
+    }
+    return released;
+  }
+
+  /**
+   * Forgets a lane the worker emptied and deleted, unless postings were queued in it meanwhile (the
+   * append created it again): then it is due at once.
+   */
+  removeEmptied(laneId: string, now: number): void {
+    const lane = this.#lanes.get(laneId);
+    if (lane?.appendedWhileWorking) {
+      lane.appendedWhileWorking = false;
+      this.schedule(laneId, now, lane.notBefore);
+      return;
+    }
+    this.remove(laneId);
+  }
+
+  /** The worker is about to delete the lane: from here on, appends are noticed. */
+  markEmptying(laneId: string): void {
+    const lane = this.#lanes.get(laneId);
+    if (lane) lane.appendedWhileWorking = false;
+  }
+
+  /** One held lane of the bank is due at once (the probe of a paused bank). False when none is held. */
+  releaseOne(memberId: string, now: number): boolean {
+    const held = this.#held.get(memberId);
+    if (!held) return false;
+    for (const laneId of held) {
+      held.delete(laneId);
+      const lane = this.#lanes.get(laneId);
+      if (!lane?.held) continue;
+      lane.held = false;
+      this.#push(lane, Math.max(now, lane.notBefore));
+      return true;
+    }
+    return false;
+  }
+
+  heldCount(memberId: string): number {
+    return this.#held.get(memberId)?.size ?? 0;
+  }
+
+  remove(laneId: string): void {
+    const lane = this.#lanes.get(laneId);
+    if (!lane) return;
+    this.#lanes.delete(laneId);
+    lane.version += 1;
+    this.#held.get(lane.memberId)?.delete(laneId);
+    const waiters = this.#roomWaiters.splice(0);
+    for (const wake of waiters) wake();
+  }
+
+  /** Lanes due by `now`, earliest first, at most `limit`; they are marked as being worked. */
+  takeDue(now: number, limit: number): IndexedLane[] {
+    const due: IndexedLane[] = [];
+    while (due.length < limit && this.#heap.length > 0) {
+      const top = this.#heap[0] as HeapEntry;
+      if (top.dueAt > now) break;
+      this.#pop();
+      const lane = this.#lanes.get(top.laneId);
+      if (!lane || lane.version !== top.version || lane.held || lane.working) continue;
+      lane.working = true;
+      lane.version += 1;
+      due.push(lane);
+    }
+    return due;
+  }
+
+  /** When the next lane is due, if any. */
+  nextDueAt(): number | undefined {
+    while (this.#heap.length > 0) {
+      const top = this.#heap[0] as HeapEntry;
+      const lane = this.#lanes.get(top.laneId);
+      if (lane && lane.version === top.version && !lane.held && !lane.working) return top.dueAt;
+      this.#pop();
+    }
+    return undefined;
+  }
+
+  /** Lanes and postings parked per bank, as this process knows them. */
+  parkedByBank(): Map<string, { lanes: number; postings: number }> {
+    const counts = new Map<string, { lanes: number; postings: number }>();
+    for (const lane of this.#lanes.values()) {
+      const entry = counts.get(lane.memberId) ?? { lanes: 0, postings: 0 };
+      entry.lanes += 1;
+      entry.postings += lane.queued;
+      counts.set(lane.memberId, entry);
+    }
+    return counts;
+  }
+
+  #push(lane: IndexedLane, dueAt: number): void {
+    if (this.#heap.length > 4 * this.#lanes.size + 1_000) this.#compact();
+    lane.version += 1;
+    lane.dueAt = dueAt;
+    const heap = this.#heap;
+    heap.push({ dueAt, laneId: lane.laneId, version: lane.version });
+    let index = heap.length - 1;
+    while (index > 0) {
+      const parent = (index - 1) >> 1;
+      if ((heap[parent] as HeapEntry).dueAt <= (heap[index] as HeapEntry).dueAt) break;
+      [heap[parent], heap[index]] = [heap[index] as HeapEntry, heap[parent] as HeapEntry];
+      index = parent;
+    }
+  }
+
+  /** Drops the heap's stale entries (rescheduled or removed lanes) by rebuilding it. */
+  #compact(): void {
+    const live: IndexedLane[] = [...this.#lanes.values()].filter((lane) => !lane.held && !lane.working);
+    this.#heap.length = 0;
+    for (const lane of live) {
+      lane.version += 1;
+      this.#heap.push({ dueAt: lane.dueAt, laneId: lane.laneId, version: lane.version });
+    }
+    this.#heap.sort((a, b) => a.dueAt - b.dueAt);
+  }
+
+  #pop(): void {
+    const heap = this.#heap;
+    const last = heap.pop() as HeapEntry;
+    if (heap.length === 0) return;
+    heap[0] = last;
+    let index = 0;
+    for (;;) {
+      const left = 2 * index + 1;
+      const right = left + 1;
+      let smallest = index;
+      if (left < heap.length && (heap[left] as HeapEntry).dueAt < (heap[smallest] as HeapEntry).dueAt)
+        smallest = left;
+      if (right < heap.length && (heap[right] as HeapEntry).dueAt < (heap[smallest] as HeapEntry).dueAt)
+        smallest = right;
+      if (smallest === index) return;
+      [heap[smallest], heap[index]] = [heap[index] as HeapEntry, heap[smallest] as HeapEntry];
+      index = smallest;
+    }
+  }
+}

@@ -1,0 +1,129 @@
+import { avroTypeOptions } from '@rp/contracts';
+import { clientIdFor, createAvroSerde, createKafka } from '@rp/kafka';
+import { createPlainCodecs, loadParticipants, resolveTopicNames, topicSpecs } from '@rp/pipeline';
+import {
+  AppError,
+  applyDotenv,
+  createHealth,
+  createHttpApp,
+  createLifecycle,
+  createLogger,
+  createMetrics,
+  describeConfig,
+  loadConfig,
+  parseDuration,
+  startHttpServer,
+} from '@rp/runtime';
+import { connectStore, defaultStoreLimits, redactedHosts, storeClientOptions } from '@rp/store';
+import { MongoClient } from 'mongodb';
+import { eventPublisherConfigSpec } from './config.ts';
+import { DeliveryStore } from './delivery-store.ts';
+import { consumedTopics, createEventPublisherService, serviceName } from './service.ts';
+import { parseSigningSecrets } from './signing.ts';
+
+// Without Kafka settings in the environment, use the local stack's endpoints (real variables win).
+if (!process.env.KAFKA_BROKERS) applyDotenv(new URL('../../../.local/stack.env', import.meta.url).pathname);
+
+const config = loadConfig(eventPublisherConfigSpec);
+const logger = createLogger({ service: serviceName, level: config.LOG_LEVEL });
+logger.info({ config: describeConfig(eventPublisherConfigSpec, config) }, 'configuration');
+const health = createHealth();
+const metrics = createMetrics({ service: serviceName });
+const lifecycle = createLifecycle({ logger, health, hookTimeoutMs: config.SHUTDOWN_TIMEOUT });
+lifecycle.installSignalHandlers();
+
+function retryDelays(texts: readonly string[]): number[] {
+  return texts.map((text) => {
+    const delay = parseDuration(text);
+    if (delay === undefined)
+      throw new AppError('CONFIG_INVALID', `EVENTS_RETRY_SCHEDULE: ${text} is not a duration`);
+    return delay;
+  });
+}
+
+try {
+  const participants = loadParticipants(config.PARTICIPANTS);
+  const signingSecrets = parseSigningSecrets(config.SIGNING_SECRETS?.reveal() ?? '{}');
+  const names = resolveTopicNames(config.TOPIC_NAMESPACE);
+  const kafka = createKafka({
+    brokers: config.KAFKA_BROKERS,
+    clientId: clientIdFor(serviceName, 'main'),
+    logger,
+  });
+  lifecycle.onStop('other', 'kafka', () => kafka.close());
+  await kafka.ensureTopics(
+    topicSpecs(names, config.TOPIC_PARTITIONS === undefined ? {} : { partitions: config.TOPIC_PARTITIONS }),
+  );
+  const serde = createAvroSerde({ registryUrl: config.SCHEMA_REGISTRY_URL, avro: avroTypeOptions() });
+  const codecs = await createPlainCodecs(serde, names, consumedTopics, {
+    registryUrl: config.SCHEMA_REGISTRY_URL,
+  });
+
+  const storeOptions = {
+    uri: config.MONGODB_URI,
+    database: config.MONGODB_DATABASE,
+    appName: serviceName,
+    logger,
+  };
+  const store = await connectStore(storeOptions);
+  lifecycle.onStop('store', 'mongodb', () => store.close());
+  await store.ensureIndexes();
+  // The publisher's own collections, on a client of its own with the store's settings.
+  const mongo = new MongoClient(config.MONGODB_URI, storeClientOptions(storeOptions, defaultStoreLimits));
+  await mongo.connect();
+  lifecycle.onStop('store', 'mongodb-deliveries', () => mongo.close());
+  logger.info({ hosts: redactedHosts(config.MONGODB_URI) }, 'delivery store connected');
+  const deliveries = new DeliveryStore(mongo.db(config.MONGODB_DATABASE));
+  await deliveries.ensureIndexes();
+
+  const service = createEventPublisherService({
+    kafka,
+    names,
+    codecs,
+    store,
+    deliveries,
+    participants,
+    signingSecrets,
+    logger,
+    metrics,
+    options: {
+      attemptTimeoutMs: config.EVENTS_ATTEMPT_TIMEOUT,
+      connectTimeoutMs: config.EVENTS_CONNECT_TIMEOUT,
+      retrySchedule: {
+        delaysMs: retryDelays(config.EVENTS_RETRY_SCHEDULE),
+        jitter: config.EVENTS_RETRY_JITTER / 100,
+        maxAgeMs: config.EVENTS_RETRY_MAX_AGE,
+        maxRetryAfterMs: config.EVENTS_RETRY_AFTER_MAX,
+      },
+      bankConcurrency: config.EVENTS_BANK_CONCURRENCY,
+      keepAliveMs: config.EVENTS_KEEPALIVE,
+      breakerThreshold: config.EVENTS_BREAKER_THRESHOLD,
+      breakerCooldownMs: config.EVENTS_BREAKER_COOLDOWN,
+      breakerMaxCooldownMs: config.EVENTS_BREAKER_MAX_COOLDOWN,
+      maxParkedLanes: config.EVENTS_MAX_PARKED_LANES,
+      partitionsConsumedConcurrently: config.EVENTS_PARTITIONS_CONCURRENTLY,
+      laneConcurrency: config.EVENTS_LANE_CONCURRENCY,
+      ...(config.EVENTS_DIRECT_BUDGET === undefined ? {} : { directBudgetMs: config.EVENTS_DIRECT_BUDGET }),
+      workerConcurrency: config.EVENTS_WORKER_CONCURRENCY,
+      replayMaxPostings: config.EVENTS_REPLAY_MAX,
+    },
+  });
+  const app = createHttpApp({ health, metrics, logger });
+  app.route('/', service.app);
+  const server = await startHttpServer(app, { port: config.PORT });
+  lifecycle.onStop('http', 'server', () => server.close());
+  await service.start();
+  lifecycle.onStop('consumers', 'event-publisher', () => service.stop());
+  health.addCheck('consumer', async () => {
+    if (!service.isRunning()) throw new AppError('SHUTTING_DOWN', 'the consumer is not running');
+  });
+  health.addCheck('mongodb', async () => {
+    await store.ping();
+  });
+  health.markReady();
+  logger.info({ url: server.url }, 'event publisher ready');
+} catch (error) {
+  logger.fatal({ err: error }, 'event publisher failed to start');
+  await lifecycle.shutdown('start-up failed');
+  process.exit(1);
+}

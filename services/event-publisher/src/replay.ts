@@ -1,0 +1,152 @@
+import { AppError, type Clock, type FieldError, type Logger } from '@rp/runtime';
+import type { DeliveryStore, LaneEntry, StoredPosting } from './delivery-store.ts';
+import type { PublisherMetrics } from './metrics.ts';
+import type { Parking } from './parking.ts';
+import { laneId } from './postings.ts';
+import type { Subscriptions } from './subscribers.ts';
+
+/** A replay request: one transaction's postings, or a time range of a bank's postings. */
+export type ReplayRequest =
+  | { readonly memberId: string; readonly uetr: string }
+  | { readonly memberId: string; readonly from: Date; readonly to: Date };
+
+export interface ReplayResult {
+  readonly memberId: string;
+  /** Postings queued for the bank again. */
+  readonly queued: number;
+  readonly transactions: number;
+  /** The first event ids queued, in order (at most 100). */
+  readonly eventIds: readonly string[];
+  /** More postings matched than one replay takes; replay again from `resumeFrom`. */
+  readonly truncated: boolean;
+  readonly resumeFrom?: string;
+}
+
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const dateTimePattern = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
+
+/** Validates a replay body: `{ memberId, uetr }` or `{ memberId, from, to }` (RFC 3339, from < to). */
+export function parseReplayRequest(body: unknown): ReplayRequest {
+  const errors: FieldError[] = [];
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new AppError('VALIDATION_FAILED', 'expected a JSON object', {
+      details: [{ pointer: '', detail: 'expected { memberId, uetr } or { memberId, from, to }' }],
+    });
+  }
+  const value = body as Record<string, unknown>;
+  for (const name of Object.keys(value)) {
+    if (!['memberId', 'uetr', 'from', 'to'].includes(name))
+      errors.push({ pointer: `/${name}`, detail: 'unknown member' });
+  }
+  const memberId = value.memberId;
+  if (typeof memberId !== 'string' || memberId.length === 0) {
+    errors.push({ pointer: '/memberId', detail: 'required: the member id of the bank to replay to' });
+  }
+  const { uetr, from, to } = value;
+  let request: ReplayRequest | undefined;
+  if (uetr !== undefined) {
+    if (from !== undefined || to !== undefined) {
+      errors.push({ pointer: '/uetr', detail: 'give either uetr or from and to, not both' });
+    } else if (typeof uetr !== 'string' || !uuidPattern.test(uetr)) {
+      errors.push({ pointer: '/uetr', detail: 'must be a UUID' });
+    } else if (typeof memberId === 'string') {
+      request = { memberId, uetr: uetr.toLowerCase() };
+    }
+  } else {
+    const instant = (field: 'from' | 'to', raw: unknown): Date | undefined => {
+      if (typeof raw !== 'string' || !dateTimePattern.test(raw) || Number.isNaN(Date.parse(raw))) {
+        errors.push({
+          pointer: `/${field}`,
+          detail: 'required without uetr: an RFC 3339 date-time with offset',
+        });
+        return undefined;
+      }
+      return new Date(raw);
+    };
+    const start = instant('from', from);
+    const end = instant('to', to);
+    if (start && end && start.getTime() >= end.getTime()) {
+      errors.push({ pointer: '/to', detail: 'must be later than from' });
+    } else if (start && end && typeof memberId === 'string') {
+      request = { memberId, from: start, to: end };
+    }
+  }
+  if (errors.length > 0 || !request) {
+    throw new AppError('VALIDATION_FAILED', 'invalid replay request', { details: errors });
+  }
+  return request;
+}
+
+export interface ReplayDeps {
+  readonly store: Pick<DeliveryStore, 'postingsOfTransaction' | 'postingsInRange'>;
+  readonly parking: Parking;
+  readonly subscriptions: Subscriptions;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly metrics: PublisherMetrics;
+  /** Most postings one replay queues. */
+  readonly maxPostings: number;
+}
+
+/**
+ * Queues stored postings for a bank again, at the end of their (bank, transaction) lanes, with their
+ * original event ids: the bank deduplicates on webhook-id, so a replay only fills its gaps. The lanes
+ * deliver them in topic order through the worker, with the same retries, pauses and delivery log as any
+ * other posting. A replay of a transaction that is still being delivered lines up behind its queued
+ * postings; postings the consumer sends directly while the replay waits may arrive before the replayed
+ * ones (a bank orders by stageVersion).
+ */
+export async function replay(deps: ReplayDeps, request: ReplayRequest): Promise<ReplayResult> {
+  const { memberId } = request;
+  if (!deps.subscriptions.subscriber(memberId)) {
+    throw new AppError('NOT_FOUND', `bank ${memberId} is not a participant that receives events`);
+  }
+  const limit = deps.maxPostings + 1;
+  const found =
+    'uetr' in request
+      ? await deps.store.postingsOfTransaction(memberId, request.uetr, limit)
+      : await deps.store.postingsInRange(memberId, request.from, request.to, limit);
+  const truncated = found.length > deps.maxPostings;
+  const postings = truncated ? found.slice(0, deps.maxPostings) : found;
+  const byTransaction = new Map<string, StoredPosting[]>();
+  for (const posting of postings) {
+    const list = byTransaction.get(posting.uetr);
+    if (list) list.push(posting);
+    else byTransaction.set(posting.uetr, [posting]);
+  }
+  const queuedAt = deps.clock.now();
+  for (const [uetr, list] of byTransaction) {
+    list.sort((a, b) => a.offset - b.offset);
+    const head = list[0] as StoredPosting;
+    const entries: LaneEntry[] = list.map((posting) => ({
+      eventId: posting.eventId,
+      eventName: posting.eventName,
+      queuedAt,
+      replay: true,
+    }));
+    await deps.parking.park(
+      { laneId: laneId(memberId, uetr), memberId, uetr, topic: head.topic, partition: head.partition },
+      entries,
+      { waitForRoom: false },
+    );
+  }
+  deps.metrics.replayed(memberId, postings.length);
+  const next = truncated ? found[deps.maxPostings] : undefined;
+  deps.logger.info(
+    {
+      memberId,
+      ...('uetr' in request ? { uetr: request.uetr } : { from: request.from, to: request.to }),
+      queued: postings.length,
+      truncated,
+    },
+    'postings queued for replay',
+  );
+  return {
+    memberId,
+    queued: postings.length,
+    transactions: byTransaction.size,
+    eventIds: postings.slice(0, 100).map((posting) => posting.eventId),
+    truncated,
+    ...(next ? { resumeFrom: next.producedAt.toISOString() } : {}),
+  };
+}

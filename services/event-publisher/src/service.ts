@@ -1,0 +1,264 @@
+import type { EventPosting, TopicName } from '@rp/contracts';
+import { type ConsumerRunner, consumerGroupName, type KafkaClient, type RetryPolicy } from '@rp/kafka';
+import type { Participants, PipelineCodecs, TopicNames } from '@rp/pipeline';
+import {
+  type AppEnv,
+  AppError,
+  type Clock,
+  createMetrics,
+  type Logger,
+  type Metrics,
+  systemClock,
+} from '@rp/runtime';
+import type { Store } from '@rp/store';
+import type { Hono } from 'hono';
+import { createAdminRoutes } from './app.ts';
+import { BankClient } from './bank-client.ts';
+import { BankGates } from './bank-gate.ts';
+import { createPostingHandler } from './consumer.ts';
+import { Delivery } from './delivery.ts';
+import type { DeliveryStore } from './delivery-store.ts';
+import { LaneIndex } from './lane-index.ts';
+import { publisherMetrics } from './metrics.ts';
+import { Parking } from './parking.ts';
+import { defaultRetrySchedule, type RetrySchedule, validateRetrySchedule } from './retry-schedule.ts';
+import { type SigningSecrets, signerFor } from './signing.ts';
+import { Subscriptions, TransactionBanks } from './subscribers.ts';
+import { LaneWorker } from './worker.ts';
+
+export const serviceName = 'event-publisher';
+
+/** What the publisher reads. It produces nothing: delivery never feeds back into processing. */
+export const consumedTopics = ['rp.events.v1'] as const satisfies readonly TopicName[];
+
+/**
+ * Retries of the consumer itself, for what is not the bank's fault: MongoDB away (the posting could be
+ * neither logged nor queued) or an ESM_STATE posting whose transaction's banks are not known yet.
+ * Practically without end, like the tracker's: dead-lettering a posting for an outage would lose it.
+ */
+export const consumerRetryPolicy: RetryPolicy = { delaysMs: [1_000, 5_000, 30_000], maxAttempts: 100_000 };
+
+export interface EventPublisherOptions {
+  readonly retrySchedule?: Partial<RetrySchedule>;
+  /** Longest one POST may take. Default 10 s. */
+  readonly attemptTimeoutMs?: number;
+  /** Default 3 s. */
+  readonly connectTimeoutMs?: number;
+  /** Requests in flight per bank, and its keep-alive pool size. Default 32. */
+  readonly bankConcurrency?: number;
+  /** Idle time of a pooled connection. Default 4 s. */
+  readonly keepAliveMs?: number;
+  /** Retryable failures in a row that pause a bank. Default 5. */
+  readonly breakerThreshold?: number;
+  /** First pause of a bank; doubled for each failed probe. Default 1 s. */
+  readonly breakerCooldownMs?: number;
+  /** Longest pause of a bank between probes. Default 60 s. */
+  readonly breakerMaxCooldownMs?: number;
+  /** Parked lanes this process keeps track of before the consumer waits. Default 250,000. */
+  readonly maxParkedLanes?: number;
+  /** Lanes of one batch handled at once. Default 256. */
+  readonly laneConcurrency?: number;
+  /** How long a batch sends directly before it queues the rest for the worker. Default: the attempt timeout. */
+  readonly directBudgetMs?: number;
+  /** Lanes the retry worker works at once. Default 64. */
+  readonly workerConcurrency?: number;
+  /** Longest wait of the retry worker between looks at its lanes. Default 500 ms. */
+  readonly workerTickMs?: number;
+  /** Partitions handled at once. Default 4. */
+  readonly partitionsConsumedConcurrently?: number;
+  /** Transactions whose banks are remembered for their ESM_STATE postings. Default 100,000. */
+  readonly transactionBanksCached?: number;
+  /** Most postings one replay queues. Default 10,000. */
+  readonly replayMaxPostings?: number;
+  /** How often every parked lane of the topic is read again (lanes of a process that died). Default 60 s. */
+  readonly laneRescanMs?: number;
+  /** How often the parked-lane gauges are refreshed. Default 5 s. */
+  readonly gaugeIntervalMs?: number;
+  readonly consumerRetry?: Partial<RetryPolicy>;
+  /** How long a fetch waits for records (lower in tests for faster hand-overs). */
+  readonly maxWaitTimeMs?: number;
+}
+
+export interface EventPublisherDeps {
+  readonly kafka: KafkaClient;
+  readonly names: TopicNames;
+  /** Must hold a codec of rp.events.v1 (plain shapes: see createPlainCodecs). */
+  readonly codecs: Partial<PipelineCodecs>;
+  /** The delivery log and the transaction snapshots (for the banks of ESM_STATE postings). */
+  readonly store: Pick<Store, 'deliveryLog' | 'transactions'>;
+  /** The publisher's own collections (postings and lanes). */
+  readonly deliveries: DeliveryStore;
+  readonly participants: Participants;
+  readonly signingSecrets: SigningSecrets;
+  readonly logger: Logger;
+  readonly metrics?: Metrics;
+  readonly clock?: Clock;
+  readonly options?: EventPublisherOptions;
+}
+
+export interface EventPublisherService {
+  /** The admin routes (`/admin/events/...`), to mount on the service's HTTP app. */
+  readonly app: Hono<AppEnv>;
+  /** Starts the retry worker and joins the consumer group; resolves once it consumes. */
+  start(): Promise<void>;
+  /** Finishes the batch in progress and commits, stops the worker, closes the connection pools. */
+  stop(): Promise<void>;
+  /** For readiness: false once the consumer stopped or crashed. */
+  isRunning(): boolean;
+  /** Parked lanes this process tracks (tests and diagnostics). */
+  readonly parkedLanes: number;
+}
+
+export function createEventPublisherService(deps: EventPublisherDeps): EventPublisherService {
+  const { kafka, names, logger } = deps;
+  const options = deps.options ?? {};
+  const clock = deps.clock ?? systemClock;
+  const codec = deps.codecs['rp.events.v1'];
+  if (!codec) throw new AppError('CONFIG_INVALID', 'the event publisher needs the codec of rp.events.v1');
+  const subscriptions = new Subscriptions(deps.participants);
+  const unsigned = subscriptions
+    .receivers()
+    .filter((participant) => !signerFor(deps.signingSecrets, participant.memberId))
+    .map((participant) => participant.memberId);
+  if (unsigned.length > 0) {
+    throw new AppError(
+      'CONFIG_INVALID',
+      `banks with an events URL need signing secrets (SIGNING_SECRETS): ${unsigned.join(', ')}`,
+    );
+  }
+
+  const metrics = publisherMetrics(
+    deps.metrics ?? createMetrics({ service: serviceName, defaultMetrics: false }),
+  );
+  const schedule = validateRetrySchedule({ ...defaultRetrySchedule, ...options.retrySchedule });
+  const attemptTimeoutMs = options.attemptTimeoutMs ?? 10_000;
+  const bankConcurrency = options.bankConcurrency ?? 32;
+  const client = new BankClient({
+    attemptTimeoutMs,
+    connectTimeoutMs: Math.min(options.connectTimeoutMs ?? 3_000, attemptTimeoutMs),
+    connectionsPerOrigin: bankConcurrency,
+    keepAliveMs: options.keepAliveMs ?? 4_000,
+  });
+  const gates = new BankGates({
+    concurrency: bankConcurrency,
+    failureThreshold: options.breakerThreshold ?? 5,
+    baseCooldownMs: options.breakerCooldownMs ?? 1_000,
+    maxCooldownMs: options.breakerMaxCooldownMs ?? 60_000,
+  });
+  const index = new LaneIndex(options.maxParkedLanes ?? 250_000);
+  const delivery = new Delivery({
+    client,
+    gates,
+    signers: deps.signingSecrets,
+    deliveryLog: deps.store.deliveryLog,
+    clock,
+    logger,
+    metrics,
+    userAgent: 'rp-event-publisher/1',
+  });
+  const worker = new LaneWorker({
+    store: deps.deliveries,
+    index,
+    delivery,
+    subscriptions,
+    gates,
+    schedule,
+    clock,
+    logger,
+    metrics,
+    options: {
+      concurrency: options.workerConcurrency ?? 64,
+      tickMs: options.workerTickMs ?? 500,
+      leaseMs: 3 * attemptTimeoutMs + 30_000,
+      errorBackoffMs: 5_000,
+      gaugeIntervalMs: options.gaugeIntervalMs ?? 5_000,
+    },
+  });
+  const parking = new Parking({
+    store: deps.deliveries,
+    index,
+    schedule,
+    clock,
+    metrics,
+    wake: () => worker.wake(),
+  });
+  const handler = createPostingHandler({
+    store: deps.deliveries,
+    transactions: deps.store.transactions,
+    subscriptions,
+    transactionBanks: new TransactionBanks(options.transactionBanksCached ?? 100_000),
+    index,
+    parking,
+    delivery,
+    gates,
+    clock,
+    logger,
+    metrics,
+    laneConcurrency: options.laneConcurrency ?? 256,
+    readConcurrency: 16,
+    directBudgetMs: options.directBudgetMs ?? attemptTimeoutMs,
+  });
+  const app = createAdminRoutes({
+    store: deps.deliveries,
+    deliveryLog: deps.store.deliveryLog,
+    replay: {
+      store: deps.deliveries,
+      parking,
+      subscriptions,
+      clock,
+      logger,
+      metrics,
+      maxPostings: options.replayMaxPostings ?? 10_000,
+    },
+    logger,
+  });
+
+  let runner: ConsumerRunner | undefined;
+  let rescan: NodeJS.Timeout | undefined;
+  const topic = names['rp.events.v1'];
+  const loadAll = async () => {
+    try {
+      const added = await parking.loadAll(topic);
+      if (added > 0) logger.info({ lanes: added }, 'parked lanes read from MongoDB');
+    } catch (error) {
+      logger.warn({ err: error }, 'parked lanes not read; trying again at the next rescan');
+    }
+  };
+  return {
+    app,
+    get parkedLanes() {
+      return index.size;
+    },
+    async start() {
+      await loadAll();
+      worker.start();
+      rescan = setInterval(loadAll, options.laneRescanMs ?? 60_000);
+      rescan.unref();
+      runner = await kafka.runConsumer<EventPosting>({
+        groupId: consumerGroupName(serviceName, topic),
+        topics: [topic],
+        codec,
+        retry: { ...consumerRetryPolicy, ...options.consumerRetry },
+        partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? 4,
+        ...(options.maxWaitTimeMs === undefined ? {} : { maxWaitTimeMs: options.maxWaitTimeMs }),
+        handleBatch: handler,
+      });
+      logger.info(
+        {
+          groupId: runner.groupId,
+          banks: subscriptions.receivers().map((participant) => participant.memberId),
+        },
+        'event publisher consuming',
+      );
+    },
+    async stop() {
+      clearInterval(rescan);
+      const stopping = runner;
+      runner = undefined;
+      await stopping?.stop();
+      await worker.stop();
+      await client.close();
+    },
+    isRunning: () => runner?.isRunning() ?? false,
+  };
+}

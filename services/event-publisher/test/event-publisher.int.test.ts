@@ -1,0 +1,405 @@
+import { createHmac } from 'node:crypto';
+import type { DirectDebit, EventPosting } from '@rp/contracts';
+import { afterEach, describe, expect, it } from 'vitest';
+import { deliveryId, describePosting, laneId } from '../src/postings.ts';
+import { verifyPosting } from '../src/receiver.ts';
+import { signingKey } from '../src/signing.ts';
+import type { TestBank } from './bank.ts';
+import { uetrOf } from './bank.ts';
+import {
+  bankA,
+  bankB,
+  bankC,
+  debitJourney,
+  eventually,
+  expectedIds,
+  interleavedJourneys,
+  journeyPostings,
+  newDebit,
+  secretsA,
+  secretsB,
+  startEnvironment,
+  type TestEnvironment,
+  uetrOfDebit,
+} from './fixtures.ts';
+
+const idOf = (posting: EventPosting) => describePosting(posting, '').eventId;
+const both = ['TRANSACTION_STATE', 'ESM_STATE'] as const;
+const stateOnly = ['TRANSACTION_STATE'] as const;
+
+let environment: TestEnvironment | undefined;
+afterEach(async () => {
+  await environment?.dispose();
+  environment = undefined;
+});
+
+async function produceJourneys(
+  env: TestEnvironment,
+  debits: readonly DirectDebit[],
+  steps?: number,
+): Promise<void> {
+  for (const postings of interleavedJourneys(debits, steps)) await env.produce(postings);
+}
+
+/** Every posting a bank took for the debit, exactly once each and in state order. */
+function expectExactlyInOrder(
+  bank: TestBank,
+  debit: DirectDebit,
+  classes: readonly ('TRANSACTION_STATE' | 'ESM_STATE')[],
+) {
+  expect(bank.accepted(uetrOfDebit(debit)).map((entry) => entry.id)).toEqual(
+    expectedIds(debit, classes, idOf),
+  );
+}
+
+/**
+ * At least once and in order: the first arrivals are the postings in state order, and a posting seen
+ * again (a retry whose answer was lost) never comes after a later one.
+ */
+function expectInOrder(
+  bank: TestBank,
+  debit: DirectDebit,
+  classes: readonly ('TRANSACTION_STATE' | 'ESM_STATE')[],
+) {
+  const expected = expectedIds(debit, classes, idOf);
+  const arrivals = bank.accepted(uetrOfDebit(debit)).map((entry) => entry.id);
+  expect([...new Set(arrivals)]).toEqual(expected);
+  const positions = arrivals.map((id) => expected.indexOf(id));
+  expect(positions).toEqual([...positions].sort((x, y) => x - y));
+}
+
+describe('event publisher on the real stack', () => {
+  it('delivers every posting of hundreds of concurrent transactions to their subscribed banks, in order, signed', async () => {
+    const env = await startEnvironment();
+    environment = env;
+    const onUsA = Array.from({ length: 120 }, () => newDebit(bankA, bankA));
+    const onUsB = Array.from({ length: 120 }, () => newDebit(bankB, bankB));
+    const offUs = Array.from({ length: 60 }, () => newDebit(bankA, bankB));
+    const onUsC = Array.from({ length: 30 }, () => newDebit(bankC, bankC));
+    const all = [...onUsA, ...onUsB, ...offUs, ...onUsC].sort(() => Math.random() - 0.5);
+    await produceJourneys(env, all);
+
+    const forA = [...onUsA, ...offUs].flatMap((debit) => expectedIds(debit, both, idOf));
+    const forB = [...onUsB, ...offUs].flatMap((debit) => expectedIds(debit, stateOnly, idOf));
+    await env.banks.a.waitForIds(forA, 'bank A has its postings', 120_000);
+    await env.banks.b.waitForIds(forB, 'bank B has its postings', 120_000);
+
+    // Each bank: its transactions' postings (A: both classes, B: TRANSACTION_STATE), once, in state order.
+    for (const debit of [...onUsA, ...offUs]) expectExactlyInOrder(env.banks.a, debit, both);
+    for (const debit of [...onUsB, ...offUs]) expectExactlyInOrder(env.banks.b, debit, stateOnly);
+    expect(env.banks.a.received).toHaveLength(forA.length);
+    expect(env.banks.b.received).toHaveLength(forB.length);
+    const stageVersions = env.banks.b
+      .accepted(uetrOfDebit(offUs[0] as DirectDebit))
+      .map((entry) => entry.posting.stageVersion);
+    expect(stageVersions).toEqual(debitJourney.map((_, step) => step + 1));
+
+    // Bank C has no events URL: nothing is stored or queued for its transactions.
+    const cPosting = expectedIds(onUsC[0] as DirectDebit, both, idOf)[0] as string;
+    expect(await env.deliveries.getPosting(cPosting)).toBeNull();
+
+    // A rotating bank gets one signature per active secret; each verifies alone; a stranger's does not.
+    const sample = env.banks.a.received[0];
+    expect(sample?.verified).toBe(true);
+    const entries = sample?.signature.split(' ') ?? [];
+    expect(entries).toHaveLength(2);
+    for (const [index, secret] of secretsA.entries()) {
+      const expected = createHmac('sha256', signingKey(secret))
+        .update(`${sample?.id}.${sample?.timestamp}.${sample?.body}`)
+        .digest('base64');
+      expect(entries[index]).toBe(`v1,${expected}`);
+      const headers = {
+        'webhook-id': sample?.id,
+        'webhook-timestamp': sample?.timestamp,
+        'webhook-signature': sample?.signature,
+      };
+      expect(verifyPosting({ headers, body: sample?.body ?? '' }, [secret])).toBe(true);
+      expect(verifyPosting({ headers, body: `${sample?.body} ` }, [secret])).toBe(false);
+    }
+    const bSample = env.banks.b.received[0];
+    expect(
+      verifyPosting(
+        {
+          headers: {
+            'webhook-id': bSample?.id,
+            'webhook-timestamp': bSample?.timestamp,
+            'webhook-signature': bSample?.signature,
+          },
+          body: bSample?.body ?? '',
+        },
+        ['a-secret-bank-b-never-had'],
+      ),
+    ).toBe(false);
+    expect(bSample?.signature.split(' ')).toHaveLength(1);
+    // One trace per transaction across its postings.
+    const traces = new Set(
+      env.banks.b
+        .accepted(uetrOfDebit(onUsB[0] as DirectDebit))
+        .map((entry) => entry.traceparent?.slice(3, 35)),
+    );
+    expect(traces.size).toBe(1);
+
+    // The delivery log: one attempt, delivered, per posting and bank.
+    const first = expectedIds(offUs[0] as DirectDebit, stateOnly, idOf)[0] as string;
+    const logA = await env.store.deliveryLog.get(deliveryId(first, bankA));
+    expect(logA).toMatchObject({
+      outcome: 'delivered',
+      attemptCount: 1,
+      memberId: bankA,
+      eventType: 'TRANSACTION_STATE_DEBIT_REQUEST_RECEIVED',
+    });
+    expect(logA?.attempts[0]?.httpStatus).toBe(202);
+    const response = await env.publisher.app.request(`/admin/events/${first}/deliveries`);
+    expect(response.status).toBe(200);
+    const view = (await response.json()) as {
+      uetr: string;
+      deliveries: { memberId: string; outcome: string }[];
+    };
+    expect(view.uetr).toBe(uetrOfDebit(offUs[0] as DirectDebit));
+    expect(view.deliveries.map((delivery) => [delivery.memberId, delivery.outcome]).sort()).toEqual(
+      [
+        [bankB, 'delivered'],
+        [bankA, 'delivered'],
+      ].sort(),
+    );
+    expect(env.publisher.parkedLanes).toBe(0);
+
+    // Metrics: every posting counted once as delivered, none retried; bank C's postings and bank B's
+    // ESM_STATE postings (a class it does not take) go nowhere.
+    expect(await env.metric('rp_events_deliveries_total', { member_id: bankA, outcome: 'delivered' })).toBe(
+      forA.length,
+    );
+    expect(await env.metric('rp_events_deliveries_total', { member_id: bankB, outcome: 'delivered' })).toBe(
+      forB.length,
+    );
+    expect(await env.metric('rp_events_retries_total')).toBe(0);
+    expect(await env.metric('rp_events_postings_skipped_total', { reason: 'no-subscriber' })).toBe(
+      onUsC.length * 2 * debitJourney.length + onUsB.length * debitJourney.length,
+    );
+  }, 300_000);
+
+  it('keeps postings of a bank answering 500 in order and delivers them all once it answers 202', async () => {
+    const env = await startEnvironment();
+    environment = env;
+    env.banks.a.failNext = { count: 40, status: 500 };
+    const debits = Array.from({ length: 15 }, () => newDebit(bankA, bankA));
+    await produceJourneys(env, debits);
+    const expected = debits.flatMap((debit) => expectedIds(debit, both, idOf));
+    await env.banks.a.waitForIds(expected, 'bank A has every posting after its 500s', 120_000);
+
+    expect(env.banks.a.received.filter((entry) => entry.status === 500)).toHaveLength(40);
+    for (const debit of debits) expectInOrder(env.banks.a, debit, both);
+    // The first posting was refused with 500 at least once, then delivered; its log says so.
+    const firstId = env.banks.a.received[0]?.id as string;
+    const log = await env.store.deliveryLog.get(deliveryId(firstId, bankA));
+    expect(log?.outcome).toBe('delivered');
+    expect(log?.attempts.map((attempt) => attempt.httpStatus)).toContain(500);
+    expect(log?.attempts.at(-1)?.httpStatus).toBe(202);
+    expect(log?.attempts.find((attempt) => attempt.httpStatus === 500)?.error).toMatch(/^HTTP 500/);
+    await eventually(
+      async () => ((await env.deliveries.listLanes(bankA, 10)).length === 0 ? true : undefined),
+      'lanes emptied',
+    );
+    expect(await env.metric('rp_events_attempts_total', { member_id: bankA, result: 'retryable' })).toBe(40);
+    expect(await env.metric('rp_events_retries_total', { member_id: bankA })).toBeGreaterThan(0);
+    expect(
+      await env.metric('rp_events_deliveries_total', { member_id: bankA, outcome: 'delivered' }),
+    ).toBeGreaterThanOrEqual(expected.length);
+  }, 300_000);
+
+  it("honours a bank's Retry-After", async () => {
+    const env = await startEnvironment();
+    environment = env;
+    env.banks.a.failNext = { count: 1, status: 429, retryAfter: '1' };
+    const debit = newDebit(bankA, bankA);
+    await produceJourneys(env, [debit]);
+    const expected = expectedIds(debit, both, idOf);
+    await env.banks.a.waitForIds(expected, 'bank A has every posting after asking for a pause');
+    const [throttled, next] = env.banks.a.received;
+    expect(throttled?.status).toBe(429);
+    expect(next?.id).toBe(throttled?.id);
+    expect((next?.at ?? 0) - (throttled?.at ?? 0)).toBeGreaterThanOrEqual(950);
+    expectInOrder(env.banks.a, debit, both);
+  }, 120_000);
+
+  it('parks a bank that never answers without holding anyone else back, keeps its postings through a restart, and delivers them when it is back', async () => {
+    const env = await startEnvironment();
+    environment = env;
+    env.banks.a.behave({ kind: 'hang' });
+    const onUsA = Array.from({ length: 15 }, () => newDebit(bankA, bankA));
+    const onUsB = Array.from({ length: 15 }, () => newDebit(bankB, bankB));
+    const offUs = Array.from({ length: 10 }, () => newDebit(bankA, bankB));
+    // A's own transactions stop one step short; their last step comes after the restart below.
+    const lastStep = debitJourney.length - 1;
+    await produceJourneys(env, onUsA, lastStep);
+    await produceJourneys(env, [...onUsB, ...offUs]);
+
+    // Bank B gets everything, also of the transactions it shares with the silent bank A.
+    const forB = [...onUsB, ...offUs].flatMap((debit) => expectedIds(debit, stateOnly, idOf));
+    await env.banks.b.waitForIds(forB, 'bank B has its postings while bank A is silent', 120_000);
+    for (const debit of [...onUsB, ...offUs]) expectExactlyInOrder(env.banks.b, debit, stateOnly);
+    expect(env.banks.a.accepted()).toHaveLength(0);
+
+    // Bank A's postings wait in MongoDB, one lane per transaction, each whole.
+    const parkedForA = [
+      ...onUsA.flatMap((debit) => expectedIds(debit, both, idOf, lastStep)),
+      ...offUs.flatMap((debit) => expectedIds(debit, both, idOf)),
+    ];
+    const lanes = await eventually(
+      async () => {
+        const listed = await env.deliveries.listLanes(bankA, 500);
+        return listed.reduce((sum, lane) => sum + lane.count, 0) === parkedForA.length ? listed : undefined;
+      },
+      'every posting of bank A parked',
+      60_000,
+    );
+    expect(lanes).toHaveLength(onUsA.length + offUs.length);
+    const someLane = await env.deliveries.getLane(laneId(bankA, uetrOfDebit(onUsA[0] as DirectDebit)));
+    expect(someLane?.pending.map((entry) => entry.eventId)).toEqual(
+      expectedIds(onUsA[0] as DirectDebit, both, idOf, lastStep),
+    );
+    const forA = [...onUsA, ...offUs].flatMap((debit) => expectedIds(debit, both, idOf));
+    const waiting = await env.publisher.app.request(`/admin/events/${forA[0]}/deliveries`);
+    const waitingView = (await waiting.json()) as {
+      deliveries: { memberId: string; outcome: string; queuePosition?: number }[];
+    };
+    expect(waitingView.deliveries.find((delivery) => delivery.memberId === bankA)).toMatchObject({
+      queuePosition: 0,
+    });
+    expect(['pending', 'queued']).toContain(
+      waitingView.deliveries.find((delivery) => delivery.memberId === bankA)?.outcome,
+    );
+    const lanesView = await env.publisher.app.request(`/admin/events/lanes?memberId=${bankA}&limit=500`);
+    expect(((await lanesView.json()) as { lanes: unknown[] }).lanes).toHaveLength(lanes.length);
+    await eventually(
+      async () =>
+        (await env.metric('rp_events_parked_lanes', { member_id: bankA })) === lanes.length
+          ? true
+          : undefined,
+      'the parked gauge shows the lanes',
+    );
+    expect(await env.metric('rp_events_bank_paused', { member_id: bankA })).toBe(1);
+
+    // A new process takes over: it finds the lanes in MongoDB, not in the old process's memory, and
+    // queues the transactions' last postings behind them rather than sending them first.
+    await env.restartPublisher();
+    for (const debit of onUsA) await env.produce(journeyPostings(debit, lastStep));
+    await eventually(async () => {
+      const lane = await env.deliveries.getLane(laneId(bankA, uetrOfDebit(onUsA.at(-1) as DirectDebit)));
+      return lane?.count === 2 * debitJourney.length ? true : undefined;
+    }, 'the last postings queued behind the parked ones');
+    env.banks.a.behave({ kind: 'ok' });
+    await env.banks.a.waitForIds(forA, 'bank A has every posting once it is back', 120_000);
+    for (const debit of [...onUsA, ...offUs]) expectInOrder(env.banks.a, debit, both);
+    await eventually(
+      async () => ((await env.deliveries.listLanes(bankA, 10)).length === 0 ? true : undefined),
+      'lanes emptied',
+    );
+  }, 300_000);
+
+  it('records a posting the bank refuses for good (4xx) as failed and goes on with the next one', async () => {
+    // The publisher signs with a secret bank B does not have: B answers 401 to every posting.
+    const env = await startEnvironment({
+      publisherSecrets: { [bankA]: secretsA, [bankB]: ['not-the-secret-bank-b-has'] },
+    });
+    environment = env;
+    const debit = newDebit(bankB, bankB);
+    await produceJourneys(env, [debit]);
+    const expected = expectedIds(debit, stateOnly, idOf);
+    await env.banks.b.waitUntil(
+      (bank) => bank.received.length >= expected.length,
+      'bank B answered every posting',
+    );
+    expect(env.banks.b.received.map((entry) => entry.id)).toEqual(expected);
+    expect(env.banks.b.received.every((entry) => entry.status === 401 && !entry.verified)).toBe(true);
+    // With the secret it was given, the bank can tell the signatures are not its own ...
+    const entry = env.banks.b.received[0];
+    const headers = {
+      'webhook-id': entry?.id,
+      'webhook-timestamp': entry?.timestamp,
+      'webhook-signature': entry?.signature,
+    };
+    expect(verifyPosting({ headers, body: entry?.body ?? '' }, secretsB)).toBe(false);
+    expect(verifyPosting({ headers, body: entry?.body ?? '' }, ['not-the-secret-bank-b-has'])).toBe(true);
+    // ... and each posting was tried once and logged as failed.
+    const logs = await Promise.all(
+      expected.map((id) =>
+        eventually(async () => (await env.store.deliveryLog.get(deliveryId(id, bankB))) ?? undefined, 'log'),
+      ),
+    );
+    expect(logs.map((log) => [log.outcome, log.attemptCount, log.attempts[0]?.httpStatus])).toEqual(
+      expected.map(() => ['failed', 1, 401]),
+    );
+  }, 300_000);
+
+  it('replays a transaction and a time range to a bank, with the original event ids, in order', async () => {
+    const env = await startEnvironment();
+    environment = env;
+    const debits = Array.from({ length: 4 }, () => newDebit(bankA, bankB));
+    const before = new Date(Date.now() - 1_000);
+    await produceJourneys(env, debits);
+    const forA = debits.flatMap((debit) => expectedIds(debit, both, idOf));
+    const forB = debits.flatMap((debit) => expectedIds(debit, stateOnly, idOf));
+    await env.banks.a.waitForIds(forA, 'bank A has its postings');
+    await env.banks.b.waitForIds(forB, 'bank B has its postings');
+    const after = new Date(Date.now() + 1_000);
+
+    const replayed = debits[1] as DirectDebit;
+    const response = await env.publisher.app.request('/admin/events/replay', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ memberId: bankA, uetr: uetrOfDebit(replayed) }),
+    });
+    expect(response.status).toBe(202);
+    const result = (await response.json()) as {
+      queued: number;
+      transactions: number;
+      truncated: boolean;
+      eventIds: string[];
+    };
+    const replayedIds = expectedIds(replayed, both, idOf);
+    expect(result).toMatchObject({ queued: replayedIds.length, transactions: 1, truncated: false });
+    expect(result.eventIds).toEqual(replayedIds);
+    await env.banks.a.waitUntil(
+      (bank) => bank.accepted(uetrOfDebit(replayed)).length === 2 * replayedIds.length,
+      'bank A has the replayed transaction again',
+    );
+    expect(env.banks.a.accepted(uetrOfDebit(replayed)).map((entry) => entry.id)).toEqual([
+      ...replayedIds,
+      ...replayedIds,
+    ]);
+    const log = await env.store.deliveryLog.get(deliveryId(replayedIds[0] as string, bankA));
+    expect(log).toMatchObject({ outcome: 'delivered', attemptCount: 2 });
+
+    const range = await env.publisher.app.request('/admin/events/replay', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ memberId: bankB, from: before.toISOString(), to: after.toISOString() }),
+    });
+    expect(range.status).toBe(202);
+    expect(((await range.json()) as { queued: number }).queued).toBe(forB.length);
+    await env.banks.b.waitUntil(
+      (bank) => bank.accepted().length === 2 * forB.length,
+      'bank B has its range again',
+    );
+    for (const debit of debits) {
+      const ids = env.banks.b.accepted(uetrOfDebit(debit)).map((entry) => entry.id);
+      const once = expectedIds(debit, stateOnly, idOf);
+      expect(ids).toEqual([...once, ...once]);
+    }
+
+    const refused = await env.publisher.app.request('/admin/events/replay', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ memberId: bankC, uetr: uetrOfDebit(replayed) }),
+    });
+    expect(refused.status).toBe(404);
+    const invalid = await env.publisher.app.request('/admin/events/replay', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ memberId: bankA, from: 'yesterday' }),
+    });
+    expect(invalid.status).toBe(422);
+    expect(uetrOf(env.banks.a.accepted()[0] as never)).toBeTruthy();
+  }, 300_000);
+});

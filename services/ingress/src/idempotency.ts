@@ -1,0 +1,44 @@
+import { createHash } from 'node:crypto';
+import { isExactNumber, stringifyJsonExact } from '@rp/contracts';
+
+/**
+ * The idempotency key of a bank's message: message identifications are unique per sender (point to
+ * point), so the same identification from two banks is two messages.
+ */
+export function idempotencyKey(memberId: string, messageIdentification: string): string {
+  return `${memberId}:${messageIdentification}`;
+}
+
+/**
+ * The key of the marker written once a message's records were acknowledged by the broker. A claim
+ * without its marker is a message whose first attempt may not have reached Kafka, so a resend produces
+ * it again. Claim keys start with a participant's member id; the prefix keeps the two apart.
+ */
+export function producedMarkerKey(claimKey: string): string {
+  return `produced:${claimKey}`;
+}
+
+/**
+ * The message in canonical form: object members sorted by name at every depth, arrays in order, amounts
+ * as the canonical decimal strings validation leaves them. Two bodies that differ only in member order,
+ * white space or the spelling of a number (1500.0 and 1500) are the same message.
+ */
+export function canonicalJson(value: unknown): string {
+  return stringifyJsonExact(sortMembers(value));
+}
+
+function sortMembers(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortMembers);
+  if (value === null || typeof value !== 'object' || isExactNumber(value)) return value;
+  const sorted: Record<string, unknown> = {};
+  for (const name of Object.keys(value).sort()) {
+    const member = (value as Record<string, unknown>)[name];
+    if (member !== undefined) sorted[name] = sortMembers(member);
+  }
+  return sorted;
+}
+
+/** SHA-256 (hex) of the canonical JSON: the payload hash an idempotency claim carries. */
+export function payloadHash(value: unknown): string {
+  return createHash('sha256').update(canonicalJson(value), 'utf8').digest('hex');
+}

@@ -1,0 +1,92 @@
+import { avroTypeOptions } from '@rp/contracts';
+import { clientIdFor, createAvroSerde, createKafka } from '@rp/kafka';
+import {
+  createPipelineProducer,
+  createPlainCodecs,
+  loadParticipants,
+  resolveTopicNames,
+  topicSpecs,
+} from '@rp/pipeline';
+import {
+  applyDotenv,
+  createHealth,
+  createLifecycle,
+  createLogger,
+  createMetrics,
+  describeConfig,
+  loadConfig,
+  startHttpServer,
+} from '@rp/runtime';
+import { connectStore } from '@rp/store';
+import { ingressConfigSpec } from './config.ts';
+import { createIngressService, producedTopics, serviceName } from './service.ts';
+
+// Without Kafka settings in the environment, use the local stack's endpoints (real variables win).
+if (!process.env.KAFKA_BROKERS) applyDotenv(new URL('../../../.local/stack.env', import.meta.url).pathname);
+
+const config = loadConfig(ingressConfigSpec);
+const logger = createLogger({ service: serviceName, level: config.LOG_LEVEL });
+logger.info({ config: describeConfig(ingressConfigSpec, config) }, 'configuration');
+const health = createHealth();
+const metrics = createMetrics({ service: serviceName });
+const lifecycle = createLifecycle({ logger, health, hookTimeoutMs: config.SHUTDOWN_TIMEOUT });
+lifecycle.installSignalHandlers();
+
+try {
+  const participants = loadParticipants(config.PARTICIPANTS);
+  const names = resolveTopicNames(config.TOPIC_NAMESPACE);
+  const kafka = createKafka({
+    brokers: config.KAFKA_BROKERS,
+    clientId: clientIdFor(serviceName, 'http'),
+    logger,
+  });
+  lifecycle.onStop('other', 'kafka', () => kafka.close());
+  await kafka.ensureTopics(
+    topicSpecs(names, config.TOPIC_PARTITIONS === undefined ? {} : { partitions: config.TOPIC_PARTITIONS }),
+  );
+  const serde = createAvroSerde({ registryUrl: config.SCHEMA_REGISTRY_URL, avro: avroTypeOptions() });
+  const codecs = await createPlainCodecs(serde, names, producedTopics, {
+    registryUrl: config.SCHEMA_REGISTRY_URL,
+  });
+  const producer = createPipelineProducer(kafka, names, codecs, {
+    deliveryTimeoutMs: config.KAFKA_DELIVERY_TIMEOUT,
+  });
+  lifecycle.onStop('producers', 'producer', () => producer.disconnect());
+
+  const store = await connectStore({
+    uri: config.MONGODB_URI,
+    database: config.MONGODB_DATABASE,
+    appName: serviceName,
+    logger,
+  });
+  lifecycle.onStop('store', 'mongodb', () => store.close());
+  await store.ensureIndexes();
+  health.addCheck('mongodb', async () => {
+    await store.ping();
+  });
+
+  const service = createIngressService({
+    producer,
+    store,
+    participants,
+    logger,
+    metrics,
+    health,
+    retryAfterSeconds: Math.ceil(config.RETRY_AFTER / 1000),
+  });
+  await service.start();
+  const server = await startHttpServer(service.app, {
+    port: config.PORT,
+    closeTimeoutMs: config.SHUTDOWN_TIMEOUT,
+  });
+  lifecycle.onStop('http', 'server', async () => {
+    await service.stop();
+    await server.close();
+  });
+  health.markReady();
+  logger.info({ url: server.url, participants: participants.size }, 'ingress ready');
+} catch (error) {
+  logger.fatal({ err: error }, 'ingress failed to start');
+  await lifecycle.shutdown('start-up failed');
+  process.exit(1);
+}

@@ -1,0 +1,49 @@
+import type { Metrics } from '@rp/runtime';
+
+/** The bank-facing operations the ingress serves, as the spec names them. */
+export type IngressOperation = 'outboundDirectDebit' | 'inboundDirectDebitResponse';
+
+/**
+ * How a request ended. `accepted`: first receipt, produced; `replayed`: a resend answered from the
+ * idempotency record; `reproduced`: a resend whose first attempt may not have reached Kafka, produced
+ * again; the rest are refusals.
+ */
+export type IngressOutcome =
+  | 'accepted'
+  | 'replayed'
+  | 'reproduced'
+  | 'conflict'
+  | 'invalid'
+  | 'malformed'
+  | 'too_large'
+  | 'unsupported_media_type'
+  | 'unavailable';
+
+export interface IngressMetrics {
+  received(operation: IngressOperation): void;
+  finished(operation: IngressOperation, outcome: IngressOutcome): void;
+  /** Time from the idempotency claim to the broker's acknowledgement of both records. */
+  produced(operation: IngressOperation, seconds: number): void;
+}
+
+export function ingressMetrics(metrics: Metrics): IngressMetrics {
+  const received = metrics.counter('rp_ingress_messages_received_total', 'Bank messages received', [
+    'operation',
+  ]);
+  const finished = metrics.counter(
+    'rp_ingress_messages_total',
+    'Bank messages by how the ingress answered them',
+    ['operation', 'outcome'],
+  );
+  const produce = metrics.histogram(
+    'rp_ingress_produce_duration_seconds',
+    'From the idempotency claim to the acknowledgement of the state change and the flow record',
+    ['operation'],
+    { buckets: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] },
+  );
+  return {
+    received: (operation) => received.inc({ operation }),
+    finished: (operation, outcome) => finished.inc({ operation, outcome }),
+    produced: (operation, seconds) => produce.observe({ operation }, seconds),
+  };
+}

@@ -1,0 +1,109 @@
+import { maxRequestBodyBytes, type TopicName } from '@rp/contracts';
+import { createStateEmitter, type Participants, type PipelineProducer } from '@rp/pipeline';
+import {
+  type AppEnv,
+  type Clock,
+  createHealth,
+  createHttpApp,
+  createMetrics,
+  type Health,
+  type Logger,
+  type Metrics,
+  systemClock,
+} from '@rp/runtime';
+import type { Store } from '@rp/store';
+import type { Hono } from 'hono';
+import { registerIngressRoutes } from './app.ts';
+import { type CallerResolver, messageCallerResolver } from './caller.ts';
+import { ingressMetrics } from './metrics.ts';
+
+export const serviceName = 'ingress';
+
+/** The topics the ingress writes: its producer needs a codec for each. */
+export const producedTopics: readonly TopicName[] = [
+  'rp.transaction.state.v1',
+  'rp.directdebit.received.v1',
+  'rp.statusreport.received.v1',
+];
+
+export interface IngressDeps {
+  /**
+   * Writes the state topic, `rp.directdebit.received.v1` and `rp.statusreport.received.v1` (codecs for
+   * those three). Owned by the caller, which disconnects it after `stop()`.
+   */
+  readonly producer: PipelineProducer;
+  readonly store: Pick<Store, 'idempotency' | 'transactions'>;
+  readonly participants: Participants;
+  readonly logger: Logger;
+  /** Defaults to a registry of its own without process metrics. */
+  readonly metrics?: Metrics;
+  readonly health?: Health;
+  readonly clock?: Clock;
+  /** Who sent a message; defaults to the message's instructingAgent (see caller.ts). */
+  readonly resolveCaller?: CallerResolver;
+  /** Retry-After of every 503. Default 5 seconds. */
+  readonly retryAfterSeconds?: number;
+  /** Default: the contracts' maxRequestBodyBytes. */
+  readonly maxBodyBytes?: number;
+}
+
+export interface IngressService {
+  /** The HTTP app: bank-facing routes plus health and metrics. The caller serves it. */
+  readonly app: Hono<AppEnv>;
+  start(): Promise<void>;
+  /** Refuses new messages (503) and resolves once the messages in progress are answered. */
+  stop(): Promise<void>;
+}
+
+export function createIngressService(deps: IngressDeps): IngressService {
+  const metrics = deps.metrics ?? createMetrics({ service: serviceName, defaultMetrics: false });
+  const health = deps.health ?? createHealth();
+  const clock = deps.clock ?? systemClock;
+  const app = createHttpApp({ health, metrics, logger: deps.logger });
+  const emitter = createStateEmitter({
+    service: serviceName,
+    producer: deps.producer,
+    now: () => clock.now(),
+  });
+
+  let accepting = false;
+  let inFlight = 0;
+  let drained: (() => void) | undefined;
+
+  registerIngressRoutes(app, {
+    producer: deps.producer,
+    emitter,
+    idempotency: deps.store.idempotency,
+    transactions: deps.store.transactions,
+    resolveCaller: deps.resolveCaller ?? messageCallerResolver(deps.participants),
+    clock,
+    metrics: ingressMetrics(metrics),
+    retryAfterSeconds: deps.retryAfterSeconds ?? 5,
+    maxBodyBytes: deps.maxBodyBytes ?? maxRequestBodyBytes,
+    isAccepting: () => accepting,
+    async track(work) {
+      inFlight += 1;
+      try {
+        return await work();
+      } finally {
+        inFlight -= 1;
+        if (inFlight === 0) drained?.();
+      }
+    },
+  });
+
+  return {
+    app,
+    async start() {
+      accepting = true;
+    },
+    async stop() {
+      accepting = false;
+      if (inFlight === 0) return;
+      await new Promise<void>((resolve) => {
+        drained = resolve;
+      });
+      drained = undefined;
+    },
+  };
+}

@@ -1,0 +1,141 @@
+import { timingSafeEqual } from 'node:crypto';
+import { type AppEnv, AppError, type Clock } from '@rp/runtime';
+import type { DebitQueueRepository, ReconciliationRepository } from '@rp/store';
+import type { Hono } from 'hono';
+import type { DebitIntakeRepository } from './intake.ts';
+import type { ReconciliationSummary } from './reconciliation.ts';
+import { csvHeader, csvLine, reportItem } from './report.ts';
+import type { WindowController, WindowStatus } from './window-state.ts';
+import { assertIsoDate } from './windows.ts';
+
+export interface AdminDeps {
+  readonly windows: WindowController;
+  readonly clock: Clock;
+  readonly debitQueue: Pick<DebitQueueRepository, 'depth'>;
+  readonly intake: Pick<DebitIntakeRepository, 'countAwaiting'>;
+  readonly reconciliation: Pick<ReconciliationRepository, 'list' | 'countOpen'>;
+  /** Opens the debit window of today now and releases its debits. */
+  openDebitWindow(): Promise<WindowStatus>;
+  closeDebitWindow(): Promise<WindowStatus>;
+  /** Closes today's reconciliation window now (again, if it already closed: nothing is raised twice). */
+  closeReconciliationWindow(): Promise<ReconciliationSummary>;
+  onQueueDepth?(depth: number, awaiting: number): void;
+  /** When set, every admin call needs `Authorization: Bearer <token>`. */
+  readonly adminToken?: string;
+}
+
+const maxPage = 1_000;
+
+/**
+ * The operators' routes (and the demo's triggers):
+ * - POST /admin/windows/debit/open, /admin/windows/debit/close, /admin/windows/reconciliation/close
+ * - GET /admin/windows: today's windows and their state
+ * - GET /admin/queue: debits queued (all, today's window, the next one) and awaiting their status report
+ * - GET /admin/reconciliation?window=YYYY-MM-DD[&limit=&after=]: a window's items as JSON, a page at a time
+ * - GET /admin/reconciliation/report.csv?window=YYYY-MM-DD: all of a window's items as CSV
+ */
+export function registerAdminRoutes(app: Hono<AppEnv>, deps: AdminDeps): void {
+  const { windows, clock } = deps;
+  if (deps.adminToken !== undefined) {
+    const expected = Buffer.from(`Bearer ${deps.adminToken}`);
+    app.use('/admin/*', async (c, next) => {
+      const given = Buffer.from(c.req.header('authorization') ?? '');
+      if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+        throw new AppError('UNAUTHORIZED', 'admin calls need the operator bearer token');
+      }
+      await next();
+    });
+  }
+
+  app.post('/admin/windows/debit/open', async (c) => c.json(await deps.openDebitWindow()));
+  app.post('/admin/windows/debit/close', async (c) => c.json(await deps.closeDebitWindow()));
+  app.post('/admin/windows/reconciliation/close', async (c) =>
+    c.json(await deps.closeReconciliationWindow()),
+  );
+  app.get('/admin/windows', async (c) => c.json(await windows.status(clock.now())));
+
+  app.get('/admin/queue', async (c) => {
+    const now = clock.now();
+    const today = windows.calendar.localDate(now);
+    const next = windows.calendar.nextBusinessDay(today);
+    const [depth, todayDepth, nextDepth, awaiting] = await Promise.all([
+      deps.debitQueue.depth(),
+      deps.debitQueue.depth(today),
+      deps.debitQueue.depth(next),
+      deps.intake.countAwaiting(),
+    ]);
+    deps.onQueueDepth?.(depth, awaiting);
+    return c.json({
+      depth,
+      byWindow: { [today]: todayDepth, [next]: nextDepth },
+      awaitingStatusReport: awaiting,
+    });
+  });
+
+  app.get('/admin/reconciliation', async (c) => {
+    const windowId = windowParameter(c.req.query('window'), windows.calendar.localDate(clock.now()));
+    const limitText = c.req.query('limit');
+    const limit = limitText === undefined ? maxPage : Number(limitText);
+    if (!Number.isInteger(limit) || limit < 1 || limit > maxPage) {
+      throw new AppError('VALIDATION_FAILED', `limit must be a whole number from 1 to ${maxPage}`, {
+        details: [{ pointer: '/limit', detail: `expected 1-${maxPage}` }],
+      });
+    }
+    const after = c.req.query('after');
+    const [page, open] = await Promise.all([
+      deps.reconciliation.list({ windowId, limit, ...(after ? { after } : {}) }),
+      deps.reconciliation.countOpen(windowId),
+    ]);
+    return c.json({
+      windowId,
+      generatedAt: clock.now().toISOString(),
+      open,
+      items: page.items.map(reportItem),
+      ...(page.next ? { next: page.next } : {}),
+    });
+  });
+
+  app.get('/admin/reconciliation/report.csv', (c) => {
+    const windowId = windowParameter(c.req.query('window'), windows.calendar.localDate(clock.now()));
+    const encoder = new TextEncoder();
+    let after: string | undefined;
+    let started = false;
+    let done = false;
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        if (!started) {
+          started = true;
+          controller.enqueue(encoder.encode(csvHeader()));
+          return;
+        }
+        if (done) {
+          controller.close();
+          return;
+        }
+        const page = await deps.reconciliation.list({
+          windowId,
+          limit: maxPage,
+          ...(after ? { after } : {}),
+        });
+        controller.enqueue(encoder.encode(page.items.map(csvLine).join('')));
+        after = page.next;
+        done = page.next === undefined;
+      },
+    });
+    return c.body(body, 200, {
+      'content-type': 'text/csv; charset=utf-8',
+      'content-disposition': `attachment; filename="reconciliation-${windowId}.csv"`,
+    });
+  });
+}
+
+function windowParameter(value: string | undefined, fallback: string): string {
+  if (value === undefined || value === '') return fallback;
+  try {
+    return assertIsoDate(value);
+  } catch {
+    throw new AppError('VALIDATION_FAILED', 'window must be a business date YYYY-MM-DD', {
+      details: [{ pointer: '/window', detail: 'expected YYYY-MM-DD' }],
+    });
+  }
+}

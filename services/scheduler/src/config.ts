@@ -1,0 +1,64 @@
+import { defineConfig, duration, int, list, logLevels, oneOf, port, secret, str, url } from '@rp/runtime';
+import { windowConfig } from './windows.ts';
+
+/** Every variable the scheduler reads; `loadConfig` refuses to start while any of them is invalid. */
+export const schedulerConfigSpec = defineConfig({
+  PORT: port({ default: 8083, doc: 'HTTP port of the admin routes, health and metrics' }),
+  LOG_LEVEL: oneOf(logLevels, { default: 'info', doc: 'Minimum level of the JSON log lines' }),
+  KAFKA_BROKERS: list({ doc: 'Kafka bootstrap brokers, host:port,...' }),
+  SCHEMA_REGISTRY_URL: url({ doc: 'Confluent-compatible schema registry API base URL' }),
+  MONGODB_URI: url({
+    protocols: ['mongodb:', 'mongodb+srv:'],
+    doc: 'MongoDB connection string (debit queue, intake, snapshots, reconciliation items)',
+  }),
+  MONGODB_DATABASE: str({ default: 'rp', doc: 'Database holding the engine collections' }),
+  TOPIC_NAMESPACE: str({
+    optional: true,
+    pattern: /^[a-zA-Z0-9._-]+$/,
+    doc: 'Prefix of every topic name, so that several pipelines (or tests) share one cluster',
+  }),
+  TOPIC_PARTITIONS: int({
+    optional: true,
+    min: 1,
+    doc: 'Partitions of topics created at start-up when missing; default: the topic catalogue',
+  }),
+  ...windowConfig,
+  CLOCK_START: str({
+    optional: true,
+    doc: 'Demo clock: the instant (ISO 8601) the scheduler starts at; unset: the system clock',
+  }),
+  CLOCK_FACTOR: int({
+    default: 1,
+    min: 1,
+    doc: 'Demo clock: how many times faster than real time it runs from CLOCK_START (a day in minutes)',
+  }),
+  WINDOW_TICK: duration({ default: 1_000, doc: 'How often the windows are looked at (real time)' }),
+  RELEASE_BATCH_SIZE: int({
+    default: 100,
+    min: 1,
+    max: 1_000,
+    doc: 'Debits released per batch when the debit window opens (bounded memory)',
+  }),
+  SCHEDULER_KEY_CONCURRENCY: int({
+    default: 32,
+    min: 1,
+    doc: 'Transactions of one partition handled at the same time (each is a few MongoDB round trips)',
+  }),
+  INTAKE_RETENTION: duration({
+    default: 7 * 86_400_000,
+    doc: 'How long intake tombstones stay (must cover the accepted and outcome topics retention)',
+  }),
+  ADMIN_TOKEN: secret({
+    optional: true,
+    minLength: 16,
+    doc: 'Bearer token the admin routes require; unset: they are open (keep them off public networks)',
+  }),
+  KAFKA_DELIVERY_TIMEOUT: duration({
+    default: 10_000,
+    doc: 'Longest wait for the broker to acknowledge produced records',
+  }),
+  SHUTDOWN_TIMEOUT: duration({
+    default: 15_000,
+    doc: 'How long the work in progress may take to finish at shutdown',
+  }),
+});

@@ -1,0 +1,120 @@
+import { avroTypeOptions } from '@rp/contracts';
+import { clientIdFor, createAvroSerde, createKafka } from '@rp/kafka';
+import { createPipelineProducer, createPlainCodecs, resolveTopicNames, topicSpecs } from '@rp/pipeline';
+import {
+  AppError,
+  applyDotenv,
+  type Clock,
+  createHealth,
+  createLifecycle,
+  createLogger,
+  createMetrics,
+  describeConfig,
+  loadConfig,
+  ScaledClock,
+  startHttpServer,
+  systemClock,
+} from '@rp/runtime';
+import { connectStore } from '@rp/store';
+import { MongoClient } from 'mongodb';
+import { schedulerConfigSpec } from './config.ts';
+import { DebitIntakeRepository } from './intake.ts';
+import { consumedTopics, createSchedulerService, producedTopics, serviceName } from './service.ts';
+import { windowSettingsFromConfig } from './windows.ts';
+
+// Without Kafka settings in the environment, use the local stack's endpoints (real variables win).
+if (!process.env.KAFKA_BROKERS) applyDotenv(new URL('../../../.local/stack.env', import.meta.url).pathname);
+
+const config = loadConfig(schedulerConfigSpec);
+const logger = createLogger({ service: serviceName, level: config.LOG_LEVEL });
+logger.info({ config: describeConfig(schedulerConfigSpec, config) }, 'configuration');
+const health = createHealth();
+const metrics = createMetrics({ service: serviceName });
+const lifecycle = createLifecycle({ logger, health, hookTimeoutMs: config.SHUTDOWN_TIMEOUT });
+lifecycle.installSignalHandlers();
+
+try {
+  const windows = windowSettingsFromConfig(config);
+  const clock: Clock =
+    config.CLOCK_START === undefined ? systemClock : new ScaledClock(config.CLOCK_START, config.CLOCK_FACTOR);
+  if (config.CLOCK_START !== undefined) {
+    logger.warn(
+      { start: config.CLOCK_START, factor: config.CLOCK_FACTOR },
+      'demo clock: windows follow a scaled clock',
+    );
+  }
+
+  const names = resolveTopicNames(config.TOPIC_NAMESPACE);
+  const kafka = createKafka({
+    brokers: config.KAFKA_BROKERS,
+    clientId: clientIdFor(serviceName, 'main'),
+    logger,
+  });
+  lifecycle.onStop('other', 'kafka', () => kafka.close());
+  await kafka.ensureTopics(
+    topicSpecs(names, config.TOPIC_PARTITIONS === undefined ? {} : { partitions: config.TOPIC_PARTITIONS }),
+  );
+  const serde = createAvroSerde({ registryUrl: config.SCHEMA_REGISTRY_URL, avro: avroTypeOptions() });
+  const codecs = await createPlainCodecs(serde, names, [...consumedTopics, ...producedTopics], {
+    registryUrl: config.SCHEMA_REGISTRY_URL,
+  });
+  const producer = createPipelineProducer(kafka, names, codecs, {
+    deliveryTimeoutMs: config.KAFKA_DELIVERY_TIMEOUT,
+  });
+  lifecycle.onStop('producers', 'producer', () => producer.disconnect());
+
+  const store = await connectStore({
+    uri: config.MONGODB_URI,
+    database: config.MONGODB_DATABASE,
+    appName: serviceName,
+    logger,
+  });
+  lifecycle.onStop('store', 'mongodb', () => store.close());
+  await store.ensureIndexes();
+  // The intake collection is the scheduler's own until the store's debit queue holds awaiting debits.
+  const intakeClient = new MongoClient(config.MONGODB_URI, {
+    appName: `${serviceName}-intake`,
+    maxPoolSize: 8,
+  });
+  await intakeClient.connect();
+  lifecycle.onStop('store', 'mongodb-intake', () => intakeClient.close());
+  const intake = new DebitIntakeRepository(intakeClient.db(config.MONGODB_DATABASE));
+  await intake.ensureIndexes();
+
+  const service = createSchedulerService({
+    kafka,
+    names,
+    codecs,
+    producer,
+    store,
+    intake,
+    windows,
+    logger,
+    metrics,
+    health,
+    clock,
+    options: {
+      tickIntervalMs: config.WINDOW_TICK,
+      releaseBatchSize: config.RELEASE_BATCH_SIZE,
+      keyConcurrency: config.SCHEDULER_KEY_CONCURRENCY,
+      intakeRetentionMs: config.INTAKE_RETENTION,
+      ...(config.ADMIN_TOKEN === undefined ? {} : { adminToken: config.ADMIN_TOKEN.reveal() }),
+    },
+  });
+  const server = await startHttpServer(service.app, { port: config.PORT });
+  lifecycle.onStop('http', 'server', () => server.close());
+  await service.start();
+  lifecycle.onStop('consumers', 'scheduler', () => service.stop());
+  health.addCheck('consumers', async () => {
+    if (!service.isRunning()) throw new AppError('SHUTTING_DOWN', 'a consumer is not running');
+  });
+  health.addCheck('mongodb', async () => {
+    await store.ping();
+  });
+  health.markReady();
+  logger.info({ url: server.url, windows: await service.windows.status(clock.now()) }, 'scheduler ready');
+} catch (error) {
+  logger.fatal({ err: error }, 'scheduler failed to start');
+  await lifecycle.shutdown('start-up failed');
+  process.exit(1);
+}

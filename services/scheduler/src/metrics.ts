@@ -1,0 +1,89 @@
+import type { Metrics } from '@rp/runtime';
+
+export type SchedulerTopic = 'accepted' | 'outcomes';
+
+export interface SchedulerMetrics {
+  received(topic: SchedulerTopic): void;
+  retried(topic: SchedulerTopic): void;
+  failed(topic: SchedulerTopic): void;
+  /** An input that needs nothing (an outcome of another delivery, a record delivered again). */
+  ignored(topic: SchedulerTopic, reason: string): void;
+  /** A debit made ready and put in the queue for its window. */
+  queued(): void;
+  released(count: number, waitSeconds: readonly number[]): void;
+  drain(seconds: number): void;
+  debitWindowOpen(open: boolean): void;
+  queueDepth(depth: number, awaiting: number): void;
+  reconciliationItems(row: number, count: number): void;
+  reconciliationRun(seconds: number): void;
+}
+
+export function schedulerMetrics(metrics: Metrics): SchedulerMetrics {
+  const received = metrics.counter('rp_scheduler_records_received_total', 'Records read, by input', [
+    'topic',
+  ]);
+  const retried = metrics.counter(
+    'rp_scheduler_retried_records_total',
+    'Records handled again from a retry tier',
+    ['topic'],
+  );
+  const failed = metrics.counter(
+    'rp_scheduler_failed_records_total',
+    'Records that failed (to the retry tiers or the dead-letter topic)',
+    ['topic'],
+  );
+  const ignored = metrics.counter('rp_scheduler_ignored_records_total', 'Records that needed nothing', [
+    'topic',
+    'reason',
+  ]);
+  const queued = metrics.counter(
+    'rp_scheduler_debits_queued_total',
+    'Debits made ready (DEBIT_QUEUED) and queued for their window',
+  );
+  const released = metrics.counter(
+    'rp_scheduler_debits_released_total',
+    'Debits released to the due topic in their window',
+  );
+  const queueWait = metrics.histogram(
+    'rp_scheduler_queue_wait_seconds',
+    'From a debit joining the queue to its release',
+    [],
+    { buckets: [1, 10, 60, 300, 900, 3600, 4 * 3600, 12 * 3600, 24 * 3600, 72 * 3600] },
+  );
+  const drains = metrics.histogram(
+    'rp_scheduler_drain_duration_seconds',
+    'Duration of one drain of a window',
+  );
+  const windowOpen = metrics.gauge('rp_scheduler_debit_window_open', 'Whether the debit window is open (1)');
+  const depth = metrics.gauge('rp_scheduler_queue_depth', 'Debits in the queue, by stage', ['stage']);
+  const items = metrics.counter(
+    'rp_scheduler_reconciliation_items_total',
+    'Reconciliation items raised, by spec section 7 row',
+    ['row'],
+  );
+  const runs = metrics.histogram(
+    'rp_scheduler_reconciliation_duration_seconds',
+    'Duration of one reconciliation window close',
+    [],
+    { buckets: [0.1, 0.5, 1, 5, 15, 60, 300, 900] },
+  );
+  return {
+    received: (topic) => received.inc({ topic }),
+    retried: (topic) => retried.inc({ topic }),
+    failed: (topic) => failed.inc({ topic }),
+    ignored: (topic, reason) => ignored.inc({ topic, reason }),
+    queued: () => queued.inc(),
+    released(count, waits) {
+      released.inc(count);
+      for (const wait of waits) queueWait.observe(wait);
+    },
+    drain: (seconds) => drains.observe(seconds),
+    debitWindowOpen: (open) => windowOpen.set(open ? 1 : 0),
+    queueDepth(queue, awaiting) {
+      depth.set({ stage: 'queued' }, queue);
+      depth.set({ stage: 'awaiting-status-report' }, awaiting);
+    },
+    reconciliationItems: (row, count) => items.inc({ row: String(row) }, count),
+    reconciliationRun: (seconds) => runs.observe(seconds),
+  };
+}

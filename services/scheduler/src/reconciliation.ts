@@ -1,0 +1,277 @@
+import type {
+  KnownReconciliationCode,
+  ReconciliationItem,
+  ReconciliationWindow,
+  TransactionState,
+} from '@rp/contracts';
+import type { PipelineProducer, StateChangeInput, StateEmitter } from '@rp/pipeline';
+import { type Clock, type Logger, transactionLogger } from '@rp/runtime';
+import type { Store, TransactionSnapshot, TransactionSummary } from '@rp/store';
+import type { DebitIntakeRepository } from './intake.ts';
+import { transactionOfSnapshot } from './messages.ts';
+import type { SchedulerMetrics } from './metrics.ts';
+import { reconciliationRowFor, unresolvedStates } from './reconciliation-rows.ts';
+import type { WindowController } from './window-state.ts';
+
+export interface ReconciliationDeps {
+  readonly store: Pick<Store, 'transactions' | 'debitQueue' | 'reconciliation'>;
+  readonly intake: DebitIntakeRepository;
+  readonly emitter: StateEmitter;
+  readonly producer: PipelineProducer;
+  readonly windows: WindowController;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly metrics: SchedulerMetrics;
+  /** Transactions examined at the same time (each costs a few reads by _id). */
+  readonly concurrency: number;
+  /** How long intake tombstones are kept (the input topics' retention). */
+  readonly intakeRetentionMs: number;
+}
+
+export interface ReconciliationSummary {
+  windowId: string;
+  window: ReconciliationWindow;
+  /** Items raised by this run. */
+  raised: number;
+  /** Unresolved transactions already raised for this window by an earlier run. */
+  alreadyRaised: number;
+  /** Unresolved but waiting for a later window (a debit queued for a later date). */
+  waiting: number;
+  byRow: Record<string, number>;
+}
+
+interface Finding {
+  uetr: string;
+  state: TransactionState;
+  sequence: number;
+  row: number;
+  code: KnownReconciliationCode;
+  text: string;
+  messageIdentification?: string;
+  change?: StateChangeInput;
+}
+
+const pageSize = 200;
+
+/**
+ * Closes the reconciliation window of `businessDate` at `closesAt`: every transaction created before
+ * the close and not in a final state becomes a ReconciliationItem with its spec section 7 row. For each
+ * page of them: RECONCILIATION_REQUIRED (acknowledged first), the items on `rp.reconciliation.v1`, the
+ * items stored (idempotent per window and UETR), and their debits taken out of the intake and the queue.
+ * Running it again for the same window raises nothing twice: a transaction already stored for the window
+ * is skipped, and the state change repeats its stable event id.
+ */
+export async function closeReconciliationWindow(
+  deps: ReconciliationDeps,
+  businessDate: string,
+  closesAt: Date,
+): Promise<ReconciliationSummary> {
+  const { store, windows, logger, metrics } = deps;
+  const started = performance.now();
+  const calendar = windows.calendar;
+  const closedBefore = windows.reconciliationClosedAt(businessDate) !== undefined;
+  // Closed from the start: no debit of the day is released, and none made ready joins its window.
+  windows.markReconciliationClosed(businessDate, closesAt);
+  const window: ReconciliationWindow = {
+    businessDate,
+    opensAt: calendar
+      .windowsOf(calendar.previousBusinessDay(businessDate))
+      .reconciliationClosesAt.toISOString(),
+    closesAt: closesAt.toISOString(),
+  };
+  const summary: ReconciliationSummary = {
+    windowId: businessDate,
+    window,
+    raised: 0,
+    alreadyRaised: 0,
+    waiting: 0,
+    byRow: {},
+  };
+  const debitClosesAt = calendar.windowsOf(businessDate).debitClosesAt;
+
+  async function assess(found: TransactionSummary): Promise<Finding | undefined> {
+    if ((await store.reconciliation.get(businessDate, found.uetr)) !== null) {
+      summary.alreadyRaised += 1;
+      return undefined;
+    }
+    const snapshot = await store.transactions.get(found.uetr);
+    const state = snapshot?.state;
+    if (!snapshot || !state || !(unresolvedStates as readonly string[]).includes(state)) return undefined;
+    if (await waitsForLaterWindow(snapshot, state)) {
+      summary.waiting += 1;
+      return undefined;
+    }
+    const transaction = transactionOfSnapshot(snapshot);
+    const messageIdentification = transaction?.messageIdentifiers.messageIdentification;
+    const answered = snapshot.deliveryAttempts.some(
+      (attempt) =>
+        attempt.httpStatus !== null &&
+        (messageIdentification === undefined || attempt.messageIdentification === messageIdentification),
+    );
+    const row = reconciliationRowFor(state, answered);
+    if (row === undefined) return undefined;
+    return {
+      uetr: found.uetr,
+      state: state as TransactionState,
+      sequence: snapshot.lastSeq,
+      ...row,
+      ...(messageIdentification === undefined ? {} : { messageIdentification }),
+      ...(transaction === undefined
+        ? {}
+        : {
+            change: {
+              fromState: state as TransactionState,
+              eventType: 'RECONCILIATION_REQUIRED',
+              transaction,
+              causedBy: { messageType: 'ReconciliationWindowClosed' },
+              occurredAt: closesAt,
+            },
+          }),
+    };
+  }
+
+  /**
+   * A debit waiting for a later debit window is not unresolved: queued for a later date, or acknowledged
+   * only after today's debit window closed (the scheduler queues it for the next one).
+   */
+  async function waitsForLaterWindow(snapshot: TransactionSnapshot, state: string): Promise<boolean> {
+    if (state === 'DEBIT_QUEUED') {
+      const queued = await store.debitQueue.get(snapshot.uetr);
+      return queued !== null && queued.windowDate > businessDate;
+    }
+    if (state === 'DEBIT_ACCEPTANCE_DELIVERED') {
+      const reached = [...snapshot.history].reverse().find((entry) => entry.to === state)?.at;
+      return reached !== undefined && reached >= debitClosesAt;
+    }
+    return false;
+  }
+
+  async function settle(findings: readonly Finding[]): Promise<void> {
+    const now = deps.clock.now();
+    const changes = findings.flatMap((finding) => (finding.change ? [finding.change] : []));
+    if (changes.length > 0) await deps.emitter.emit(changes);
+    await deps.producer.send(
+      'rp.reconciliation.v1',
+      findings.map((finding) => ({
+        key: finding.uetr,
+        value: {
+          uetr: finding.uetr,
+          row: finding.row,
+          code: finding.code,
+          text: finding.text,
+          stateAtClose: finding.state,
+          sequenceAtClose: finding.sequence,
+          ...(finding.messageIdentification === undefined
+            ? {}
+            : { messageIdentification: finding.messageIdentification }),
+          window,
+          detectedAt: now.toISOString(),
+        } satisfies ReconciliationItem,
+      })),
+    );
+    await store.reconciliation.record(
+      findings.map((finding) => ({
+        windowId: businessDate,
+        uetr: finding.uetr,
+        row: finding.row,
+        code: finding.code,
+        text: finding.text,
+        stateAtClose: finding.state,
+        createdAt: now,
+      })),
+    );
+    const uetrs = findings.map((finding) => finding.uetr);
+    await deps.intake.withdraw(uetrs, now);
+    await store.debitQueue.remove(uetrs);
+    for (const finding of findings) {
+      summary.raised += 1;
+      summary.byRow[String(finding.row)] = (summary.byRow[String(finding.row)] ?? 0) + 1;
+      metrics.reconciliationItems(finding.row, 1);
+      const log = transactionLogger(logger, {
+        uetr: finding.uetr,
+        ...(finding.messageIdentification ? { messageIdentification: finding.messageIdentification } : {}),
+      });
+      if (!finding.change)
+        log.warn({ state: finding.state }, 'no payload in the snapshot: state not changed');
+      log.info(
+        { windowId: businessDate, row: finding.row, state: finding.state },
+        'reconciliation item raised',
+      );
+    }
+  }
+
+  try {
+    for (const state of unresolvedStates) {
+      for await (const page of unresolvedPages(store.transactions, state, closesAt)) {
+        const findings = (await mapBounded(page, deps.concurrency, assess)).filter(
+          (finding): finding is Finding => finding !== undefined,
+        );
+        if (findings.length > 0) await settle(findings);
+      }
+    }
+  } catch (error) {
+    // What was raised stays raised (stored per window and UETR); the next run raises the rest.
+    if (!closedBefore) windows.forgetReconciliationClose(businessDate);
+    throw error;
+  }
+  const purged = await deps.intake.purge(new Date(closesAt.getTime() - deps.intakeRetentionMs));
+  metrics.reconciliationRun((performance.now() - started) / 1000);
+  logger.info({ ...summary, purged }, 'reconciliation window closed');
+  return summary;
+}
+
+/**
+ * Transactions in `state` created before `before`, newest first, a page at a time. The repository pages
+ * by creation time only, so the cursor moves to the oldest time seen and the UETRs already seen at
+ * exactly that time are skipped on the next page.
+ */
+async function* unresolvedPages(
+  transactions: Store['transactions'],
+  state: string,
+  before: Date,
+): AsyncGenerator<TransactionSummary[]> {
+  let cursor = before.getTime();
+  let seenAtCursor = new Set<string>();
+  let inclusive = false;
+  for (;;) {
+    const page = await transactions.search({
+      state,
+      to: new Date(inclusive ? cursor + 1 : cursor),
+      limit: pageSize,
+    });
+    const fresh = page.filter((found) => !seenAtCursor.has(found.uetr));
+    if (fresh.length > 0) yield fresh;
+    if (page.length < pageSize) return;
+    const oldest = Math.min(...page.map((found) => found.createdAt.getTime()));
+    const atOldest = page.filter((found) => found.createdAt.getTime() === oldest).map((found) => found.uetr);
+    if (fresh.length === 0) {
+      // A full page of one millisecond, all seen: step past that millisecond.
+      cursor = oldest;
+      inclusive = false;
+      seenAtCursor = new Set();
+      continue;
+    }
+    seenAtCursor =
+      oldest === cursor && inclusive ? new Set([...seenAtCursor, ...atOldest]) : new Set(atOldest);
+    cursor = oldest;
+    inclusive = true;
+  }
+}
+
+async function mapBounded<T, R>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next;
+      next += 1;
+      results[index] = await work(items[index] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+  return results;
+}

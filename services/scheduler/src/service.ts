@@ -1,0 +1,329 @@
+import type { DeliveryOutcome, DirectDebit, TopicName } from '@rp/contracts';
+import { type ConsumerRunner, consumerGroupName, type KafkaClient, type RetryPolicy } from '@rp/kafka';
+import {
+  createStateEmitter,
+  type PipelineCodecs,
+  type PipelineProducer,
+  type TopicNames,
+} from '@rp/pipeline';
+import {
+  type AppEnv,
+  AppError,
+  type Clock,
+  createHealth,
+  createHttpApp,
+  createMetrics,
+  type Health,
+  type Logger,
+  type Metrics,
+  systemClock,
+} from '@rp/runtime';
+import type { Store } from '@rp/store';
+import type { Hono } from 'hono';
+import { registerAdminRoutes } from './app.ts';
+import type { DebitIntakeRepository } from './intake.ts';
+import { schedulerMetrics } from './metrics.ts';
+import { createQueueingHandlers } from './queueing.ts';
+import { closeReconciliationWindow, type ReconciliationSummary } from './reconciliation.ts';
+import { releaseWindow } from './release.ts';
+import {
+  anyCreditsGate,
+  type CreditsGate,
+  DeclaredCreditsGate,
+  scheduledCreditsGate,
+  WindowController,
+  type WindowStatus,
+} from './window-state.ts';
+import { WindowCalendar, type WindowSettings } from './windows.ts';
+
+export const serviceName = 'scheduler';
+
+/** What the scheduler reads. */
+export const consumedTopics = [
+  'rp.directdebit.accepted.v1',
+  'rp.delivery.outcome.v1',
+] as const satisfies readonly TopicName[];
+/** What the scheduler writes: its producer needs a codec for each. */
+export const producedTopics = [
+  'rp.transaction.state.v1',
+  'rp.directdebit.due.v1',
+  'rp.reconciliation.v1',
+] as const satisfies readonly TopicName[];
+
+export interface SchedulerOptions {
+  /** How often the windows are looked at (real time). Default 1 s; 0: only `tick()` calls (tests). */
+  readonly tickIntervalMs?: number;
+  /** Debits released per batch. Default 100. */
+  readonly releaseBatchSize?: number;
+  /** While the debit window is open, the queue is drained at least this often (real time). Default 30 s. */
+  readonly drainIntervalMs?: number;
+  /** Transactions of one partition handled at the same time. Default 32. */
+  readonly keyConcurrency?: number;
+  readonly partitionsConsumedConcurrently?: number;
+  readonly retry?: Partial<RetryPolicy>;
+  /** Transactions examined at the same time when the reconciliation window closes. Default 8. */
+  readonly reconciliationConcurrency?: number;
+  /** How long intake tombstones are kept. Default 7 days (the input topics' retention). */
+  readonly intakeRetentionMs?: number;
+  /** Bearer token of the admin routes; unset: the routes are open (keep them off public networks). */
+  readonly adminToken?: string;
+}
+
+export interface SchedulerDeps {
+  readonly kafka: KafkaClient;
+  readonly names: TopicNames;
+  /** Codecs of the consumed and the produced topics (the producer was built with the latter). */
+  readonly codecs: Partial<PipelineCodecs>;
+  /** Owned by the caller, which disconnects it after `stop()`. */
+  readonly producer: PipelineProducer;
+  readonly store: Pick<Store, 'transactions' | 'debitQueue' | 'reconciliation'>;
+  readonly intake: DebitIntakeRepository;
+  readonly windows: WindowSettings;
+  /** The credits gate besides the configured time and the admin trigger (the credit flow, later). */
+  readonly creditsGate?: CreditsGate;
+  readonly logger: Logger;
+  /** Defaults to a registry of its own without process metrics. */
+  readonly metrics?: Metrics;
+  readonly health?: Health;
+  /** The system clock, or a ScaledClock for demos, a ManualClock in tests. */
+  readonly clock?: Clock;
+  readonly options?: SchedulerOptions;
+}
+
+export interface SchedulerService {
+  /** Admin routes plus health and metrics. The caller serves it. */
+  readonly app: Hono<AppEnv>;
+  readonly windows: WindowController;
+  /** Joins both consumer groups and starts looking at the windows. */
+  start(): Promise<void>;
+  /** Stops the window timer, lets the window work in progress finish, leaves the groups. */
+  stop(): Promise<void>;
+  /** Looks at the windows once: closes a due reconciliation window, releases the open window's debits. */
+  tick(): Promise<void>;
+  /** Closes the reconciliation window of `businessDate` (default today) now. */
+  closeReconciliationWindow(businessDate?: string): Promise<ReconciliationSummary>;
+  /** For readiness: false once a consumer stopped or crashed. */
+  isRunning(): boolean;
+}
+
+export function createSchedulerService(deps: SchedulerDeps): SchedulerService {
+  const { kafka, names, codecs, logger, producer } = deps;
+  const options = deps.options ?? {};
+  const clock = deps.clock ?? systemClock;
+  const registry = deps.metrics ?? createMetrics({ service: serviceName, defaultMetrics: false });
+  const metrics = schedulerMetrics(registry);
+  const health = deps.health ?? createHealth();
+  const calendar = new WindowCalendar(deps.windows);
+  const declared = new DeclaredCreditsGate();
+  const windows = new WindowController(
+    calendar,
+    anyCreditsGate(scheduledCreditsGate(calendar), declared, ...(deps.creditsGate ? [deps.creditsGate] : [])),
+  );
+  const emitter = createStateEmitter({ service: serviceName, producer, now: () => clock.now() });
+  const drainIntervalMs = options.drainIntervalMs ?? 30_000;
+
+  // Window work (releases, reconciliation, operator triggers) runs one piece at a time.
+  let chain: Promise<unknown> = Promise.resolve();
+  function serial<T>(work: () => Promise<T>): Promise<T> {
+    const run = chain.then(work, work);
+    chain = run.catch(() => undefined);
+    return run;
+  }
+
+  let wasOpen = false;
+  let lastDrainAt = 0;
+  let drainQueued = false;
+
+  async function drainIfOpen(): Promise<number> {
+    const now = clock.now();
+    const date = calendar.localDate(now);
+    if (!(await windows.isDebitWindowOpen(date, now))) return 0;
+    lastDrainAt = performance.now();
+    return releaseWindow(
+      {
+        debitQueue: deps.store.debitQueue,
+        producer,
+        windows,
+        clock,
+        logger,
+        metrics,
+        batchSize: options.releaseBatchSize ?? 100,
+      },
+      date,
+    );
+  }
+
+  function requestDrain(): void {
+    if (drainQueued) return;
+    drainQueued = true;
+    serial(async () => {
+      drainQueued = false;
+      await drainIfOpen();
+    }).catch((error: unknown) => logger.error({ err: error }, 'releasing queued debits failed'));
+  }
+
+  const reconciliationDeps = {
+    store: deps.store,
+    intake: deps.intake,
+    emitter,
+    producer,
+    windows,
+    clock,
+    logger,
+    metrics,
+    concurrency: options.reconciliationConcurrency ?? 8,
+    intakeRetentionMs: options.intakeRetentionMs ?? 7 * 86_400_000,
+  };
+
+  const handlers = createQueueingHandlers({
+    intake: deps.intake,
+    debitQueue: deps.store.debitQueue,
+    emitter,
+    windows,
+    clock,
+    logger,
+    metrics,
+    onQueued(windowDate) {
+      if (windowDate === calendar.localDate(clock.now())) requestDrain();
+    },
+  });
+
+  let ticking: Promise<void> | undefined;
+  function tick(): Promise<void> {
+    // A tick waiting or running already covers this one (a long reconciliation must not pile them up).
+    ticking ??= serial(async () => {
+      const now = clock.now();
+      const date = calendar.localDate(now);
+      if (windows.isReconciliationDue(date, now)) {
+        await closeReconciliationWindow(
+          reconciliationDeps,
+          date,
+          calendar.windowsOf(date).reconciliationClosesAt,
+        );
+      }
+      const open = await windows.isDebitWindowOpen(date, now);
+      metrics.debitWindowOpen(open);
+      if (open !== wasOpen)
+        logger.info({ businessDate: date, open }, open ? 'debit window open' : 'debit window closed');
+      if (open && (!wasOpen || performance.now() - lastDrainAt >= drainIntervalMs)) await drainIfOpen();
+      wasOpen = open;
+    }).finally(() => {
+      ticking = undefined;
+    });
+    return ticking;
+  }
+
+  async function status(): Promise<WindowStatus> {
+    return windows.status(clock.now());
+  }
+
+  const app = createHttpApp({ health, metrics: registry, logger });
+  registerAdminRoutes(app, {
+    windows,
+    clock,
+    debitQueue: deps.store.debitQueue,
+    intake: deps.intake,
+    reconciliation: deps.store.reconciliation,
+    ...(options.adminToken === undefined ? {} : { adminToken: options.adminToken }),
+    onQueueDepth: (depth, awaiting) => metrics.queueDepth(depth, awaiting),
+    openDebitWindow: () =>
+      serial(async () => {
+        const date = calendar.localDate(clock.now());
+        declared.declare(date);
+        windows.openDebitWindow(date);
+        logger.info({ businessDate: date }, 'debit window opened by an operator');
+        await drainIfOpen();
+        return status();
+      }),
+    async closeDebitWindow() {
+      // At once, not behind a release in progress: the release stops before its next batch.
+      const date = calendar.localDate(clock.now());
+      windows.closeDebitWindow(date);
+      logger.info({ businessDate: date }, 'debit window closed by an operator');
+      return status();
+    },
+    closeReconciliationWindow: () => closeNow(),
+  });
+
+  function closeNow(businessDate?: string): Promise<ReconciliationSummary> {
+    return serial(() => {
+      const now = clock.now();
+      return closeReconciliationWindow(reconciliationDeps, businessDate ?? calendar.localDate(now), now);
+    });
+  }
+
+  let runners: ConsumerRunner[] = [];
+  let timer: NodeJS.Timeout | undefined;
+  const common = {
+    ...(options.retry ? { retry: options.retry } : {}),
+    partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? 4,
+    keyConcurrency: options.keyConcurrency ?? 32,
+  };
+
+  return {
+    app,
+    windows,
+    async start() {
+      const acceptedCodec = codecs['rp.directdebit.accepted.v1'];
+      const outcomeCodec = codecs['rp.delivery.outcome.v1'];
+      if (!acceptedCodec || !outcomeCodec) {
+        throw new AppError(
+          'CONFIG_INVALID',
+          `the scheduler needs codecs for ${consumedTopics.join(' and ')}`,
+        );
+      }
+      const acceptedTopic = names['rp.directdebit.accepted.v1'];
+      const outcomeTopic = names['rp.delivery.outcome.v1'];
+      runners.push(
+        await kafka.runConsumer<DirectDebit>({
+          ...common,
+          groupId: consumerGroupName(serviceName, acceptedTopic),
+          topics: [acceptedTopic],
+          codec: acceptedCodec,
+          handleRecord: async (record) => {
+            try {
+              await handlers.accepted(record);
+            } catch (error) {
+              metrics.failed('accepted');
+              throw error;
+            }
+          },
+        }),
+      );
+      runners.push(
+        await kafka.runConsumer<DeliveryOutcome>({
+          ...common,
+          groupId: consumerGroupName(serviceName, outcomeTopic),
+          topics: [outcomeTopic],
+          codec: outcomeCodec,
+          handleRecord: async (record) => {
+            try {
+              await handlers.outcome(record);
+            } catch (error) {
+              metrics.failed('outcomes');
+              throw error;
+            }
+          },
+        }),
+      );
+      const interval = options.tickIntervalMs ?? 1_000;
+      if (interval > 0) {
+        timer = setInterval(() => {
+          tick().catch((error: unknown) => logger.error({ err: error }, 'window tick failed'));
+        }, interval);
+      }
+      logger.info({ groups: runners.map((runner) => runner.groupId) }, 'scheduler consuming');
+    },
+    async stop() {
+      clearInterval(timer);
+      timer = undefined;
+      const stopping = runners;
+      runners = [];
+      await Promise.all(stopping.map((runner) => runner.stop()));
+      await chain;
+    },
+    tick,
+    closeReconciliationWindow: closeNow,
+    isRunning: () => runners.length === 2 && runners.every((runner) => runner.isRunning()),
+  };
+}

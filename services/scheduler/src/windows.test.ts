@@ -1,0 +1,140 @@
+import { describe, expect, test } from 'vitest';
+import {
+  addDays,
+  defaultWindowSettings,
+  parseTimeOfDay,
+  WindowCalendar,
+  type WindowSettings,
+} from './windows.ts';
+
+// 2026-11-23 is a Monday. SAST is UTC+2 all year: 08:00 SAST is 06:00Z.
+const settings: WindowSettings = {
+  ...defaultWindowSettings,
+  holidays: ['2026-12-16', '2026-12-25', '2026-11-30'],
+};
+const calendar = new WindowCalendar(settings);
+const sast = (local: string) => new Date(`${local}+02:00`);
+
+describe('local dates and business days', () => {
+  test.each([
+    ['2026-11-23T21:59:59Z', '2026-11-23'],
+    ['2026-11-23T22:00:00Z', '2026-11-24'],
+    ['2026-11-22T22:00:00Z', '2026-11-23'],
+    ['2026-12-31T23:30:00Z', '2027-01-01'],
+  ])('%s is %s in Johannesburg', (instant, date) => {
+    expect(calendar.localDate(new Date(instant))).toBe(date);
+  });
+
+  test.each([
+    ['2026-11-23', true, 'Monday'],
+    ['2026-11-27', true, 'Friday'],
+    ['2026-11-28', false, 'Saturday'],
+    ['2026-11-29', false, 'Sunday'],
+    ['2026-12-16', false, 'Wednesday, a holiday'],
+    ['2026-12-25', false, 'Friday, a holiday'],
+    ['2026-11-30', false, 'Monday, a holiday'],
+  ])('%s business day: %s (%s)', (date, expected) => {
+    expect(calendar.isBusinessDay(date)).toBe(expected);
+  });
+
+  test.each([
+    ['2026-11-23', '2026-11-24', 'Monday to Tuesday'],
+    ['2026-11-27', '2026-12-01', 'Friday over the weekend and the Monday holiday'],
+    ['2026-11-28', '2026-12-01', 'Saturday'],
+    ['2026-12-15', '2026-12-17', 'over a Wednesday holiday'],
+    ['2026-12-24', '2026-12-28', 'over Christmas and the weekend'],
+  ])('the business day after %s is %s (%s)', (date, next) => {
+    expect(calendar.nextBusinessDay(date)).toBe(next);
+  });
+
+  test('previous and on-or-after', () => {
+    expect(calendar.previousBusinessDay('2026-12-01')).toBe('2026-11-27');
+    expect(calendar.businessDayOnOrAfter('2026-11-23')).toBe('2026-11-23');
+    expect(calendar.businessDayOnOrAfter('2026-11-28')).toBe('2026-12-01');
+    expect(addDays('2026-02-28', 1)).toBe('2026-03-01');
+  });
+});
+
+describe('window times', () => {
+  test('a business day has its debit and reconciliation windows in SAST', () => {
+    const windows = calendar.windowsOf('2026-11-23');
+    expect(windows.debitOpensAt.toISOString()).toBe('2026-11-23T06:00:00.000Z');
+    expect(windows.debitClosesAt.toISOString()).toBe('2026-11-23T15:00:00.000Z');
+    expect(windows.reconciliationClosesAt.toISOString()).toBe('2026-11-23T16:00:00.000Z');
+    expect(windows.creditsFinalisedAt).toBeUndefined();
+  });
+
+  test('the credits time is part of the windows when configured', () => {
+    const withCredits = new WindowCalendar({ ...settings, creditsFinalisedAt: '07:30' });
+    expect(withCredits.windowsOf('2026-11-23').creditsFinalisedAt?.toISOString()).toBe(
+      '2026-11-23T05:30:00.000Z',
+    );
+  });
+
+  test.each([
+    ['2026-11-23T07:59:59', false],
+    ['2026-11-23T08:00:00', true],
+    ['2026-11-23T16:59:59', true],
+    ['2026-11-23T17:00:00', false],
+    ['2026-11-28T10:00:00', false],
+  ])('debit hours at %s SAST: %s', (local, expected) => {
+    const now = sast(local);
+    expect(calendar.isWithinDebitHours(calendar.localDate(now), now)).toBe(expected);
+  });
+
+  test('a zone with daylight saving converts each date with its own offset', () => {
+    const london = new WindowCalendar({ ...defaultWindowSettings, timeZone: 'Europe/London' });
+    expect(london.instantAt('2026-03-28', parseTimeOfDay('08:00')).toISOString()).toBe(
+      '2026-03-28T08:00:00.000Z',
+    );
+    expect(london.instantAt('2026-03-30', parseTimeOfDay('08:00')).toISOString()).toBe(
+      '2026-03-30T07:00:00.000Z',
+    );
+  });
+});
+
+describe('delivery deadline: the close of the reconciliation window the message falls in', () => {
+  test.each([
+    ['2026-11-23T10:00:00', '2026-11-23T16:00:00.000Z', 'during the day: today'],
+    ['2026-11-23T17:59:59', '2026-11-23T16:00:00.000Z', 'just before the close'],
+    ['2026-11-23T18:00:00', '2026-11-24T16:00:00.000Z', 'at the close: the next business day'],
+    ['2026-11-27T19:00:00', '2026-12-01T16:00:00.000Z', 'Friday evening: after the weekend and the holiday'],
+    ['2026-11-28T09:00:00', '2026-12-01T16:00:00.000Z', 'Saturday'],
+    ['2026-11-24T01:00:00', '2026-11-24T16:00:00.000Z', 'early morning'],
+  ])('created %s SAST: until %s (%s)', (local, deadline) => {
+    expect(calendar.deliveryDeadline(sast(local)).toISOString()).toBe(deadline);
+  });
+});
+
+describe('the debit window a ready debit waits for', () => {
+  test.each([
+    ['2026-11-23T07:00:00', undefined, false, '2026-11-23', 'before the window opens'],
+    ['2026-11-23T16:59:00', undefined, false, '2026-11-23', 'while it is open'],
+    ['2026-11-23T17:00:00', undefined, false, '2026-11-24', 'once it has closed'],
+    ['2026-11-23T10:00:00', undefined, true, '2026-11-24', 'closed early by an operator'],
+    ['2026-11-27T17:30:00', undefined, false, '2026-12-01', 'Friday evening'],
+    ['2026-11-28T10:00:00', undefined, false, '2026-12-01', 'Saturday'],
+    ['2026-11-23T10:00:00', '2026-11-26', false, '2026-11-26', 'a later requested collection date'],
+    ['2026-11-23T10:00:00', '2026-11-28', false, '2026-12-01', 'a requested Saturday: the next business day'],
+    ['2026-11-23T10:00:00', '2026-11-20', false, '2026-11-23', 'a past requested date: as soon as possible'],
+  ] as [string, string | undefined, boolean, string, string][])(
+    'ready %s SAST, requested %s, closed early %s: %s (%s)',
+    (local, requested, closed, expected) => {
+      expect(calendar.debitWindowFor(sast(local), requested, closed)).toBe(expected);
+    },
+  );
+});
+
+describe('settings are validated', () => {
+  test.each([
+    [{ timeZone: 'Mars/Olympus' }, /time zone/],
+    [{ debitWindowOpen: '17:00', debitWindowClose: '08:00' }, /open before it closes/],
+    [{ reconciliationClose: '16:00' }, /cannot close before/],
+    [{ debitWindowOpen: '8:00' }, /HH:MM/],
+    [{ holidays: ['2026-02-30'] }, /YYYY-MM-DD/],
+    [{ businessDays: [] }, /at least one/],
+    [{ creditsFinalisedAt: '17:30' }, /credits/],
+  ] as const)('%o is refused', (override, message) => {
+    expect(() => new WindowCalendar({ ...defaultWindowSettings, ...override })).toThrow(message);
+  });
+});

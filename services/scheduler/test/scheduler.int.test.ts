@@ -1,0 +1,428 @@
+import {
+  avroTypeOptions,
+  type DeliveryOutcome,
+  type DirectDebit,
+  type ReconciliationItem,
+  type TopicName,
+  type TransactionStateChanged,
+} from '@rp/contracts';
+import { createAvroSerde, createKafka, type KafkaClient } from '@rp/kafka';
+import {
+  createPipelineProducer,
+  createPlainCodecs,
+  type PipelineCodecs,
+  type PipelineProducer,
+  resolveTopicNames,
+  type TopicNames,
+  topicSpecs,
+} from '@rp/pipeline';
+import { createLogger, ManualClock } from '@rp/runtime';
+import { connectStore, type Store } from '@rp/store';
+import { infra, uniqueName } from '@rp/testkit';
+import { MongoClient } from 'mongodb';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { DebitIntakeRepository } from '../src/intake.ts';
+import {
+  consumedTopics,
+  createSchedulerService,
+  producedTopics,
+  type SchedulerService,
+} from '../src/service.ts';
+import type { WindowStatus } from '../src/window-state.ts';
+import { defaultWindowSettings } from '../src/windows.ts';
+import { debit, recordSnapshot, uetrOf } from './fixtures.ts';
+import { readTopic, type TopicReader } from './topic-reader.ts';
+
+const logger = createLogger({
+  service: 'scheduler-test',
+  level: (process.env.TEST_LOG_LEVEL as 'warn' | undefined) ?? 'warn',
+});
+const allTopics: TopicName[] = [...consumedTopics, ...producedTopics];
+const monday = '2026-11-23';
+const tuesday = '2026-11-24';
+const sast = (local: string) => new Date(`${local}+02:00`);
+
+let names: TopicNames;
+let codecs: Partial<PipelineCodecs>;
+let kafka: KafkaClient;
+let producer: PipelineProducer;
+let input: PipelineProducer;
+let store: Store;
+let mongo: MongoClient;
+let intake: DebitIntakeRepository;
+let databaseName: string;
+let service: SchedulerService;
+let due: TopicReader<DirectDebit>;
+let states: TopicReader<TransactionStateChanged>;
+let items: TopicReader<ReconciliationItem>;
+const clock = new ManualClock(sast(`${monday}T07:00:00`));
+
+/** The dispatcher's record of the initiating bank's 202 to a status report. */
+function acknowledge(value: DirectDebit, state = 'DEBIT_ACCEPTANCE_DELIVERED'): Promise<void> {
+  const outcome: DeliveryOutcome = {
+    uetr: uetrOf(value),
+    messageIdentification: `RPV${uetrOf(value).replaceAll('-', '').toUpperCase()}`,
+    targetBank: '250655',
+    operation: 'outboundDirectDebitResponse',
+    attempt: 1,
+    attemptedAt: clock.now().toISOString(),
+    httpStatus: 202,
+    latencyMs: 12,
+    result: 'ACKNOWLEDGED',
+    final: true,
+  };
+  return input.send('rp.delivery.outcome.v1', [
+    { key: outcome.uetr, value: outcome, headers: { 'rp-state': state } },
+  ]);
+}
+
+/** Retries an assertion on a condition the service reaches on its own (no signal to wait on) until it holds. */
+async function eventually<T>(check: () => Promise<T>, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await check();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+}
+
+async function getJson<T>(path: string, init?: RequestInit): Promise<T> {
+  const response = await service.app.request(path, init);
+  return (await response.json()) as T;
+}
+
+interface QueueView {
+  depth: number;
+  byWindow: Record<string, number>;
+  awaitingStatusReport: number;
+}
+
+function accept(...debits: DirectDebit[]): Promise<void> {
+  return input.send(
+    'rp.directdebit.accepted.v1',
+    debits.map((value) => ({ key: uetrOf(value), value, headers: { 'rp-state': 'DEBIT_ACCEPTED' } })),
+  );
+}
+
+function queuedChange(value: DirectDebit) {
+  return states.waitFor(
+    (record) => record.key === uetrOf(value) && record.value.eventType === 'DEBIT_QUEUED',
+  );
+}
+
+/**
+ * Every topic here has one partition: once a marker written after some point has been read, every record
+ * the scheduler wrote to that topic before that point has been read too.
+ */
+async function barrier<T>(
+  reader: TopicReader<T>,
+  topic: 'rp.directdebit.due.v1' | 'rp.reconciliation.v1',
+  value: T,
+) {
+  const key = uniqueName('marker');
+  await input.send(topic, [{ key, value: value as never }]);
+  await reader.waitFor((record) => record.key === key);
+  return reader.records.findIndex((record) => record.key === key);
+}
+
+beforeAll(async () => {
+  const endpoints = await infra();
+  names = resolveTopicNames(uniqueName('scheduler'));
+  kafka = createKafka({ brokers: endpoints.kafkaBrokers, clientId: uniqueName('scheduler-test') });
+  await kafka.ensureTopics(
+    topicSpecs(names, { partitions: 1 }).filter((spec) =>
+      allTopics.some((topic) => names[topic] === spec.topic),
+    ),
+  );
+  const serde = createAvroSerde({ registryUrl: endpoints.schemaRegistryUrl, avro: avroTypeOptions() });
+  codecs = await createPlainCodecs(serde, names, allTopics);
+  producer = createPipelineProducer(kafka, names, codecs);
+  input = createPipelineProducer(kafka, names, codecs);
+  databaseName = uniqueName('scheduler').replace(/-/g, '_');
+  store = await connectStore({
+    uri: endpoints.mongodbUri,
+    database: databaseName,
+    appName: 'scheduler-test',
+  });
+  await store.ensureIndexes();
+  mongo = new MongoClient(endpoints.mongodbUri);
+  await mongo.connect();
+  intake = new DebitIntakeRepository(mongo.db(databaseName));
+  await intake.ensureIndexes();
+  service = createSchedulerService({
+    kafka,
+    names,
+    codecs,
+    producer,
+    store,
+    intake,
+    windows: { ...defaultWindowSettings, creditsFinalisedAt: '07:30' },
+    logger,
+    clock,
+    options: { tickIntervalMs: 0, releaseBatchSize: 2, retry: { delaysMs: [200], maxAttempts: 5 } },
+  });
+  await service.start();
+  due = await readTopic(kafka, names['rp.directdebit.due.v1'], codecs['rp.directdebit.due.v1']!);
+  states = await readTopic(kafka, names['rp.transaction.state.v1'], codecs['rp.transaction.state.v1']!);
+  items = await readTopic(kafka, names['rp.reconciliation.v1'], codecs['rp.reconciliation.v1']!);
+});
+
+afterAll(async () => {
+  await service?.stop();
+  await Promise.all([due?.stop(), states?.stop(), items?.stop()]);
+  await producer?.disconnect();
+  await input?.disconnect();
+  await mongo?.db(databaseName).dropDatabase();
+  await mongo?.close();
+  await store?.close();
+  await kafka?.close();
+});
+
+describe('the debit queue', () => {
+  // Queue order: requested collection date, creditor agent, time queued, UETR.
+  const aloe = debit({ creditorAgent: '632005', collectionDate: monday });
+  const baobab1 = debit({ creditorAgent: '250655', collectionDate: monday });
+  const capitec = debit({ creditorAgent: '470010', collectionDate: monday });
+  const baobab2 = debit({ creditorAgent: '250655', collectionDate: monday });
+  const early = debit({ creditorAgent: '632005', collectionDate: '2026-11-20' });
+  const later = debit({ creditorAgent: '250655', collectionDate: tuesday });
+  const reversed = debit({ creditorAgent: '250655', collectionDate: monday });
+  const unacknowledged = debit({ creditorAgent: '250655', collectionDate: monday });
+  const expectedOrder = [early, baobab1, baobab2, reversed, capitec, aloe].map(uetrOf);
+
+  test('accepted debits wait for the acknowledgement of their ACCP report, then are queued', async () => {
+    // One after another, each recorded before the clock moves on: the time queued decides between equals.
+    for (const value of [aloe, baobab1, capitec, baobab2, early, later, unacknowledged]) {
+      clock.advance(1_000);
+      await accept(value);
+      await eventually(async () => expect((await intake.get(uetrOf(value)))?.acceptedAt).toBeDefined());
+    }
+    // The acknowledgement can come first: the debit is queued once it arrives.
+    clock.advance(1_000);
+    await acknowledge(reversed);
+    await acknowledge(unacknowledged, 'DEBIT_REJECTION_DELIVERED');
+    for (const value of [aloe, baobab1, capitec, baobab2, early, later]) await acknowledge(value);
+    await accept(reversed);
+
+    const changes = await Promise.all(
+      [aloe, baobab1, capitec, baobab2, early, later, reversed].map(queuedChange),
+    );
+    for (const change of changes) {
+      expect(change.value).toMatchObject({
+        fromState: 'DEBIT_ACCEPTANCE_DELIVERED',
+        toState: 'DEBIT_QUEUED',
+        emittedBy: 'scheduler',
+      });
+    }
+    expect(changes.find((change) => change.key === uetrOf(reversed))?.value.causedBy.messageType).toBe(
+      'DirectDebit',
+    );
+    expect(changes.find((change) => change.key === uetrOf(aloe))?.value.causedBy.messageType).toBe(
+      'DeliveryOutcome',
+    );
+
+    // DEBIT_QUEUED is produced before the debit joins the queue.
+    await eventually(async () => {
+      const view = await getJson<QueueView>('/admin/queue');
+      expect(view.byWindow).toEqual({ [monday]: 6, [tuesday]: 1 });
+      // Only an acknowledgement of a rejection report came for it: it is still waiting.
+      expect(view.awaitingStatusReport).toBe(1);
+    });
+    expect(states.records.some((record) => record.key === uetrOf(unacknowledged))).toBe(false);
+  });
+
+  test('nothing leaves before the debit window opens', async () => {
+    clock.set(sast(`${monday}T07:59:59`));
+    await service.tick();
+    const status = await getJson<WindowStatus>('/admin/windows');
+    expect(status.debitWindow.state).toBe('before-open');
+    const marker = await barrier(due, 'rp.directdebit.due.v1', aloe);
+    expect(marker).toBe(0);
+  });
+
+  test('when the window opens, the ready debits leave in the queue order', async () => {
+    clock.set(sast(`${monday}T08:00:00`));
+    await service.tick();
+    const last = expectedOrder.at(-1);
+    await due.waitFor((record) => record.key === last);
+    const released = due.records.slice(1).map((record) => record.key);
+    expect(released).toEqual(expectedOrder);
+    for (const record of due.records.slice(1)) {
+      expect(record.headers['rp-state']).toBe('DEBIT_QUEUED');
+      expect(record.headers['rp-window-date']).toBe(monday);
+      expect(record.value.messageIdentifiers).toEqual(
+        [aloe, baobab1, capitec, baobab2, early, reversed].find((value) => uetrOf(value) === record.key)
+          ?.messageIdentifiers,
+      );
+    }
+    expect(await store.debitQueue.depth(monday)).toBe(0);
+    expect((await store.debitQueue.get(uetrOf(later)))?.windowDate).toBe(tuesday);
+  });
+
+  test('a debit that becomes ready while the window is open goes out promptly', async () => {
+    clock.set(sast(`${monday}T10:00:00`));
+    const prompt = debit({ creditorAgent: '250655', collectionDate: monday });
+    await accept(prompt);
+    await acknowledge(prompt);
+    const released = await due.waitFor((record) => record.key === uetrOf(prompt));
+    expect(released.headers['rp-window-date']).toBe(monday);
+  });
+
+  test('an operator closes the window: what becomes ready waits for the next business day', async () => {
+    const closed = await getJson<WindowStatus>('/admin/windows/debit/close', { method: 'POST' });
+    expect(closed.debitWindow).toMatchObject({ state: 'closed', override: 'closed' });
+    const held = debit({ creditorAgent: '250655', collectionDate: monday });
+    await accept(held);
+    await acknowledge(held);
+    await queuedChange(held);
+    await eventually(async () =>
+      expect((await store.debitQueue.get(uetrOf(held)))?.windowDate).toBe(tuesday),
+    );
+  });
+});
+
+describe('the reconciliation window', () => {
+  const at = sast(`${monday}T12:00:00`);
+  const received = debit();
+  const unacknowledged = debit();
+  const negative = debit();
+  const silent = debit();
+  const delivered = debit();
+  const completed = debit();
+  const waiting = debit({ collectionDate: tuesday });
+  const tooLate = debit();
+
+  test('closing creates one item per unresolved transaction, with its section 7 row', async () => {
+    await recordSnapshot(store, received, ['DEBIT_RECEIVED'], at);
+    await recordSnapshot(
+      store,
+      unacknowledged,
+      ['DEBIT_RECEIVED', 'DEBIT_ACCEPTED', 'DEBIT_ACCEPTANCE_DELIVERY_PENDING'],
+      at,
+    );
+    const toActioning = [
+      'DEBIT_RECEIVED',
+      'DEBIT_ACCEPTED',
+      'DEBIT_ACCEPTANCE_DELIVERY_PENDING',
+      'DEBIT_ACCEPTANCE_DELIVERED',
+      'DEBIT_QUEUED',
+      'DEBIT_DELIVERY_PENDING',
+    ] as const;
+    await recordSnapshot(store, negative, toActioning, at, [
+      {
+        memberId: '250655',
+        endpoint: 'inbound/direct-debit',
+        httpStatus: null,
+        latencyMs: 5000,
+        outcome: 'retryable',
+      },
+      {
+        memberId: '250655',
+        endpoint: 'inbound/direct-debit',
+        httpStatus: 503,
+        latencyMs: 20,
+        outcome: 'retryable',
+      },
+    ]);
+    await recordSnapshot(store, silent, toActioning, at, [
+      {
+        memberId: '250655',
+        endpoint: 'inbound/direct-debit',
+        httpStatus: null,
+        latencyMs: 5000,
+        outcome: 'retryable',
+      },
+    ]);
+    await recordSnapshot(store, delivered, [...toActioning, 'DEBIT_DELIVERED'], at);
+    await recordSnapshot(
+      store,
+      completed,
+      [...toActioning, 'DEBIT_DELIVERED', 'DEBIT_RESPONSE_ACCEPTED', 'DEBIT_COMPLETED'],
+      at,
+    );
+    await recordSnapshot(store, waiting, toActioning.slice(0, 5), at);
+    await store.debitQueue.enqueue({
+      uetr: uetrOf(waiting),
+      windowDate: tuesday,
+      requestedCollectionDate: tuesday,
+      creditorAgentMemberId: '250655',
+      origin: 'on-us',
+      enqueuedAt: at,
+      messageJson: '{}',
+    });
+    await recordSnapshot(store, tooLate, ['DEBIT_RECEIVED'], sast(`${monday}T18:00:01`));
+
+    clock.set(sast(`${monday}T18:00:00`));
+    await service.tick();
+    const expected = new Map([
+      [uetrOf(received), { row: 4, code: 'STATUS_REPORT_NOT_SENT', stateAtClose: 'DEBIT_RECEIVED' }],
+      [
+        uetrOf(unacknowledged),
+        { row: 5, code: 'STATUS_REPORT_NOT_ACKNOWLEDGED', stateAtClose: 'DEBIT_ACCEPTANCE_DELIVERY_PENDING' },
+      ],
+      [
+        uetrOf(negative),
+        { row: 8, code: 'INBOUND_DEBIT_NEGATIVE_ACKNOWLEDGEMENT', stateAtClose: 'DEBIT_DELIVERY_PENDING' },
+      ],
+      [uetrOf(silent), { row: 7, code: 'INBOUND_DEBIT_NO_RESPONSE', stateAtClose: 'DEBIT_DELIVERY_PENDING' }],
+      [uetrOf(delivered), { row: 9, code: 'INBOUND_STATUS_REPORT_MISSING', stateAtClose: 'DEBIT_DELIVERED' }],
+    ]);
+    for (const [uetr, fields] of expected) {
+      const item = await items.waitFor((record) => record.key === uetr);
+      expect(item.value).toMatchObject({
+        ...fields,
+        window: { businessDate: monday, closesAt: '2026-11-23T16:00:00.000Z' },
+      });
+      const change = await states.waitFor(
+        (record) => record.key === uetr && record.value.eventType === 'RECONCILIATION_REQUIRED',
+      );
+      expect(change.value).toMatchObject({
+        fromState: fields.stateAtClose,
+        toState: 'RECONCILIATION_REQUIRED',
+      });
+    }
+    const marker = await barrier(items, 'rp.reconciliation.v1', items.records[0]!.value);
+    expect(
+      items.records
+        .slice(0, marker)
+        .map((record) => record.key)
+        .sort(),
+    ).toEqual([...expected.keys()].sort());
+
+    const page = await store.reconciliation.list({ windowId: monday, limit: 100 });
+    expect(page.items.map((item) => [item.uetr, item.row]).sort()).toEqual(
+      [...expected].map(([uetr, fields]) => [uetr, fields.row]).sort(),
+    );
+    expect((await getJson<WindowStatus>('/admin/windows')).reconciliationWindow.closed).toBe(true);
+  });
+
+  test('closing again raises nothing twice', async () => {
+    const before = items.records.length;
+    const summary = await service.closeReconciliationWindow(monday);
+    expect(summary).toMatchObject({ windowId: monday, raised: 0, alreadyRaised: 5, waiting: 1 });
+    const marker = await barrier(items, 'rp.reconciliation.v1', items.records[0]!.value);
+    expect(marker).toBe(before);
+    expect((await store.reconciliation.list({ windowId: monday, limit: 100 })).items).toHaveLength(5);
+  });
+
+  test('the daily report as JSON and CSV', async () => {
+    const json = await getJson<{ windowId: string; open: number; items: unknown[] }>(
+      `/admin/reconciliation?window=${monday}`,
+    );
+    expect(json).toMatchObject({ windowId: monday, open: 5 });
+    expect(json.items).toHaveLength(5);
+    const response = await service.app.request(`/admin/reconciliation/report.csv?window=${monday}`);
+    expect(response.headers.get('content-type')).toContain('text/csv');
+    const lines = (await response.text()).trim().split('\r\n');
+    expect(lines[0]).toBe('windowId,uetr,row,code,stateAtClose,status,createdAt,resolvedAt,resolution,text');
+    expect(lines).toHaveLength(6);
+    expect(lines.find((line) => line.includes(uetrOf(negative)))).toContain(
+      ',8,INBOUND_DEBIT_NEGATIVE_ACKNOWLEDGEMENT,',
+    );
+    const invalid = await service.app.request('/admin/reconciliation?window=yesterday');
+    expect(invalid.status).toBe(422);
+  });
+});

@@ -1,0 +1,419 @@
+import {
+  bankPaths,
+  type DeliveryOutcome,
+  type DeliveryResult,
+  type EventPosting,
+  type TransactionStateChanged,
+  toJson,
+} from '@rp/contracts';
+import type { BatchHandler, ConsumedRecord } from '@rp/kafka';
+import type { PipelineProducer } from '@rp/pipeline';
+import {
+  type AppEnv,
+  AppError,
+  type Clock,
+  createProblemJsonErrorHandler,
+  type Logger,
+  notFoundHandler,
+  transactionLogger,
+} from '@rp/runtime';
+import type {
+  TransactionDeliveryAttempt,
+  TransactionMessage,
+  TransactionRepository,
+  TransactionStateChange,
+} from '@rp/store';
+import { Hono } from 'hono';
+import type { TrackerMetrics } from './metrics.ts';
+import { postingsOf } from './postings.ts';
+import {
+  decide,
+  fromSnapshot,
+  messageKey,
+  PartitionPositions,
+  type TrackedTransaction,
+  type TransactionCache,
+} from './sequencer.ts';
+
+export interface TrackerHandlerDeps {
+  readonly producer: PipelineProducer;
+  readonly transactions: Pick<TransactionRepository, 'get' | 'applyChanges' | 'recordDeliveryAttempt'>;
+  readonly cache: TransactionCache;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly metrics: TrackerMetrics;
+  /** Snapshot reads on cache misses in flight at once. */
+  readonly readConcurrency: number;
+  /** Also record event posting deliveries (the event-publisher's own log has them). Default false. */
+  readonly recordEventPostingAttempts: boolean;
+  /** Delivery outcomes remembered as recorded, so a redelivered outcome is not recorded twice. */
+  readonly recentOutcomes: RecentKeys;
+}
+
+export interface TrackerHandlers {
+  /** rp.transaction.state.v1: sequence, project into the snapshot, produce the postings. */
+  readonly stateChanges: BatchHandler<TransactionStateChanged>;
+  /** rp.delivery.outcome.v1: record each delivery attempt in its transaction's snapshot. */
+  readonly deliveryOutcomes: BatchHandler<DeliveryOutcome>;
+}
+
+/** A bounded set of recently seen keys: the oldest is forgotten first. */
+export class RecentKeys {
+  readonly #max: number;
+  readonly #keys = new Set<string>();
+
+  constructor(max: number) {
+    this.#max = max;
+  }
+
+  has(key: string): boolean {
+    return this.#keys.has(key);
+  }
+
+  add(key: string): void {
+    this.#keys.delete(key);
+    this.#keys.add(key);
+    if (this.#keys.size > this.#max) {
+      const oldest = this.#keys.values().next();
+      if (!oldest.done) this.#keys.delete(oldest.value);
+    }
+  }
+}
+
+/** A change the tracker accepted in this batch. */
+interface Applied {
+  record: ConsumedRecord<TransactionStateChanged>;
+  change: TransactionStateChange;
+  postings: EventPosting[];
+}
+
+/**
+ * The message a change brings into the snapshot, when it brings a new one: the transaction's own
+ * message (the DirectDebit the ingress and validator read back), else its status report. A snapshot
+ * change has room for one message; both are new together only on a transaction's first change, which
+ * carries no report.
+ */
+function newMessage(
+  change: TransactionStateChanged,
+  known: ReadonlySet<string>,
+  at: Date,
+): TransactionMessage | undefined {
+  const transaction = change.transaction;
+  const transactionId = transaction.messageIdentifiers.messageIdentification;
+  if (!known.has(messageKey(transaction.schema, transactionId))) {
+    const bodyJson =
+      transaction.schema === 'DirectDebit'
+        ? toJson('DirectDebit', transaction)
+        : toJson('CreditTransfer', transaction);
+    return { kind: transaction.schema, messageIdentification: transactionId, at, bodyJson };
+  }
+  const report = change.statusReport;
+  if (report && !known.has(messageKey(report.schema, report.messageIdentifiers.messageIdentification))) {
+    return {
+      kind: report.schema,
+      messageIdentification: report.messageIdentifiers.messageIdentification,
+      at,
+      bodyJson: toJson('PaymentStatusReport', report),
+    };
+  }
+  return undefined;
+}
+
+async function mapBounded<T, R>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next;
+      next += 1;
+      results[index] = await work(items[index] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+  return results;
+}
+
+export function createTrackerHandlers(deps: TrackerHandlerDeps): TrackerHandlers {
+  const { producer, transactions, cache, metrics, logger } = deps;
+  const positions = new PartitionPositions();
+
+  const stateChanges: BatchHandler<TransactionStateChanged> = async (records, context) => {
+    const started = performance.now();
+    metrics.received(records.length);
+    const partition = records[0]?.partition ?? 0;
+    const sourceRecords = records.filter((record) => record.attempt === 1);
+    const firstSource = sourceRecords[0];
+    if (firstSource && !positions.continues(partition, firstSource.offset)) {
+      const dropped = cache.dropPartition(partition);
+      if (dropped > 0) {
+        metrics.cache('partition-reset');
+        logger.info(
+          { partition, dropped, offset: firstSource.offset },
+          'partition resumed elsewhere: cache entries dropped',
+        );
+      }
+    }
+
+    // The batch works on its own copies; the cache learns the outcome only once everything is durable.
+    const working = new Map<string, TrackedTransaction>();
+    const missing = new Set<string>();
+    for (const record of records) {
+      const uetr = record.value.uetr;
+      if (working.has(uetr) || missing.has(uetr)) continue;
+      const cached = cache.get(uetr);
+      if (cached) {
+        metrics.cache('hit');
+        working.set(uetr, cached);
+      } else missing.add(uetr);
+    }
+    const misses = [...missing];
+    try {
+      if (misses.length > 0) {
+        metrics.cache('miss', misses.length);
+        const snapshots = await mapBounded(misses, deps.readConcurrency, (uetr) => transactions.get(uetr));
+        misses.forEach((uetr, index) => {
+          working.set(uetr, fromSnapshot(snapshots[index] ?? null, uetr, partition));
+        });
+      }
+
+      const applied: Applied[] = [];
+      for (const record of records) {
+        const value = record.value;
+        const current = working.get(value.uetr) as TrackedTransaction;
+        const decision = decide(current, value);
+        const log = transactionLogger(logger, {
+          uetr: value.uetr,
+          messageIdentification:
+            value.causedBy.messageIdentification ??
+            value.transaction.messageIdentifiers.messageIdentification,
+        });
+        if (decision.kind === 'repeat') {
+          metrics.change('repeat', value.eventType);
+          log.debug(
+            { eventId: decision.eventId, eventType: value.eventType },
+            'repeated state change dropped',
+          );
+          continue;
+        }
+        if (decision.kind === 'refuse') {
+          metrics.change('refused', value.eventType);
+          log.warn(
+            {
+              eventId: decision.eventId,
+              eventType: value.eventType,
+              state: current.state ?? null,
+              emitterFromState: value.fromState ?? null,
+              emittedBy: value.emittedBy,
+              reason: decision.reason,
+            },
+            'state change refused',
+          );
+          // Non-retriable: straight to the dead-letter topic with the reason, without holding the
+          // transaction's later changes back.
+          context.fail(record, new AppError('ILLEGAL_TRANSITION', decision.reason, { retriable: false }));
+          continue;
+        }
+        const at = new Date(value.occurredAt);
+        const message = newMessage(value, current.messages, at);
+        let next = decision.next;
+        if (message) {
+          const messages = new Set(next.messages);
+          messages.add(messageKey(message.kind, message.messageIdentification));
+          next = { ...next, messages };
+        }
+        working.set(value.uetr, next);
+        const ids = value.transaction.transactionIdentifiers;
+        const transaction = value.transaction;
+        applied.push({
+          record,
+          change: {
+            uetr: value.uetr,
+            eventId: decision.eventId,
+            seq: decision.sequence,
+            from: decision.fromState ?? null,
+            to: decision.toState,
+            eventType: decision.eventType,
+            at,
+            service: value.emittedBy,
+            endToEndIdentification: ids.endToEndIdentification,
+            ...(transaction.debtorAgent.memberId
+              ? { debtorAgentMemberId: transaction.debtorAgent.memberId }
+              : {}),
+            ...(transaction.creditorAgent.memberId
+              ? { creditorAgentMemberId: transaction.creditorAgent.memberId }
+              : {}),
+            ...(message ? { message } : {}),
+          },
+          postings: postingsOf({
+            uetr: value.uetr,
+            eventType: decision.eventType,
+            eventId: decision.eventId,
+            sequence: decision.sequence,
+            direction: decision.direction,
+            occurredAt: value.occurredAt,
+            transaction,
+          }),
+        });
+        if (decision.fromState !== value.fromState) {
+          log.info(
+            {
+              eventType: value.eventType,
+              state: decision.fromState ?? null,
+              emitterFromState: value.fromState ?? null,
+            },
+            "emitter's state differs from the tracker's; the tracker's is applied",
+          );
+        }
+      }
+
+      if (applied.length > 0) {
+        // Postings first, then the snapshot. A failure in between re-runs the changes against the old
+        // snapshot: the same sequence numbers and the same postings again (duplicates the event id
+        // absorbs), never a snapshot that claims changes whose postings were lost.
+        const postings = applied.flatMap(({ change, postings }) =>
+          postings.map((value) => ({ key: change.uetr, value })),
+        );
+        await producer.send('rp.events.v1', postings);
+        const result = await transactions.applyChanges(applied.map((entry) => entry.change));
+        metrics.snapshotWrites(result.writes);
+        if (result.changesSkipped > 0) {
+          // The snapshot held changes the cache called new: another owner moved these transactions.
+          metrics.snapshotConflicts(result.changesSkipped);
+          logger.error(
+            { partition, skipped: result.changesSkipped },
+            'snapshot already held changes sequenced as new; the partition is read again from the snapshots',
+          );
+          cache.dropPartition(partition);
+          for (const uetr of working.keys()) working.delete(uetr);
+        }
+        const now = deps.clock.now().getTime();
+        for (const { change, postings } of applied) {
+          metrics.change('applied', change.eventType);
+          for (const posting of postings) metrics.postings(posting.class, 1);
+          metrics.latency((now - change.at.getTime()) / 1000);
+        }
+      }
+      for (const transaction of working.values()) cache.set(transaction);
+      const lastSource = sourceRecords[sourceRecords.length - 1];
+      if (lastSource) positions.handled(partition, lastSource.offset);
+      metrics.cacheSize(cache.size);
+      metrics.batch('state', (performance.now() - started) / 1000, records.length);
+    } catch (error) {
+      // Nothing of this batch is known to be durable: forget what it touched and let the runner re-run it.
+      for (const uetr of working.keys()) cache.delete(uetr);
+      positions.forget(partition);
+      metrics.batchFailed('state');
+      throw error;
+    }
+  };
+
+  const deliveryOutcomes: BatchHandler<DeliveryOutcome> = async (records, context) => {
+    const started = performance.now();
+    const byTransaction = new Map<string, ConsumedRecord<DeliveryOutcome>[]>();
+    for (const record of records) {
+      const outcome = record.value;
+      if (outcome.operation === 'eventPosting' && !deps.recordEventPostingAttempts) {
+        metrics.deliveryAttempt(outcome.operation, outcome.result, 'skipped');
+        continue;
+      }
+      if (deps.recentOutcomes.has(outcomeKey(outcome))) {
+        metrics.deliveryAttempt(outcome.operation, outcome.result, 'repeat');
+        continue;
+      }
+      const list = byTransaction.get(outcome.uetr);
+      if (list) list.push(record);
+      else byTransaction.set(outcome.uetr, [record]);
+    }
+    // Transactions side by side; one transaction's attempts one after another, in offset order.
+    await mapBounded([...byTransaction.values()], deps.readConcurrency, async (list) => {
+      for (const [index, record] of list.entries()) {
+        const outcome = record.value;
+        try {
+          await transactions.recordDeliveryAttempt(outcome.uetr, deliveryAttemptOf(outcome));
+          deps.recentOutcomes.add(outcomeKey(outcome));
+          metrics.deliveryAttempt(outcome.operation, outcome.result, 'recorded');
+        } catch (error) {
+          transactionLogger(logger, {
+            uetr: outcome.uetr,
+            messageIdentification: outcome.messageIdentification,
+          }).warn({ err: error }, 'delivery attempt not recorded; retrying');
+          for (const later of list.slice(index)) context.fail(later, error);
+          return;
+        }
+      }
+    });
+    metrics.batch('outcomes', (performance.now() - started) / 1000, records.length);
+  };
+
+  return { stateChanges, deliveryOutcomes };
+}
+
+const outcomeKey = (outcome: DeliveryOutcome) =>
+  `${outcome.uetr}\u0000${outcome.messageIdentification}\u0000${outcome.targetBank}\u0000${outcome.operation}\u0000${outcome.attempt}`;
+
+const attemptOutcomes: Record<DeliveryResult, TransactionDeliveryAttempt['outcome']> = {
+  ACKNOWLEDGED: 'accepted',
+  RETRYABLE_FAILURE: 'retryable',
+  FINAL_FAILURE: 'final',
+  UNKNOWN: 'retryable',
+};
+
+/** A delivery outcome as the snapshot keeps it; the endpoint is the bank path without its slash. */
+export function deliveryAttemptOf(outcome: DeliveryOutcome): TransactionDeliveryAttempt {
+  const path = outcome.operation === 'UNKNOWN' ? 'unknown' : bankPaths[outcome.operation].replace(/^\//, '');
+  return {
+    at: new Date(outcome.attemptedAt),
+    messageIdentification: outcome.messageIdentification,
+    memberId: outcome.targetBank,
+    endpoint: path,
+    httpStatus: outcome.httpStatus ?? null,
+    latencyMs: outcome.latencyMs,
+    outcome: attemptOutcomes[outcome.result],
+    ...(outcome.error ? { error: `${outcome.error.code}: ${outcome.error.message}` } : {}),
+  };
+}
+
+const uuidPattern = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+
+/** The read-only operator API: a transaction's snapshot, and lists by end-to-end id or state. */
+export function createAdminRoutes(options: {
+  transactions: Pick<TransactionRepository, 'get' | 'findByEndToEndId' | 'search'>;
+  logger: Logger;
+}): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  const { transactions } = options;
+  app.get('/admin/transactions/:uetr', async (c) => {
+    const uetr = c.req.param('uetr');
+    if (!uuidPattern.test(uetr)) {
+      throw new AppError('VALIDATION_FAILED', 'uetr must be a UUID', {
+        details: [{ pointer: '/uetr', detail: 'must be a UUID' }],
+      });
+    }
+    const snapshot = await transactions.get(uetr.toLowerCase());
+    if (snapshot === null) throw new AppError('NOT_FOUND', `no transaction ${uetr}`);
+    return c.json(snapshot);
+  });
+  app.get('/admin/transactions', async (c) => {
+    const endToEndId = c.req.query('endToEndId');
+    const state = c.req.query('state');
+    const limitText = c.req.query('limit');
+    const limit = limitText === undefined ? 50 : Number(limitText);
+    if (!Number.isSafeInteger(limit) || limit < 1 || limit > 500) {
+      throw new AppError('VALIDATION_FAILED', 'limit must be an integer from 1 to 500', {
+        details: [{ pointer: '/limit', detail: 'must be an integer from 1 to 500' }],
+      });
+    }
+    if (endToEndId) {
+      const found = await transactions.findByEndToEndId(endToEndId, limit);
+      return c.json({ transactions: state ? found.filter((snapshot) => snapshot.state === state) : found });
+    }
+    return c.json({ transactions: await transactions.search({ ...(state ? { state } : {}), limit }) });
+  });
+  app.onError(createProblemJsonErrorHandler({ logger: options.logger }));
+  app.notFound(notFoundHandler);
+  return app;
+}

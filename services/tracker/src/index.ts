@@ -1,0 +1,42 @@
+export { createPlainCodecs, plainCodec } from '@rp/pipeline';
+export {
+  createAdminRoutes,
+  createTrackerHandlers,
+  deliveryAttemptOf,
+  RecentKeys,
+  type TrackerHandlers,
+} from './app.ts';
+export { trackerConfigSpec } from './config.ts';
+export { type TrackerMetrics, trackerMetrics } from './metrics.ts';
+export {
+  actionDateOf,
+  businessDate,
+  directionOf,
+  esmStatePosting,
+  eventIdOfPostingMessageId,
+  matchingKeyOf,
+  paymentRecordOf,
+  postingMessageId,
+  postingsOf,
+  type SequencedChange,
+  transactionStatePosting,
+} from './postings.ts';
+export {
+  type Decision,
+  decide,
+  fromSnapshot,
+  newTransaction,
+  PartitionPositions,
+  type TrackedTransaction,
+  TransactionCache,
+} from './sequencer.ts';
+export {
+  consumedTopics,
+  createTrackerService,
+  producedTopics,
+  serviceName,
+  stateRetryPolicy,
+  type TrackerDeps,
+  type TrackerOptions,
+  type TrackerService,
+} from './service.ts';

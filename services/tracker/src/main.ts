@@ -1,0 +1,92 @@
+import { avroTypeOptions } from '@rp/contracts';
+import { clientIdFor, createAvroSerde, createKafka } from '@rp/kafka';
+import { createPipelineProducer, createPlainCodecs, resolveTopicNames, topicSpecs } from '@rp/pipeline';
+import {
+  AppError,
+  applyDotenv,
+  createHealth,
+  createHttpApp,
+  createLifecycle,
+  createLogger,
+  createMetrics,
+  describeConfig,
+  loadConfig,
+  startHttpServer,
+} from '@rp/runtime';
+import { connectStore } from '@rp/store';
+import { trackerConfigSpec } from './config.ts';
+import { consumedTopics, createTrackerService, producedTopics, serviceName } from './service.ts';
+
+// Without Kafka settings in the environment, use the local stack's endpoints (real variables win).
+if (!process.env.KAFKA_BROKERS) applyDotenv(new URL('../../../.local/stack.env', import.meta.url).pathname);
+
+const config = loadConfig(trackerConfigSpec);
+const logger = createLogger({ service: serviceName, level: config.LOG_LEVEL });
+logger.info({ config: describeConfig(trackerConfigSpec, config) }, 'configuration');
+const health = createHealth();
+const metrics = createMetrics({ service: serviceName });
+const lifecycle = createLifecycle({ logger, health, hookTimeoutMs: config.SHUTDOWN_TIMEOUT });
+lifecycle.installSignalHandlers();
+
+try {
+  const names = resolveTopicNames(config.TOPIC_NAMESPACE);
+  const kafka = createKafka({
+    brokers: config.KAFKA_BROKERS,
+    clientId: clientIdFor(serviceName, 'main'),
+    logger,
+  });
+  lifecycle.onStop('other', 'kafka', () => kafka.close());
+  await kafka.ensureTopics(
+    topicSpecs(names, config.TOPIC_PARTITIONS === undefined ? {} : { partitions: config.TOPIC_PARTITIONS }),
+  );
+  const serde = createAvroSerde({ registryUrl: config.SCHEMA_REGISTRY_URL, avro: avroTypeOptions() });
+  const codecs = await createPlainCodecs(serde, names, [...consumedTopics, ...producedTopics], {
+    registryUrl: config.SCHEMA_REGISTRY_URL,
+  });
+  const producer = createPipelineProducer(kafka, names, codecs, {
+    deliveryTimeoutMs: config.KAFKA_DELIVERY_TIMEOUT,
+  });
+  lifecycle.onStop('producers', 'producer', () => producer.disconnect());
+
+  const store = await connectStore({
+    uri: config.MONGODB_URI,
+    database: config.MONGODB_DATABASE,
+    appName: serviceName,
+    logger,
+  });
+  lifecycle.onStop('store', 'mongodb', () => store.close());
+  await store.ensureIndexes();
+
+  const service = createTrackerService({
+    kafka,
+    names,
+    codecs,
+    producer,
+    store,
+    logger,
+    metrics,
+    options: {
+      cacheSize: config.TRACKER_CACHE_SIZE,
+      partitionsConsumedConcurrently: config.TRACKER_PARTITIONS_CONCURRENTLY,
+      recordEventPostingAttempts: config.TRACKER_RECORD_EVENT_DELIVERIES,
+    },
+  });
+  const app = createHttpApp({ health, metrics, logger });
+  app.route('/', service.app);
+  const server = await startHttpServer(app, { port: config.PORT });
+  lifecycle.onStop('http', 'server', () => server.close());
+  await service.start();
+  lifecycle.onStop('consumers', 'tracker', () => service.stop());
+  health.addCheck('consumers', async () => {
+    if (!service.isRunning()) throw new AppError('SHUTTING_DOWN', 'a consumer is not running');
+  });
+  health.addCheck('mongodb', async () => {
+    await store.ping();
+  });
+  health.markReady();
+  logger.info({ url: server.url, deadLetterTopic: service.deadLetterTopic }, 'tracker ready');
+} catch (error) {
+  logger.fatal({ err: error }, 'tracker failed to start');
+  await lifecycle.shutdown('start-up failed');
+  process.exit(1);
+}

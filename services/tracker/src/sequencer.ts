@@ -1,0 +1,229 @@
+import {
+  type Direction,
+  isFinalState,
+  type KnownEventType,
+  nextState,
+  type TransactionEventType,
+  type TransactionState,
+  type TransactionStateChanged,
+  transactionEventTypes,
+} from '@rp/contracts';
+import { stateEventId } from '@rp/pipeline';
+import type { TransactionSnapshot } from '@rp/store';
+import { directionOf } from './postings.ts';
+
+/** What the tracker knows of one transaction: enough to sequence its next change without a read. */
+export interface TrackedTransaction {
+  readonly uetr: string;
+  /** The state-topic partition the transaction lives on (its cache entry belongs to that partition). */
+  readonly partition: number;
+  /** Undefined until the first change. */
+  readonly state: TransactionState | undefined;
+  /** Sequence of the last change applied; 0 before the first. */
+  readonly sequence: number;
+  /** Event ids of every change applied (the transition table has no cycles, so they are few). */
+  readonly eventIds: ReadonlySet<string>;
+  /** messageIdentifications of the messages the snapshot holds (per kind: `<kind>:<id>`). */
+  readonly messages: ReadonlySet<string>;
+  /** Direction of the last stage (for a stage that keeps the direction the transaction was in). */
+  readonly direction: Direction | undefined;
+}
+
+export function newTransaction(uetr: string, partition: number): TrackedTransaction {
+  return {
+    uetr,
+    partition,
+    state: undefined,
+    sequence: 0,
+    eventIds: new Set(),
+    messages: new Set(),
+    direction: undefined,
+  };
+}
+
+const knownEventType = (type: string): type is KnownEventType => Object.hasOwn(transactionEventTypes, type);
+
+/** The tracker's view of a transaction from its snapshot (a cache miss). */
+export function fromSnapshot(
+  snapshot: TransactionSnapshot | null,
+  uetr: string,
+  partition: number,
+): TrackedTransaction {
+  if (snapshot === null || snapshot.state === null) return newTransaction(uetr, partition);
+  let direction: Direction | undefined;
+  for (const entry of snapshot.history) {
+    if (knownEventType(entry.eventType)) direction = directionOf(entry.eventType, direction);
+  }
+  return {
+    uetr,
+    partition,
+    state: snapshot.state as TransactionState,
+    sequence: snapshot.lastSeq,
+    eventIds: new Set(snapshot.history.map((entry) => entry.eventId)),
+    messages: new Set(
+      snapshot.messages.map((message) => messageKey(message.kind, message.messageIdentification)),
+    ),
+    direction,
+  };
+}
+
+export const messageKey = (kind: string, messageIdentification: string) => `${kind}:${messageIdentification}`;
+
+export type Decision =
+  | {
+      kind: 'apply';
+      eventId: string;
+      eventType: KnownEventType;
+      sequence: number;
+      fromState: TransactionState | undefined;
+      toState: TransactionState;
+      direction: Direction;
+      /** The transaction after the change. */
+      next: TrackedTransaction;
+    }
+  /** The change was applied before (a re-emitted or redelivered record): dropped. */
+  | { kind: 'repeat'; eventId: string }
+  /** The transition is not allowed from the tracker's state. */
+  | { kind: 'refuse'; eventId: string; reason: string };
+
+/**
+ * Sequences one change against the tracker's state, which is the truth: the emitter's fromState may
+ * differ (a bank's report can overtake the engine's record of the bank's 202).
+ */
+export function decide(current: TrackedTransaction, change: TransactionStateChanged): Decision {
+  const eventId = stateEventId(change.uetr, change.eventType);
+  if (current.eventIds.has(eventId)) return { kind: 'repeat', eventId };
+  const eventType: TransactionEventType = change.eventType;
+  if (!knownEventType(eventType)) {
+    return { kind: 'refuse', eventId, reason: `event type ${eventType} is unknown to this tracker` };
+  }
+  let toState: TransactionState;
+  try {
+    toState = nextState(current.state, eventType);
+  } catch {
+    return {
+      kind: 'refuse',
+      eventId,
+      reason: `${eventType} is not allowed from ${current.state ?? 'no state'}${
+        change.fromState !== undefined && change.fromState !== current.state
+          ? ` (the emitter saw ${change.fromState})`
+          : ''
+      }`,
+    };
+  }
+  const sequence = current.sequence + 1;
+  const direction = directionOf(eventType, current.direction);
+  const eventIds = new Set(current.eventIds);
+  eventIds.add(eventId);
+  return {
+    kind: 'apply',
+    eventId,
+    eventType,
+    sequence,
+    fromState: current.state,
+    toState,
+    direction,
+    next: { ...current, state: toState, sequence, eventIds, direction },
+  };
+}
+
+export function isFinal(transaction: TrackedTransaction): boolean {
+  return transaction.state !== undefined && isFinalState(transaction.state);
+}
+
+/**
+ * The tracked transactions, bounded: when full, the least recently used transaction in a final state
+ * is forgotten first (it will most likely never change again), then the least recently used open one.
+ * A forgotten transaction is read from its snapshot on its next change.
+ */
+export class TransactionCache {
+  readonly #capacity: number;
+  readonly #open = new Map<string, TrackedTransaction>();
+  readonly #final = new Map<string, TrackedTransaction>();
+  #evictions = 0;
+
+  constructor(capacity: number) {
+    if (!Number.isSafeInteger(capacity) || capacity < 1)
+      throw new RangeError('cache capacity must be at least 1');
+    this.#capacity = capacity;
+  }
+
+  get size(): number {
+    return this.#open.size + this.#final.size;
+  }
+
+  get evictions(): number {
+    return this.#evictions;
+  }
+
+  get(uetr: string): TrackedTransaction | undefined {
+    const entry = this.#open.get(uetr) ?? this.#final.get(uetr);
+    if (entry) this.set(entry);
+    return entry;
+  }
+
+  /** Stores (or refreshes) a transaction as the most recently used. */
+  set(transaction: TrackedTransaction): void {
+    this.#open.delete(transaction.uetr);
+    this.#final.delete(transaction.uetr);
+    (isFinal(transaction) ? this.#final : this.#open).set(transaction.uetr, transaction);
+    while (this.size > this.#capacity) {
+      const victims = this.#final.size > 0 ? this.#final : this.#open;
+      const oldest = victims.keys().next();
+      if (oldest.done) break;
+      victims.delete(oldest.value);
+      this.#evictions += 1;
+    }
+  }
+
+  delete(uetr: string): void {
+    this.#open.delete(uetr);
+    this.#final.delete(uetr);
+  }
+
+  /** Forgets every transaction of a partition (its owner may have changed it meanwhile). */
+  dropPartition(partition: number): number {
+    let dropped = 0;
+    for (const map of [this.#open, this.#final]) {
+      for (const [uetr, entry] of map) {
+        if (entry.partition === partition) {
+          map.delete(uetr);
+          dropped += 1;
+        }
+      }
+    }
+    return dropped;
+  }
+
+  clear(): void {
+    this.#open.clear();
+    this.#final.clear();
+  }
+}
+
+/**
+ * Tells whether a partition's cached transactions can still be trusted when a batch arrives. The
+ * consumer runner does not report revocations, so the tracker reads them off the offsets: a batch that
+ * starts right after the last offset this process handled proves that nobody handled records of the
+ * partition in between, and the cache is current. Any other start (the partition was away and came
+ * back, a restart, records re-delivered after a failed commit) drops the partition's entries, and they
+ * are read again from their snapshots. Only records read from the source topic count; records from the
+ * retry tiers carry their original offsets and belong to transactions whose entries were dropped when
+ * they failed.
+ */
+export class PartitionPositions {
+  readonly #next = new Map<number, bigint>();
+
+  /** True when the batch continues where this process left the partition. */
+  continues(partition: number, firstOffset: string): boolean {
+    return this.#next.get(partition) === BigInt(firstOffset);
+  }
+
+  handled(partition: number, lastOffset: string): void {
+    this.#next.set(partition, BigInt(lastOffset) + 1n);
+  }
+
+  forget(partition: number): void {
+    this.#next.delete(partition);
+  }
+}

@@ -1,0 +1,147 @@
+import type { DeliveryOutcome, TopicName, TransactionStateChanged } from '@rp/contracts';
+import { type ConsumerRunner, consumerGroupName, type KafkaClient, type RetryPolicy } from '@rp/kafka';
+import type { PipelineCodecs, PipelineProducer, TopicNames } from '@rp/pipeline';
+import {
+  type AppEnv,
+  AppError,
+  type Clock,
+  createMetrics,
+  type Logger,
+  type Metrics,
+  systemClock,
+} from '@rp/runtime';
+import type { Store } from '@rp/store';
+import type { Hono } from 'hono';
+import { createAdminRoutes, createTrackerHandlers, RecentKeys } from './app.ts';
+import { trackerMetrics } from './metrics.ts';
+import { TransactionCache } from './sequencer.ts';
+
+export const serviceName = 'tracker';
+
+/** What the tracker reads: it is the only consumer group of the state topic. */
+export const consumedTopics = [
+  'rp.transaction.state.v1',
+  'rp.delivery.outcome.v1',
+] as const satisfies readonly TopicName[];
+/** What the tracker writes. */
+export const producedTopics = ['rp.events.v1'] as const satisfies readonly TopicName[];
+
+/**
+ * Retries of the state topic. A state change must not be dead-lettered because MongoDB or the broker
+ * was away for a minute, so infrastructure failures retry (the transaction's later changes wait behind
+ * them) practically without end; a refused change is not retriable and goes to the dead-letter topic at once.
+ */
+export const stateRetryPolicy: RetryPolicy = { delaysMs: [1_000, 5_000, 30_000], maxAttempts: 100_000 };
+
+export interface TrackerOptions {
+  /** Transactions kept in memory (final ones are forgotten first). Default 100,000. */
+  readonly cacheSize?: number;
+  /** Partitions handled at the same time per consumer. Default 4. */
+  readonly partitionsConsumedConcurrently?: number;
+  /** Snapshot reads (cache misses) and delivery attempt writes in flight per batch. Default 16. */
+  readonly readConcurrency?: number;
+  /** Record event posting deliveries in the snapshot too (the event-publisher keeps its own log). Default false. */
+  readonly recordEventPostingAttempts?: boolean;
+  readonly stateRetry?: Partial<RetryPolicy>;
+  readonly outcomeRetry?: Partial<RetryPolicy>;
+  /** How long a fetch waits for records (lower in tests for faster hand-overs). */
+  readonly maxWaitTimeMs?: number;
+}
+
+export interface TrackerDeps {
+  readonly kafka: KafkaClient;
+  readonly names: TopicNames;
+  /** Codecs of the consumed topics and of rp.events.v1 (the producer was built with the latter). */
+  readonly codecs: Partial<PipelineCodecs>;
+  /** Owned by the caller, which disconnects it after `stop()`. */
+  readonly producer: PipelineProducer;
+  readonly store: Pick<Store, 'transactions'>;
+  readonly logger: Logger;
+  /** Defaults to a registry of its own without process metrics. */
+  readonly metrics?: Metrics;
+  readonly clock?: Clock;
+  readonly options?: TrackerOptions;
+}
+
+export interface TrackerService {
+  /** The read-only admin routes (`/admin/transactions...`), to mount on the service's HTTP app. */
+  readonly app: Hono<AppEnv>;
+  /** Joins both consumer groups; resolves once both consume. */
+  start(): Promise<void>;
+  /** Finishes the batches in progress, commits and leaves the groups. */
+  stop(): Promise<void>;
+  /** For readiness: false once a consumer stopped or crashed. */
+  isRunning(): boolean;
+  /** The dead-letter topic refused state changes go to (after start). */
+  readonly deadLetterTopic: string | undefined;
+}
+
+export function createTrackerService(deps: TrackerDeps): TrackerService {
+  const { kafka, names, codecs, logger } = deps;
+  const options = deps.options ?? {};
+  const metrics = trackerMetrics(
+    deps.metrics ?? createMetrics({ service: serviceName, defaultMetrics: false }),
+  );
+  const stateCodec = codecs['rp.transaction.state.v1'];
+  const outcomeCodec = codecs['rp.delivery.outcome.v1'];
+  if (!stateCodec || !outcomeCodec || !codecs['rp.events.v1']) {
+    throw new AppError(
+      'CONFIG_INVALID',
+      `the tracker needs codecs for ${[...consumedTopics, ...producedTopics].join(', ')}`,
+    );
+  }
+  const handlers = createTrackerHandlers({
+    producer: deps.producer,
+    transactions: deps.store.transactions,
+    cache: new TransactionCache(options.cacheSize ?? 100_000),
+    clock: deps.clock ?? systemClock,
+    logger,
+    metrics,
+    readConcurrency: options.readConcurrency ?? 16,
+    recordEventPostingAttempts: options.recordEventPostingAttempts ?? false,
+    recentOutcomes: new RecentKeys(100_000),
+  });
+  const common = {
+    partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? 4,
+    ...(options.maxWaitTimeMs === undefined ? {} : { maxWaitTimeMs: options.maxWaitTimeMs }),
+  };
+  let runners: ConsumerRunner[] = [];
+  let deadLetterTopic: string | undefined;
+
+  return {
+    app: createAdminRoutes({ transactions: deps.store.transactions, logger }),
+    get deadLetterTopic() {
+      return deadLetterTopic;
+    },
+    async start() {
+      const stateTopic = names['rp.transaction.state.v1'];
+      const outcomeTopic = names['rp.delivery.outcome.v1'];
+      const states = await kafka.runConsumer<TransactionStateChanged>({
+        ...common,
+        groupId: consumerGroupName(serviceName, stateTopic),
+        topics: [stateTopic],
+        codec: stateCodec,
+        retry: { ...stateRetryPolicy, ...options.stateRetry },
+        handleBatch: handlers.stateChanges,
+      });
+      runners.push(states);
+      deadLetterTopic = states.deadLetterTopic;
+      const outcomes = await kafka.runConsumer<DeliveryOutcome>({
+        ...common,
+        groupId: consumerGroupName(serviceName, outcomeTopic),
+        topics: [outcomeTopic],
+        codec: outcomeCodec,
+        ...(options.outcomeRetry ? { retry: options.outcomeRetry } : {}),
+        handleBatch: handlers.deliveryOutcomes,
+      });
+      runners.push(outcomes);
+      logger.info({ groups: runners.map((runner) => runner.groupId) }, 'tracker consuming');
+    },
+    async stop() {
+      const stopping = runners;
+      runners = [];
+      await Promise.all(stopping.map((runner) => runner.stop()));
+    },
+    isRunning: () => runners.length === 2 && runners.every((runner) => runner.isRunning()),
+  };
+}

@@ -1,0 +1,264 @@
+import { readFileSync } from 'node:fs';
+import {
+  avroTypeOptions,
+  type DeliveryOutcome,
+  type EventPosting,
+  parseJsonExact,
+  type TransactionStateChanged,
+  type TransactionStatePosting,
+  validate,
+} from '@rp/contracts';
+import {
+  consumerGroupName,
+  createAvroSerde,
+  createKafka,
+  deadLetterTopicName,
+  type KafkaClient,
+} from '@rp/kafka';
+import {
+  createPipelineProducer,
+  createPlainCodecs,
+  type PipelineCodecs,
+  type PipelineProducer,
+  resolveTopicNames,
+  stateEventId,
+  type TopicNames,
+  topicSpecs,
+} from '@rp/pipeline';
+import { createLogger } from '@rp/runtime';
+import { connectStore, type Store } from '@rp/store';
+import { infra, uniqueName } from '@rp/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postingMessageId } from '../src/postings.ts';
+import { consumedTopics, createTrackerService, producedTopics, type TrackerService } from '../src/service.ts';
+import { change, debitJourney, journeyChanges, newDebit } from './fixtures.ts';
+import { eventually, readTopic, type TopicReader } from './topic-reader.ts';
+
+const logger = createLogger({ service: 'tracker-test', level: 'warn' });
+
+let kafka: KafkaClient;
+let names: TopicNames;
+let codecs: Partial<PipelineCodecs>;
+let producer: PipelineProducer;
+let store: Store;
+let events: TopicReader<EventPosting>;
+let tracker: TrackerService | undefined;
+
+function startTracker(): Promise<TrackerService> {
+  const service = createTrackerService({
+    kafka,
+    names,
+    codecs,
+    producer,
+    store,
+    logger,
+    options: { maxWaitTimeMs: 100, stateRetry: { delaysMs: [200], maxAttempts: 50 } },
+  });
+  tracker = service;
+  return service.start().then(() => service);
+}
+
+beforeAll(async () => {
+  const endpoints = await infra();
+  names = resolveTopicNames(uniqueName('trk'));
+  kafka = createKafka({ brokers: endpoints.kafkaBrokers, clientId: 'tracker-test', logger });
+  await kafka.ensureTopics(topicSpecs(names, { partitions: 3 }));
+  const serde = createAvroSerde({ registryUrl: endpoints.schemaRegistryUrl, avro: avroTypeOptions() });
+  codecs = await createPlainCodecs(serde, names, [...consumedTopics, ...producedTopics]);
+  producer = createPipelineProducer(kafka, names, codecs);
+  store = await connectStore({
+    uri: endpoints.mongodbUri,
+    database: uniqueName('trk').replace(/[-.]/g, '_'),
+    appName: 'tracker-test',
+  });
+  await store.ensureIndexes();
+  events = await readTopic(kafka, names['rp.events.v1'], codecs['rp.events.v1'] as never);
+  await startTracker();
+}, 180_000);
+
+afterAll(async () => {
+  await tracker?.stop();
+  await events?.stop();
+  await producer?.disconnect();
+  await store?.close();
+  await kafka?.close();
+});
+
+const statePostings = (records: TopicReader<EventPosting>['records'], uetr: string) =>
+  records
+    .map((record) => record.value)
+    .filter(
+      (posting): posting is TransactionStatePosting =>
+        posting.class === 'TRANSACTION_STATE' && posting.tranInfo.tranUetr === uetr,
+    );
+
+const esmPostings = (records: TopicReader<EventPosting>['records'], uetr: string) =>
+  records.filter((record) => record.key === uetr && record.value.class === 'ESM_STATE');
+
+function sendStates(changes: readonly TransactionStateChanged[]) {
+  return producer.send(
+    'rp.transaction.state.v1',
+    changes.map((value) => ({ key: value.uetr, value })),
+  );
+}
+
+describe('tracker on the real stack', () => {
+  it('sequences a journey into postings 1..n, drops repeats, dead-letters an illegal change and writes the snapshot', async () => {
+    const debit = newDebit();
+    const other = newDebit();
+    const uetr = debit.transactionIdentifiers.uetr;
+    const journey = journeyChanges(debit);
+    const otherJourney = journeyChanges(other);
+    // Up to the debit's delivery: the bank's report overtakes the dispatcher's record of the 202, which
+    // then arrives late and is refused. A repeat of an earlier change comes in the middle.
+    const upToPending = journey.slice(0, 6);
+    const response = change(
+      debit,
+      'DEBIT_RESPONSE_ACCEPTED',
+      'DEBIT_DELIVERED',
+      new Date('2025-03-17T06:05:00Z'),
+    );
+    const late = change(debit, 'DEBIT_DELIVERED', 'DEBIT_DELIVERY_PENDING', new Date('2025-03-17T06:05:01Z'));
+    const completed = change(
+      debit,
+      'DEBIT_COMPLETED',
+      'DEBIT_RESPONSE_ACCEPTED',
+      new Date('2025-03-17T06:05:02Z'),
+    );
+    for (let index = 0; index < upToPending.length; index += 1) {
+      await sendStates([upToPending[index], otherJourney[index]].filter((value) => value !== undefined));
+    }
+    await sendStates([journey[1] as TransactionStateChanged, response, late]);
+    await sendStates([completed, ...otherJourney.slice(upToPending.length)]);
+
+    const expectedTypes = [...debitJourney.slice(0, 6), 'DEBIT_RESPONSE_ACCEPTED', 'DEBIT_COMPLETED'];
+    const postings = await events.waitUntil((records) => {
+      const found = statePostings(records, uetr);
+      return found.length >= expectedTypes.length && esmPostings(records, uetr).length >= expectedTypes.length
+        ? found
+        : undefined;
+    });
+    expect(postings.map((posting) => posting.type)).toEqual(expectedTypes);
+    expect(postings.map((posting) => posting.stageVersion)).toEqual(
+      expectedTypes.map((_, index) => index + 1),
+    );
+    expect(postings.map((posting) => posting.messageInfo.messageIdentification)).toEqual(
+      expectedTypes.map((type) => postingMessageId(stateEventId(uetr, type))),
+    );
+    expect(postings.every((posting) => posting.payload.schema === 'DirectDebit')).toBe(true);
+    expect(esmPostings(events.records, uetr)).toHaveLength(expectedTypes.length);
+
+    const otherPostings = await events.waitUntil((records) => {
+      const found = statePostings(records, other.transactionIdentifiers.uetr);
+      return found.length >= debitJourney.length ? found : undefined;
+    });
+    expect(otherPostings.map((posting) => posting.stageVersion)).toEqual(
+      debitJourney.map((_, index) => index + 1),
+    );
+
+    const snapshot = await eventually(async () => {
+      const found = await store.transactions.get(uetr);
+      return found && found.lastSeq === expectedTypes.length ? found : undefined;
+    });
+    expect(snapshot.state).toBe('DEBIT_COMPLETED');
+    expect(snapshot.history.map((entry) => [entry.seq, entry.eventType])).toEqual(
+      expectedTypes.map((type, index) => [index + 1, type]),
+    );
+    expect(snapshot.history[6]).toMatchObject({
+      from: 'DEBIT_DELIVERY_PENDING',
+      to: 'DEBIT_RESPONSE_ACCEPTED',
+    });
+    expect(snapshot.messages.map((message) => message.kind)).toEqual([
+      'DirectDebit',
+      'PaymentStatusReport',
+      'PaymentStatusReport',
+    ]);
+    expect(snapshot.endToEndIdentification).toBe(debit.transactionIdentifiers.endToEndIdentification);
+
+    const stateTopic = names['rp.transaction.state.v1'];
+    const dlq = await readTopic(
+      kafka,
+      deadLetterTopicName(consumerGroupName('tracker', stateTopic)),
+      codecs['rp.transaction.state.v1'] as never,
+    );
+    try {
+      const [dead] = await dlq.waitUntil((records) => (records.length > 0 ? records : undefined));
+      expect(dead?.value).toMatchObject({ uetr, eventType: 'DEBIT_DELIVERED' });
+      expect(dead?.headers['rp-dlq-reason']).toBe('non-retriable');
+      expect(dead?.headers['rp-error-code']).toBe('ILLEGAL_TRANSITION');
+      expect(dead?.headers['rp-error-message']).toMatch(/not allowed from DEBIT_RESPONSE_ACCEPTED/);
+    } finally {
+      await dlq.stop();
+    }
+
+    // Delivery attempts land in the snapshot.
+    const example = validate(
+      'DeliveryOutcome',
+      parseJsonExact(
+        readFileSync(
+          new URL('../../../avro/examples/DeliveryOutcome.acknowledged.json', import.meta.url),
+          'utf8',
+        ),
+      ),
+    );
+    if (!example.ok) throw new Error(JSON.stringify(example.errors));
+    const outcome: DeliveryOutcome = { ...example.value, uetr };
+    await producer.send('rp.delivery.outcome.v1', [{ key: uetr, value: outcome }]);
+    const withAttempt = await eventually(async () => {
+      const found = await store.transactions.get(uetr);
+      return found && found.deliveryAttempts.length > 0 ? found : undefined;
+    });
+    expect(withAttempt.deliveryAttempts[0]).toMatchObject({
+      messageIdentification: outcome.messageIdentification,
+      memberId: '250655',
+      endpoint: 'inbound/direct-debit',
+      httpStatus: 202,
+      outcome: 'accepted',
+    });
+
+    // The admin API reads the same snapshot.
+    const app = (tracker as TrackerService).app;
+    const one = await app.request(`/admin/transactions/${uetr}`);
+    expect(one.status).toBe(200);
+    expect(await one.json()).toMatchObject({ uetr, state: 'DEBIT_COMPLETED', lastSeq: 8 });
+    const byE2e = await app.request(
+      `/admin/transactions?endToEndId=${encodeURIComponent(debit.transactionIdentifiers.endToEndIdentification)}&state=DEBIT_COMPLETED`,
+    );
+    expect(
+      ((await byE2e.json()) as { transactions: { uetr: string }[] }).transactions.map((entry) => entry.uetr),
+    ).toEqual([uetr]);
+    expect((await app.request('/admin/transactions/00000000-0000-4000-8000-000000000000')).status).toBe(404);
+    expect((await app.request('/admin/transactions/not-a-uuid')).status).toBe(422);
+  }, 120_000);
+
+  it('a new tracker instance in the same group continues the sequence from the snapshot', async () => {
+    const debit = newDebit();
+    const uetr = debit.transactionIdentifiers.uetr;
+    const journey = journeyChanges(debit);
+    await sendStates(journey.slice(0, 4));
+    await events.waitUntil((records) => (statePostings(records, uetr).length >= 4 ? true : undefined));
+    await eventually(async () => {
+      const found = await store.transactions.get(uetr);
+      return found && found.lastSeq === 4 ? found : undefined;
+    });
+
+    await tracker?.stop();
+    await startTracker();
+    // A repeat of an applied change first: the new instance knows it from the snapshot alone.
+    await sendStates([journey[3] as TransactionStateChanged, ...journey.slice(4)]);
+    const postings = await events.waitUntil((records) => {
+      const found = statePostings(records, uetr);
+      return found.length >= debitJourney.length ? found : undefined;
+    });
+    expect(postings.map((posting) => posting.stageVersion)).toEqual(
+      debitJourney.map((_, index) => index + 1),
+    );
+    expect(postings.map((posting) => posting.type)).toEqual([...debitJourney]);
+    const snapshot = await eventually(async () => {
+      const found = await store.transactions.get(uetr);
+      return found && found.lastSeq === debitJourney.length ? found : undefined;
+    });
+    expect(snapshot.history.map((entry) => entry.seq)).toEqual(debitJourney.map((_, index) => index + 1));
+    expect(snapshot.state).toBe('DEBIT_COMPLETED');
+  }, 120_000);
+});

@@ -1,0 +1,386 @@
+import {
+  type DirectDebit,
+  isFinalState,
+  nextState,
+  type PaymentStatusReport,
+  type TransactionEventType,
+  type TransactionState,
+  transactionStates,
+} from '@rp/contracts';
+import type { BatchContext, BatchHandler, ConsumedRecord } from '@rp/kafka';
+import type { Participants, PipelineProducer, StateChangeInput, StateEmitter } from '@rp/pipeline';
+import { AppError, type Clock, type Logger, transactionLogger } from '@rp/runtime';
+import type { TransactionRepository } from '@rp/store';
+import type { AccountVerifier } from './accounts.ts';
+import { businessDate } from './dates.ts';
+import type { SkipReason, ValidatorMetrics } from './metrics.ts';
+import { buildStatusReport, statusReportId } from './report.ts';
+import { type Decision, validateDebit } from './rules.ts';
+import { directDebitOfSnapshot, statusReportOfSnapshot } from './snapshot.ts';
+
+/** Kafka header carrying the transaction's state on flow records, so the next service knows fromState. */
+export const stateHeader = 'rp-state';
+
+export interface ValidatorHandlerDeps {
+  readonly emitter: StateEmitter;
+  readonly producer: PipelineProducer;
+  readonly transactions: Pick<TransactionRepository, 'get'>;
+  readonly participants: Participants;
+  readonly accounts: AccountVerifier;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly metrics: ValidatorMetrics;
+  /** How far ahead a collection or settlement date may lie. */
+  readonly maxDaysAhead: number;
+  /** Keys (transactions) of one batch planned at the same time; each key's records stay in order. */
+  readonly keyConcurrency: number;
+  /** Transactions this process answered (outputs acknowledged), remembered up to a bound. */
+  readonly answered: RecentKeys;
+}
+
+/** A bounded set of recently used keys: the oldest is forgotten first. */
+export class RecentKeys {
+  readonly #max: number;
+  readonly #keys = new Set<string>();
+
+  constructor(max: number) {
+    this.#max = max;
+  }
+
+  has(key: string): boolean {
+    return this.#keys.has(key);
+  }
+
+  add(key: string): void {
+    this.#keys.delete(key);
+    this.#keys.add(key);
+    if (this.#keys.size > this.#max) {
+      const oldest = this.#keys.values().next();
+      if (!oldest.done) this.#keys.delete(oldest.value);
+    }
+  }
+}
+
+/**
+ * States in which the debit is (re)validated: none yet or DEBIT_RECEIVED (the snapshot may lag the state
+ * topic), and DEBIT_ACCEPTED / DEBIT_REJECTED, where the answer is recorded but its report and accepted
+ * debit may not have been produced (a failure between the state change's acknowledgement and theirs).
+ * Any later state means the dispatcher consumed the report, which is produced after the accepted debit,
+ * so both exist: the debit is skipped.
+ */
+const answerableStates: ReadonlySet<string> = new Set<TransactionState>([
+  'DEBIT_RECEIVED',
+  'DEBIT_ACCEPTED',
+  'DEBIT_REJECTED',
+]);
+
+type DebitPlan =
+  | { kind: 'skip' }
+  | {
+      kind: 'answer';
+      record: ConsumedRecord<DirectDebit>;
+      debit: DirectDebit;
+      report: PaymentStatusReport;
+      change: StateChangeInput;
+      log: Logger;
+    };
+
+type ReportPlan =
+  | { kind: 'skip' }
+  | { kind: 'apply'; record: ConsumedRecord<PaymentStatusReport>; change: StateChangeInput; log: Logger };
+
+export interface ValidatorHandlers {
+  /** rp.directdebit.received.v1: validate, answer with ACCP or RJCT, pass accepted debits on. */
+  readonly debits: BatchHandler<DirectDebit>;
+  /** rp.statusreport.received.v1: the actioning bank's ACSC or RJCT ends the transaction. */
+  readonly reports: BatchHandler<PaymentStatusReport>;
+}
+
+export function createValidatorHandlers(deps: ValidatorHandlerDeps): ValidatorHandlers {
+  const { emitter, producer, transactions, metrics, logger, clock, answered } = deps;
+
+  async function planDebit(record: ConsumedRecord<DirectDebit>, firstOfKey: boolean): Promise<DebitPlan> {
+    const debit = record.value;
+    const uetr = debit.transactionIdentifiers.uetr;
+    const messageIdentification = debit.messageIdentifiers.messageIdentification;
+    const log = transactionLogger(logger, { uetr, messageIdentification });
+    const skip = (reason: SkipReason, fields: Record<string, unknown> = {}): DebitPlan => {
+      metrics.debitSkipped(reason);
+      log.info({ reason, ...fields }, 'debit not validated again');
+      return { kind: 'skip' };
+    };
+    if (record.attempt > 1) metrics.retried('debits');
+    // The same transaction twice in one batch: a resend the ingress produced again. One answer is enough.
+    if (!firstOfKey) return skip('repeated-in-batch');
+    if (answered.has(uetr)) return skip('already-answered');
+    const fromState = stateOf(record, 'DEBIT_RECEIVED');
+
+    // One read by _id: the duplicate check. The UETR names one transaction; a record of it arriving
+    // again (redelivery, a resend produced twice) must not be answered differently.
+    const snapshot = await transactions.get(uetr);
+    const recorded = snapshot?.state ?? null;
+    if (recorded !== null && !answerableStates.has(recorded))
+      return skip('past-validation', { state: recorded });
+
+    const now = clock.now();
+    let decision: Decision = validateDebit(debit, {
+      participants: deps.participants,
+      accounts: deps.accounts,
+      today: businessDate(now),
+      maxDaysAhead: deps.maxDaysAhead,
+      onCdv: metrics.cdv,
+    });
+    let report: PaymentStatusReport | undefined;
+    if (snapshot !== null && (recorded === 'DEBIT_ACCEPTED' || recorded === 'DEBIT_REJECTED')) {
+      // Answered before: repeat the recorded answer, never contradict it (a date may have rolled over,
+      // the CDV tables may have been reloaded since).
+      report = statusReportOfSnapshot(snapshot, statusReportId(uetr));
+      const recordedAccepted = recorded === 'DEBIT_ACCEPTED';
+      if (report === undefined && decision.accepted !== recordedAccepted) {
+        decision = recordedAccepted
+          ? { accepted: true }
+          : {
+              accepted: false,
+              reasons: [
+                {
+                  code: 'MS03',
+                  text: 'Rejected when first validated; the original reasons were not recorded',
+                },
+              ],
+            };
+      }
+      log.info({ state: recorded }, 'debit answered before; repeating the answer');
+    }
+    report ??= buildStatusReport(debit, decision, now);
+    const eventType: TransactionEventType =
+      report.status.status === 'ACCP' ? 'DEBIT_REQUEST_ACCEPTED' : 'DEBIT_REQUEST_REJECTED';
+    // Refuses an unexpected rp-state here, for this record alone (non-retriable: dead-lettered).
+    nextState(fromState, eventType);
+    return {
+      kind: 'answer',
+      record,
+      debit,
+      report,
+      log,
+      change: {
+        fromState,
+        eventType,
+        transaction: debit,
+        statusReport: report,
+        occurredAt: now,
+        causedBy: {
+          messageType: 'DirectDebit',
+          messageIdentification,
+          topic: record.topic,
+          partition: record.partition,
+          offset: record.offset,
+        },
+      },
+    };
+  }
+
+  const debits: BatchHandler<DirectDebit> = async (records, context) => {
+    const started = performance.now();
+    metrics.debitsReceived(records.length);
+    const plans = await planByKey(records, context, deps.keyConcurrency, planDebit, (count) =>
+      metrics.failed('debits', count),
+    );
+    const answers = plans.filter((plan) => plan.kind === 'answer');
+    if (answers.length > 0) {
+      try {
+        // The state changes first (the tracker sequences them), then the accepted debits, then the
+        // reports: a report downstream means its accepted debit is on its topic (see answerableStates).
+        const changes = await emitter.emit(answers.map((answer) => answer.change));
+        const accepted = answers.flatMap((answer, index) =>
+          answer.report.status.status === 'ACCP' ? [{ answer, state: changes[index]?.toState }] : [],
+        );
+        if (accepted.length > 0) {
+          await producer.send(
+            'rp.directdebit.accepted.v1',
+            accepted.map(({ answer, state }) => ({
+              key: answer.debit.transactionIdentifiers.uetr,
+              value: answer.debit,
+              headers: { [stateHeader]: state ?? 'DEBIT_ACCEPTED' },
+            })),
+          );
+        }
+        await producer.send(
+          'rp.statusreport.outbound.v1',
+          answers.map((answer, index) => ({
+            key: answer.debit.transactionIdentifiers.uetr,
+            value: answer.report,
+            headers: { [stateHeader]: changes[index]?.toState ?? '' },
+          })),
+        );
+      } catch (error) {
+        for (const answer of answers) context.fail(answer.record, error);
+        metrics.failed('debits', answers.length);
+        logger.warn({ err: error, debits: answers.length }, 'answers not produced; the debits go to retry');
+        return;
+      }
+      const finished = Date.now();
+      for (const answer of answers) {
+        answered.add(answer.debit.transactionIdentifiers.uetr);
+        const reasonInfo = answer.report.status.reasonInfo ?? [];
+        const accepted = answer.report.status.status === 'ACCP';
+        metrics.debitValidated(
+          accepted ? 'accepted' : 'rejected',
+          reasonInfo.map((info) => info.reason.code),
+        );
+        metrics.debitLatency((finished - Date.parse(answer.record.timestamp)) / 1000);
+        answer.log.info(
+          {
+            status: answer.report.status.status,
+            reasons: reasonInfo.map((info) => info.reason.code),
+            reportId: answer.report.messageIdentifiers.messageIdentification,
+          },
+          accepted ? 'debit accepted' : 'debit rejected',
+        );
+      }
+    }
+    metrics.batch('debits', (performance.now() - started) / 1000, records.length);
+  };
+
+  async function planReport(
+    record: ConsumedRecord<PaymentStatusReport>,
+    firstOfKey: boolean,
+  ): Promise<ReportPlan> {
+    const report = record.value;
+    const uetr = report.transactionIdentifiers.uetr;
+    const status = report.status.status;
+    const log = transactionLogger(logger, {
+      uetr,
+      messageIdentification: report.messageIdentifiers.messageIdentification,
+    });
+    if (record.attempt > 1) metrics.retried('reports');
+    const eventType: TransactionEventType | undefined =
+      status === 'ACSC' ? 'DEBIT_COMPLETED' : status === 'RJCT' ? 'DEBIT_UNPAID' : undefined;
+    if (eventType === undefined) {
+      // An interim status (ACSP, PDNG, ...) ends nothing: the final report follows.
+      metrics.statusReport(status, 'ignored');
+      log.info({ status }, 'interim status report; no state change');
+      return { kind: 'skip' };
+    }
+    const fromState = stateOf(record, 'DEBIT_RESPONSE_ACCEPTED');
+    nextState(fromState, eventType);
+    // One read by _id: the report carries only originalTransactionData, the state change needs the
+    // transaction's DirectDebit.
+    const snapshot = await transactions.get(uetr);
+    const state = snapshot?.state ?? null;
+    if (state !== null && isFinal(state)) {
+      metrics.statusReport(status, 'skipped');
+      log.info({ state }, 'transaction already final; report not applied');
+      return { kind: 'skip' };
+    }
+    const debit = snapshot === null ? undefined : directDebitOfSnapshot(snapshot);
+    if (debit === undefined) {
+      // The snapshot may not have caught up with the state topic yet: retried, then dead-lettered.
+      throw new AppError('NOT_FOUND', `transaction ${uetr}: no DirectDebit recorded in its snapshot`, {
+        retriable: true,
+      });
+    }
+    if (!firstOfKey) log.info('another report of the same transaction in this batch');
+    return {
+      kind: 'apply',
+      record,
+      log,
+      change: {
+        fromState,
+        eventType,
+        transaction: debit,
+        statusReport: report,
+        occurredAt: clock.now(),
+        causedBy: {
+          messageType: 'PaymentStatusReport',
+          messageIdentification: report.messageIdentifiers.messageIdentification,
+          topic: record.topic,
+          partition: record.partition,
+          offset: record.offset,
+        },
+      },
+    };
+  }
+
+  const reports: BatchHandler<PaymentStatusReport> = async (records, context) => {
+    const started = performance.now();
+    const plans = await planByKey(records, context, deps.keyConcurrency, planReport, (count) =>
+      metrics.failed('reports', count),
+    );
+    const applies = plans.filter((plan) => plan.kind === 'apply');
+    if (applies.length > 0) {
+      try {
+        await emitter.emit(applies.map((apply) => apply.change));
+      } catch (error) {
+        for (const apply of applies) context.fail(apply.record, error);
+        metrics.failed('reports', applies.length);
+        logger.warn(
+          { err: error, reports: applies.length },
+          'state changes not produced; the reports go to retry',
+        );
+        return;
+      }
+      for (const apply of applies) {
+        const status = apply.record.value.status.status;
+        metrics.statusReport(status, 'applied');
+        apply.log.info({ status, eventType: apply.change.eventType }, 'status report applied');
+      }
+    }
+    metrics.batch('reports', (performance.now() - started) / 1000, records.length);
+  };
+
+  return { debits, reports };
+}
+
+/** Whether a snapshot's state is final; a state this version does not know is not. */
+function isFinal(state: string): boolean {
+  return Object.hasOwn(transactionStates, state) && isFinalState(state as TransactionState);
+}
+
+/** The state the previous service left the transaction in, from the record's rp-state header. */
+function stateOf(record: ConsumedRecord<unknown>, expected: TransactionState): TransactionState {
+  const header = record.headers[stateHeader];
+  return header === undefined || header === '' ? expected : (header as TransactionState);
+}
+
+/**
+ * Plans a batch: each key's records in offset order, keys `concurrency` at a time. A record whose plan
+ * fails is reported to the consumer (retry or dead letter) and its key's later records are left alone:
+ * the consumer parks the key and hands them over again after the failed one.
+ */
+async function planByKey<T, P>(
+  records: readonly ConsumedRecord<T>[],
+  context: BatchContext<T>,
+  concurrency: number,
+  plan: (record: ConsumedRecord<T>, firstOfKey: boolean) => Promise<P>,
+  onFailures: (count: number) => void,
+): Promise<P[]> {
+  const groups = new Map<string, ConsumedRecord<T>[]>();
+  records.forEach((record, index) => {
+    const key = record.key === '' ? `\u0000${index}` : record.key;
+    const group = groups.get(key);
+    if (group) group.push(record);
+    else groups.set(key, [record]);
+  });
+  const queue = [...groups.values()];
+  const plans: P[] = [];
+  let failures = 0;
+  let next = 0;
+  const worker = async () => {
+    while (next < queue.length) {
+      const group = queue[next] as ConsumedRecord<T>[];
+      next += 1;
+      for (const [index, record] of group.entries()) {
+        try {
+          plans.push(await plan(record, index === 0));
+        } catch (error) {
+          context.fail(record, error);
+          failures += 1;
+          break;
+        }
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(Math.max(1, concurrency), queue.length) }, worker));
+  if (failures > 0) onFailures(failures);
+  return plans;
+}

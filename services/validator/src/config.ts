@@ -1,0 +1,60 @@
+import { cdvConfig } from '@rp/cdv';
+import { bool, defineConfig, duration, int, list, logLevels, oneOf, port, str, url } from '@rp/runtime';
+
+/** Every variable the validator reads; `loadConfig` refuses to start while any of them is invalid. */
+export const validatorConfigSpec = defineConfig({
+  PORT: port({ default: 8081, doc: 'HTTP port of health and metrics' }),
+  LOG_LEVEL: oneOf(logLevels, { default: 'info', doc: 'Minimum level of the JSON log lines' }),
+  KAFKA_BROKERS: list({ doc: 'Kafka bootstrap brokers, host:port,...' }),
+  SCHEMA_REGISTRY_URL: url({ doc: 'Confluent-compatible schema registry API base URL' }),
+  MONGODB_URI: url({
+    protocols: ['mongodb:', 'mongodb+srv:'],
+    doc: 'MongoDB connection string (transaction snapshots, read by _id)',
+  }),
+  MONGODB_DATABASE: str({ default: 'rp', doc: 'Database holding the engine collections' }),
+  TOPIC_NAMESPACE: str({
+    optional: true,
+    pattern: /^[a-zA-Z0-9._-]+$/,
+    doc: 'Prefix of every topic name, so that several pipelines (or tests) share one cluster',
+  }),
+  TOPIC_PARTITIONS: int({
+    optional: true,
+    min: 1,
+    doc: 'Partitions of topics created at start-up when missing; default: the topic catalogue',
+  }),
+  PARTICIPANTS: str({
+    doc: 'Participating banks (debit limits, actioning banks): a JSON file path or the JSON array',
+  }),
+  ...cdvConfig,
+  CDV_PARAMETER_FILE: str({
+    optional: true,
+    doc: 'Path of the CDV parameter file (format rp-cdv-parameters/1); required unless RP_ALLOW_SYNTHETIC_CDV',
+  }),
+  CDV_BRANCH_FILE: str({
+    optional: true,
+    doc: 'Path of the CDV branch file (format rp-cdv-branches/1); required unless RP_ALLOW_SYNTHETIC_CDV',
+  }),
+  RP_ALLOW_SYNTHETIC_CDV: bool({
+    default: false,
+    doc: 'Without CDV files, verify against the synthetic test tables of @rp/cdv (demos and tests only)',
+  }),
+  DEBIT_MAX_DAYS_AHEAD: int({
+    default: 365,
+    min: 0,
+    doc: 'How many days ahead a requested collection or settlement date may lie (DT01 beyond)',
+  }),
+  VALIDATOR_KEY_CONCURRENCY: int({
+    default: 32,
+    min: 1,
+    doc: 'Transactions of one partition validated at the same time (CDV is CPU, the duplicate check a read)',
+  }),
+  VALIDATOR_PARTITIONS_CONCURRENTLY: int({ default: 4, min: 1, doc: 'Partitions handled at the same time' }),
+  KAFKA_DELIVERY_TIMEOUT: duration({
+    default: 10_000,
+    doc: 'Longest wait for the broker to acknowledge produced records before the batch goes to retry',
+  }),
+  SHUTDOWN_TIMEOUT: duration({
+    default: 15_000,
+    doc: 'How long the batches in progress may take to finish at shutdown',
+  }),
+});
