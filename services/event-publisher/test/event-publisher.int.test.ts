@@ -41,17 +41,6 @@ async function produceJourneys(
   for (const postings of interleavedJourneys(debits, steps)) await env.produce(postings);
 }
 
-/** Every posting a bank took for the debit, exactly once each and in state order. */
-function expectExactlyInOrder(
-  bank: TestBank,
-  debit: DirectDebit,
-  classes: readonly ('TRANSACTION_STATE' | 'ESM_STATE')[],
-) {
-  expect(bank.accepted(uetrOfDebit(debit)).map((entry) => entry.id)).toEqual(
-    expectedIds(debit, classes, idOf),
-  );
-}
-
 /**
  * At least once and in order: the first arrivals are the postings in state order, and a posting seen
  * again (a retry whose answer was lost) never comes after a later one.
@@ -85,10 +74,12 @@ describe('event publisher on the real stack', () => {
     await env.banks.b.waitForIds(forB, 'bank B has its postings', 120_000);
 
     // Each bank: its transactions' postings (A: both classes, B: TRANSACTION_STATE), once, in state order.
-    for (const debit of [...onUsA, ...offUs]) expectExactlyInOrder(env.banks.a, debit, both);
-    for (const debit of [...onUsB, ...offUs]) expectExactlyInOrder(env.banks.b, debit, stateOnly);
-    expect(env.banks.a.received).toHaveLength(forA.length);
-    expect(env.banks.b.received).toHaveLength(forB.length);
+    // At least once, in order: on a loaded machine an attempt can outlive its timeout and be sent
+    // again with the same id, which the receiver recognises; nothing else may arrive, and nothing late.
+    for (const debit of [...onUsA, ...offUs]) expectInOrder(env.banks.a, debit, both);
+    for (const debit of [...onUsB, ...offUs]) expectInOrder(env.banks.b, debit, stateOnly);
+    expect(new Set(env.banks.a.received.map((entry) => entry.id)).size).toBe(forA.length);
+    expect(new Set(env.banks.b.received.map((entry) => entry.id)).size).toBe(forB.length);
     const stageVersions = env.banks.b
       .accepted(uetrOfDebit(offUs[0] as DirectDebit))
       .map((entry) => entry.posting.stageVersion);
@@ -237,7 +228,7 @@ describe('event publisher on the real stack', () => {
     // Bank B gets everything, also of the transactions it shares with the silent bank A.
     const forB = [...onUsB, ...offUs].flatMap((debit) => expectedIds(debit, stateOnly, idOf));
     await env.banks.b.waitForIds(forB, 'bank B has its postings while bank A is silent', 120_000);
-    for (const debit of [...onUsB, ...offUs]) expectExactlyInOrder(env.banks.b, debit, stateOnly);
+    for (const debit of [...onUsB, ...offUs]) expectInOrder(env.banks.b, debit, stateOnly);
     expect(env.banks.a.accepted()).toHaveLength(0);
 
     // Bank A's postings wait in MongoDB, one lane per transaction, each whole.
