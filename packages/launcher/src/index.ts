@@ -1,0 +1,19 @@
+export {
+  defaultBank,
+  freePort,
+  type LaunchOptions,
+  launchPipeline,
+  type Pipeline,
+  type PipelineEndpoints,
+  type PipelineService,
+  pipelineServices,
+  type SimulatedBank,
+} from './launch.ts';
+export {
+  baobab,
+  johannesburgDate,
+  type SampleDebit,
+  type SampleDebitOptions,
+  sampleOnUsDebit,
+  validAccount,
+} from './samples.ts';

@@ -1,0 +1,233 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createWriteStream, existsSync, mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import type { Participant } from '@rp/pipeline';
+
+/** Every service of the pipeline, in start order (the bank simulator first, the ingress last). */
+export const pipelineServices = [
+  'bank-simulator',
+  'tracker',
+  'event-publisher',
+  'validator',
+  'scheduler',
+  'dispatcher',
+  'ingress',
+] as const;
+export type PipelineService = (typeof pipelineServices)[number];
+
+/** Where the infrastructure lives (the local stack's, a test run's or an operator's own). */
+export interface PipelineEndpoints {
+  readonly kafkaBrokers: readonly string[];
+  readonly schemaRegistryUrl: string;
+  readonly mongodbUri: string;
+}
+
+/** A participating bank played by the bank simulator. */
+export interface SimulatedBank {
+  readonly memberId: string;
+  readonly name?: string;
+  /** Event classes it subscribes to; `[]` gives it no events URL at all. Default: both classes. */
+  readonly eventClasses?: readonly string[];
+  readonly debitLimits?: Readonly<Record<string, string>>;
+}
+
+export interface LaunchOptions {
+  /** The repository root: each service runs from `services/<name>/dist/main.js`. */
+  readonly root: string;
+  readonly endpoints: PipelineEndpoints;
+  /** Topic namespace and database name of this pipeline; default: a fresh `pl-<time><random>`. */
+  readonly run?: string;
+  /** One log file per service; default `<root>/.local/pipeline/<run>`. */
+  readonly logDir?: string;
+  /** Fixed ports; any service left out gets a free port. */
+  readonly ports?: Partial<Record<PipelineService, number>>;
+  /** The banks the simulator plays; default: Baobab Bank (synthetic), 250655. */
+  readonly banks?: readonly SimulatedBank[];
+  /** Extra environment for every service (for example `CLOCK_FACTOR`, `RESPONSE_DELAY`). */
+  readonly env?: Readonly<Record<string, string>>;
+  /** Extra environment for one service, applied after `env`. */
+  readonly serviceEnv?: Partial<Record<PipelineService, Readonly<Record<string, string>>>>;
+  /** Which services to start now (default: all); the others can be started later with `start`. */
+  readonly services?: readonly PipelineService[];
+  readonly readyTimeoutMs?: number;
+  /** Told when each service answers ready, with the time it took. */
+  readonly onReady?: (service: PipelineService, port: number, ms: number) => void;
+}
+
+export interface Pipeline {
+  readonly run: string;
+  readonly logDir: string;
+  readonly database: string;
+  readonly participants: readonly Participant[];
+  /** Each bank's signing secrets, as the event publisher and the simulator share them. */
+  readonly signingSecrets: Readonly<Record<string, readonly string[]>>;
+  readonly ports: Readonly<Record<PipelineService, number>>;
+  /** `http://127.0.0.1:<port>` of a service. */
+  url(service: PipelineService): string;
+  /** The ingress's bank-facing API base (`.../api/v1`). */
+  readonly apiUrl: string;
+  isRunning(service: PipelineService): boolean;
+  /** Starts a service that is not running and waits until it answers ready. */
+  start(service: PipelineService): Promise<void>;
+  /** Sends a signal (default SIGKILL) and waits for the process to end. */
+  kill(service: PipelineService, signal?: NodeJS.Signals): Promise<void>;
+  /** Stops every service (SIGTERM, in reverse start order) and waits for them to end. */
+  stop(): Promise<void>;
+}
+
+export const defaultBank: SimulatedBank = {
+  memberId: '250655',
+  name: 'Baobab Bank (synthetic)',
+  eventClasses: ['TRANSACTION_STATE', 'ESM_STATE'],
+  debitLimits: { ZAR: '500000' },
+};
+
+/** A port nobody listens on right now (the kernel's pick). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitReady(
+  url: string,
+  deadline: number,
+  alive: () => boolean,
+  name: string,
+  log: string,
+): Promise<void> {
+  while (Date.now() < deadline) {
+    const ok = await fetch(url, { signal: AbortSignal.timeout(2_000) }).then(
+      (response) => response.ok,
+      () => false,
+    );
+    if (ok) return;
+    if (!alive()) throw new Error(`${name} exited before it was ready; see ${log}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`${name} was not ready in time; see ${log}`);
+}
+
+/**
+ * Runs the whole pipeline as processes, the way it runs in production (one process per service), on
+ * one topic namespace and one database of its own, with the bank simulator playing every bank. Each
+ * service's output goes to its own log file. Used by `rp demo`, the end-to-end tests and the benchmarks.
+ */
+export async function launchPipeline(options: LaunchOptions): Promise<Pipeline> {
+  const run = options.run ?? `pl-${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
+  const database = run.replace(/[^A-Za-z0-9_]/g, '_');
+  const logDir = options.logDir ?? join(options.root, '.local', 'pipeline', run);
+  mkdirSync(logDir, { recursive: true });
+  const ports = {} as Record<PipelineService, number>;
+  for (const service of pipelineServices) ports[service] = options.ports?.[service] ?? (await freePort());
+  const url = (service: PipelineService) => `http://127.0.0.1:${ports[service]}`;
+  const simulator = url('bank-simulator');
+
+  const banks = options.banks ?? [defaultBank];
+  const participants: Participant[] = banks.map((bank) => {
+    const classes = [...(bank.eventClasses ?? ['TRANSACTION_STATE', 'ESM_STATE'])];
+    return {
+      memberId: bank.memberId,
+      name: bank.name ?? `Bank ${bank.memberId} (synthetic)`,
+      baseUrl: `${simulator}/banks/${bank.memberId}`,
+      ...(classes.length > 0 ? { eventsUrl: `${simulator}/banks/${bank.memberId}` } : {}),
+      eventClasses: classes,
+      debitLimits: { ...(bank.debitLimits ?? { ZAR: '500000' }) },
+    };
+  });
+  const signingSecrets: Record<string, string[]> = Object.fromEntries(
+    banks.map((bank) => [bank.memberId, [`whsec_${randomBytes(32).toString('base64')}`]]),
+  );
+
+  const common: NodeJS.ProcessEnv = {
+    ...process.env,
+    KAFKA_BROKERS: options.endpoints.kafkaBrokers.join(','),
+    SCHEMA_REGISTRY_URL: options.endpoints.schemaRegistryUrl,
+    MONGODB_URI: options.endpoints.mongodbUri,
+    MONGODB_DATABASE: database,
+    TOPIC_NAMESPACE: run,
+    TOPIC_PARTITIONS: '3',
+    PARTICIPANTS: JSON.stringify(participants),
+    SIGNING_SECRETS: JSON.stringify(signingSecrets),
+    RP_ALLOW_SYNTHETIC_CDV: 'true',
+    ENGINE_URL: url('ingress'),
+    LOG_LEVEL: 'info',
+    ...options.env,
+  };
+
+  const children = new Map<PipelineService, ChildProcess>();
+  const running = (service: PipelineService) => {
+    const child = children.get(service);
+    return child !== undefined && child.exitCode === null && child.signalCode === null;
+  };
+  const readyTimeoutMs = options.readyTimeoutMs ?? 120_000;
+
+  const start = async (service: PipelineService) => {
+    if (running(service)) return;
+    const main = join(options.root, 'services', service, 'dist', 'main.js');
+    if (!existsSync(main)) throw new Error(`${service} is not built (${main} missing); run the build first`);
+    const logFile = join(logDir, `${service}.log`);
+    const log = createWriteStream(logFile, { flags: 'a' });
+    const child = spawn(process.execPath, [main], {
+      env: { ...common, ...options.serviceEnv?.[service], PORT: String(ports[service]) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout?.pipe(log);
+    child.stderr?.pipe(log);
+    children.set(service, child);
+    const t0 = Date.now();
+    const path = service === 'bank-simulator' ? 'live' : 'ready';
+    await waitReady(
+      `${url(service)}/health/${path}`,
+      Date.now() + readyTimeoutMs,
+      () => running(service),
+      service,
+      logFile,
+    );
+    options.onReady?.(service, ports[service], Date.now() - t0);
+  };
+
+  const kill = async (service: PipelineService, signal: NodeJS.Signals = 'SIGKILL') => {
+    const child = children.get(service);
+    if (!child || !running(service)) return;
+    const ended = new Promise((resolve) => child.once('exit', resolve));
+    child.kill(signal);
+    await ended;
+  };
+
+  const stop = async () => {
+    const order = [...pipelineServices].reverse();
+    await Promise.all(order.filter(running).map((service) => kill(service, 'SIGTERM')));
+  };
+
+  try {
+    // Started one after the other: each waits for its topics and schemas, which the first one creates.
+    for (const service of options.services ?? pipelineServices) await start(service);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+
+  return {
+    run,
+    logDir,
+    database,
+    participants,
+    signingSecrets,
+    ports,
+    url,
+    apiUrl: `${url('ingress')}/api/v1`,
+    isRunning: running,
+    start,
+    kill,
+    stop,
+  };
+}

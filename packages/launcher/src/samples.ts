@@ -1,0 +1,95 @@
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { checkDigitFor, parseWeights } from '@rp/cdv';
+
+/**
+ * The first account number at or after `start` (10 digits before the check digit) that passes a
+ * modulus 11 check with these weights and fudge factor: valid under the synthetic CDV tables.
+ */
+export function validAccount(start: number, weights: string, fudge: number): string {
+  const parsed = parseWeights(weights);
+  if (!parsed.ok) throw new Error(parsed.problem);
+  for (let prefix = start; ; prefix += 1) {
+    const digit = checkDigitFor(String(prefix).padStart(10, '0'), parsed.weights, 11, fudge);
+    if (digit !== undefined) return `${prefix}${digit}`;
+  }
+}
+
+/** Baobab Bank (synthetic, branch 250655): current accounts (type 1) and savings accounts (type 2). */
+export const baobab = {
+  memberId: '250655',
+  currentAccount: (start = 6_200_000_001) => validAccount(start, '0A987654321', 3),
+  savingsAccount: (start = 6_200_000_002) => validAccount(start, '21987654321', 0),
+} as const;
+
+/** Today's date (YYYY-MM-DD) in Africa/Johannesburg, where the processing windows are. */
+export function johannesburgDate(now: Date = new Date()): string {
+  return new Intl.DateTimeFormat('en-CA', { timeZone: 'Africa/Johannesburg' }).format(now);
+}
+
+export interface SampleDebitOptions {
+  readonly uetr?: string;
+  readonly messageIdentification?: string;
+  /** The creditor's (the initiating bank's customer's) account; default a valid Baobab current account. */
+  readonly creditorAccount?: string;
+  /** The debtor's account at the actioning bank; default a valid Baobab savings account. */
+  readonly debtorAccount?: string;
+  /** An exact decimal string, e.g. "1500.00". Default: the example's amount. */
+  readonly amount?: string;
+  /** YYYY-MM-DD; default today in Johannesburg. */
+  readonly collectionDate?: string;
+}
+
+/** A JSON body as a bank sends it: the amount stays an exact decimal literal, never a float. */
+export interface SampleDebit {
+  readonly uetr: string;
+  readonly messageIdentification: string;
+  readonly body: string;
+  readonly debit: Record<string, unknown>;
+}
+
+const accountCache = new Map<string, string>();
+function cached(key: string, make: () => string): string {
+  let value = accountCache.get(key);
+  if (value === undefined) {
+    value = make();
+    accountCache.set(key, value);
+  }
+  return value;
+}
+
+/**
+ * An on-us ZA_EFT direct debit of Baobab Bank, built from the repository's example message
+ * (`avro/examples/DirectDebit.za-eft-on-us.json`) with a fresh UETR and message id and accounts that pass
+ * CDV, collected today.
+ */
+export function sampleOnUsDebit(root: string, options: SampleDebitOptions = {}): SampleDebit {
+  const debit = JSON.parse(
+    readFileSync(join(root, 'avro', 'examples', 'DirectDebit.za-eft-on-us.json'), 'utf8'),
+    // biome-ignore lint/suspicious/noExplicitAny: the repository's example message, edited field by field
+  ) as Record<string, any>;
+  const uetr = options.uetr ?? randomUUID();
+  const messageIdentification =
+    options.messageIdentification ?? `RPT${uetr.replaceAll('-', '').slice(0, 32)}`;
+  const creditorAccount = options.creditorAccount ?? cached('creditor', () => baobab.currentAccount());
+  const debtorAccount = options.debtorAccount ?? cached('debtor', () => baobab.savingsAccount());
+  const date = options.collectionDate ?? johannesburgDate();
+  debit.messageIdentifiers = { messageIdentification, creationDateTime: new Date().toISOString() };
+  debit.transactionIdentifiers.uetr = uetr;
+  debit.transactionIdentifiers.endToEndIdentification = `E2E-${uetr.slice(0, 8)}`;
+  debit.creditorAccount.identification.value = creditorAccount;
+  debit.debtorAccount.identification.value = debtorAccount;
+  debit.paymentScheme.schemeData.shortenedCreditorAccountNumber = creditorAccount;
+  debit.paymentScheme.schemeData.shortenedDebtorAccountNumber = debtorAccount;
+  debit.requestedCollectionDate = date;
+  debit.settlementDate = date;
+  const marker = '"__rp_amount__"';
+  if (options.amount !== undefined) {
+    if (!/^\d{1,13}(\.\d{1,2})?$/.test(options.amount)) throw new Error(`amount: ${options.amount}`);
+    debit.amounts.bankSettlementAmount.value = '__rp_amount__';
+    debit.amounts.instructedAmount.value = '__rp_amount__';
+  }
+  const body = JSON.stringify(debit).replaceAll(marker, options.amount ?? marker);
+  return { uetr, messageIdentification, body, debit };
+}
