@@ -1,0 +1,7 @@
+import { mergeConfig } from 'vitest/config';
+import { packageTestConfig } from '../vitest.shared.ts';
+
+// Each file runs a whole pipeline (seven processes): one file at a time, so they never starve each other.
+export default mergeConfig(packageTestConfig({ infra: true, timeoutMs: 300_000 }), {
+  test: { fileParallelism: false },
+});
