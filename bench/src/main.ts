@@ -1,0 +1,134 @@
+/**
+ * The benchmarks: the machine's raw limits (Kafka, MongoDB, HTTP) and the whole pipeline measured beside
+ * them, in one run. Prints a table and writes the same figures, with the machine, to bench/results/.
+ *
+ *   npm run bench -- [--quick] [--only limits|pipeline] [--duration 60] [--concurrency 32]
+ *                    [--queue 10000] [--outage 60] [--sample 300]
+ *
+ * Uses KAFKA_BROKERS, SCHEMA_REGISTRY_URL and MONGODB_URI when set, else starts the local stack.
+ */
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { stackUp } from '@rp/local-stack';
+import { httpLimits } from './limits-http.ts';
+import { kafkaLimits } from './limits-kafka.ts';
+import { mongoLimits } from './limits-mongo.ts';
+import { describeMachine } from './machine.ts';
+import { pipelineBench } from './pipeline.ts';
+import { formatTable, type Row, writeReport } from './report.ts';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const { values } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    only: { type: 'string' },
+    duration: { type: 'string' },
+    concurrency: { type: 'string' },
+    queue: { type: 'string' },
+    outage: { type: 'string' },
+    sample: { type: 'string' },
+  },
+});
+const quick = values.quick === true;
+const number = (value: string | undefined, fallback: number, name: string) => {
+  if (value === undefined) return fallback;
+  const parsed = Number(value);
+  if (!Number.isFinite(parsed) || parsed < 0) throw new Error(`--${name}: expected a number, got "${value}"`);
+  return parsed;
+};
+const settings = {
+  quick,
+  only: values.only ?? 'all',
+  durationSeconds: number(values.duration, quick ? 10 : 60, 'duration'),
+  concurrency: number(values.concurrency, 32, 'concurrency'),
+  queue: number(values.queue, quick ? 500 : 10_000, 'queue'),
+  outageSeconds: number(values.outage, quick ? 10 : 60, 'outage'),
+  sample: number(values.sample, quick ? 100 : 300, 'sample'),
+  kafkaRecords: quick ? 20_000 : 200_000,
+  mongoOperations: quick ? 1_000 : 5_000,
+  mongoConcurrency: 16,
+  httpRequests: quick ? 5_000 : 30_000,
+  httpConnections: 32,
+};
+if (!['all', 'limits', 'pipeline'].includes(settings.only)) throw new Error('--only: limits or pipeline');
+
+const log = (line: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${line}`);
+const startedAt = new Date().toISOString();
+const run = `bench-${Date.now().toString(36)}`;
+
+const stack = process.env.KAFKA_BROKERS
+  ? {
+      kafkaBrokers: process.env.KAFKA_BROKERS.split(','),
+      schemaRegistryUrl: process.env.SCHEMA_REGISTRY_URL ?? '',
+      mongodbUri: process.env.MONGODB_URI ?? '',
+    }
+  : await stackUp();
+const endpoints = {
+  kafkaBrokers: stack.kafkaBrokers,
+  schemaRegistryUrl: stack.schemaRegistryUrl,
+  mongodbUri: stack.mongodbUri,
+};
+
+const rows: Row[] = [];
+if (settings.only !== 'pipeline') {
+  log(`kafka: ${settings.kafkaRecords} records`);
+  rows.push(
+    ...(await kafkaLimits({
+      brokers: endpoints.kafkaBrokers,
+      run,
+      records: settings.kafkaRecords,
+      batch: 1_000,
+      recordBytes: 1_024,
+    })),
+  );
+  log(`mongodb: ${settings.mongoOperations} operations of each kind`);
+  rows.push(
+    ...(await mongoLimits({
+      uri: endpoints.mongodbUri,
+      database: run.replace(/-/g, '_'),
+      operations: settings.mongoOperations,
+      concurrency: settings.mongoConcurrency,
+    })),
+  );
+  log(`http: ${settings.httpRequests} postings to the bank simulator`);
+  rows.push(
+    ...(await httpLimits({
+      root,
+      endpoints,
+      run,
+      requests: settings.httpRequests,
+      connections: settings.httpConnections,
+    })),
+  );
+}
+if (settings.only !== 'limits') {
+  rows.push(
+    ...(await pipelineBench(
+      {
+        root,
+        endpoints,
+        run: `${run}-pl`,
+        durationSeconds: settings.durationSeconds,
+        concurrency: settings.concurrency,
+        queue: settings.queue,
+        outageSeconds: settings.outageSeconds,
+        sample: settings.sample,
+      },
+      log,
+    )),
+  );
+}
+
+const machine = describeMachine();
+console.log(
+  `\n${machine.cores} cores, ${machine.memoryGiB} GiB, ${machine.cpuModel}; Node ${machine.node}; commit ${machine.versions.commit}\n`,
+);
+console.log(formatTable(rows));
+const path = writeReport(fileURLToPath(new URL('../results', import.meta.url)), {
+  startedAt,
+  finishedAt: new Date().toISOString(),
+  machine,
+  settings,
+  rows,
+});
+console.log(`\nwritten to ${path.slice(root.length)}`);

@@ -1,0 +1,460 @@
+import { BankSimulatorClient } from '@rp/bank-simulator';
+import {
+  launchPipeline,
+  type Pipeline,
+  type PipelineEndpoints,
+  pipelineServices,
+  sampleOnUsDebit,
+} from '@rp/launcher';
+import { Kafka, logLevel } from 'kafkajs';
+import { MongoClient } from 'mongodb';
+import { Pool } from 'undici';
+import type { Row } from './report.ts';
+import { bounded, metricValue, parsePrometheus, round, summarize } from './stats.ts';
+
+export interface PipelineBenchOptions {
+  readonly root: string;
+  readonly endpoints: PipelineEndpoints;
+  readonly run: string;
+  /** Seconds of offered load in the throughput phase and in the latency phase. */
+  readonly durationSeconds: number;
+  /** Debits in flight at the ingress in the throughput phase (a closed loop: as fast as it answers). */
+  readonly concurrency: number;
+  /** Debits to queue behind a closed window for the memory phase (0: skip). */
+  readonly queue: number;
+  /** Seconds the bank answers 503 under load in the recovery phase (0: skip). */
+  readonly outageSeconds: number;
+  /** Transactions whose postings are fetched to check order and measure latency. */
+  readonly sample: number;
+}
+
+const completedState = 'DEBIT_COMPLETED';
+
+/** Everything the pipeline bench measures from outside: ingress, bank simulator, metrics, the servers. */
+class Probe {
+  readonly #pipeline: Pipeline;
+  readonly #kafka: Kafka;
+  readonly #mongo: MongoClient;
+  readonly bank: BankSimulatorClient;
+  readonly #ingress: Pool;
+
+  constructor(pipeline: Pipeline, endpoints: PipelineEndpoints) {
+    this.#pipeline = pipeline;
+    this.#kafka = new Kafka({
+      clientId: 'bench-probe',
+      brokers: [...endpoints.kafkaBrokers],
+      logLevel: logLevel.NOTHING,
+    });
+    this.#mongo = new MongoClient(endpoints.mongodbUri, { maxPoolSize: 2 });
+    this.bank = new BankSimulatorClient(pipeline.url('bank-simulator'));
+    this.#ingress = new Pool(pipeline.url('ingress'), { connections: 256, keepAliveTimeout: 30_000 });
+  }
+
+  async close() {
+    await this.#ingress.close();
+    await this.#mongo.close();
+  }
+
+  /** Sends one debit; resolves with the time of the 202 (or throws on anything else). */
+  async send(root: string): Promise<{ uetr: string; sentAt: number; acceptedAt: number }> {
+    const sample = sampleOnUsDebit(root);
+    const sentAt = Date.now();
+    const t0 = performance.now();
+    const response = await this.#ingress.request({
+      method: 'POST',
+      path: '/api/v1/outbound/direct-debit',
+      headers: { 'content-type': 'application/json' },
+      body: sample.body,
+    });
+    const text = await response.body.text();
+    if (response.statusCode !== 202) throw new Error(`ingress answered ${response.statusCode}: ${text}`);
+    return { uetr: sample.uetr, sentAt, acceptedAt: sentAt + (performance.now() - t0) };
+  }
+
+  async metrics(service: (typeof pipelineServices)[number]): Promise<Map<string, number>> {
+    const response = await fetch(`${this.#pipeline.url(service)}/metrics`);
+    return parsePrometheus(await response.text());
+  }
+
+  async completed(): Promise<number> {
+    return metricValue(await this.metrics('tracker'), 'rp_tracker_state_changes_total', {
+      outcome: 'applied',
+      event_type: completedState,
+    });
+  }
+
+  /** Resident set of every service (MB), from each one's own process metrics. */
+  async memory(): Promise<Record<string, number>> {
+    const entries = await Promise.all(
+      pipelineServices.map(async (service) => {
+        const metrics = await this.metrics(service);
+        return [service, round(metricValue(metrics, 'process_resident_memory_bytes') / 2 ** 20, 0)] as const;
+      }),
+    );
+    return Object.fromEntries(entries);
+  }
+
+  /** Commands the MongoDB-compatible server has run, by kind (server-wide counters). */
+  async mongoCommands(): Promise<{ writes: number; reads: number }> {
+    const status = await this.#mongo.db('admin').command({ serverStatus: 1 });
+    const commands = (status.metrics?.commands ?? {}) as Record<string, { total?: number }>;
+    const total = (names: readonly string[]) =>
+      names.reduce((sum, name) => sum + Number(commands[name]?.total ?? 0), 0);
+    return {
+      writes: total(['insert', 'update', 'delete', 'findAndModify']),
+      reads: total(['find', 'aggregate', 'getMore', 'count']),
+    };
+  }
+
+  /** Records written to the pipeline's topics so far (sum of end offsets). */
+  async kafkaRecords(): Promise<number> {
+    const admin = this.#kafka.admin();
+    await admin.connect();
+    try {
+      const topics = (await admin.listTopics()).filter((topic) => topic.startsWith(`${this.#pipeline.run}.`));
+      let total = 0;
+      for (const topic of topics) {
+        for (const partition of await admin.fetchTopicOffsets(topic)) total += Number(partition.high);
+      }
+      return total;
+    } finally {
+      await admin.disconnect();
+    }
+  }
+
+  async httpAtBank(): Promise<number> {
+    const stats = await this.bank.stats();
+    return stats.routes.events.received + stats.routes.outbound.received + stats.routes.inbound.received;
+  }
+
+  async postingsAccepted(): Promise<number> {
+    return (await this.bank.stats()).routes.events.accepted;
+  }
+
+  /** Polls `condition` until it holds; rejects after `timeoutMs`. The bench's only waiting. */
+  async until(what: string, condition: () => Promise<boolean>, timeoutMs: number, everyMs = 250) {
+    const deadline = Date.now() + timeoutMs;
+    while (!(await condition())) {
+      if (Date.now() > deadline) throw new Error(`${what}: not reached within ${timeoutMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, everyMs));
+    }
+  }
+}
+
+interface Sent {
+  readonly uetr: string;
+  readonly sentAt: number;
+  readonly acceptedAt: number;
+}
+
+/** Order and latency of a sample of transactions, from the postings the bank received. */
+async function examine(probe: Probe, sent: readonly Sent[], sampleSize: number) {
+  const step = Math.max(1, Math.floor(sent.length / sampleSize));
+  const sample = sent.filter((_, index) => index % step === 0).slice(0, sampleSize);
+  const firstPosting: number[] = [];
+  const toCompleted: number[] = [];
+  let outOfOrder = 0;
+  let incomplete = 0;
+  await bounded(sample.length, 8, async (index) => {
+    const entry = sample[index] as Sent;
+    const postings = await probe.bank.postings(entry.uetr);
+    const seen = new Set<string>();
+    let last = 0;
+    let completedAt: number | undefined;
+    for (const received of postings) {
+      if (received.posting.class !== 'TRANSACTION_STATE' || seen.has(received.eventId)) continue;
+      seen.add(received.eventId);
+      const stage = received.posting.stageVersion;
+      if (stage <= last) outOfOrder += 1;
+      last = stage;
+      if ('type' in received.posting && received.posting.type === completedState)
+        completedAt = Date.parse(received.receivedAt);
+    }
+    const first = postings[0];
+    if (first) firstPosting.push(Date.parse(first.receivedAt) - entry.acceptedAt);
+    if (completedAt === undefined) incomplete += 1;
+    else toCompleted.push(completedAt - entry.acceptedAt);
+  });
+  return {
+    sampled: sample.length,
+    outOfOrder,
+    incomplete,
+    firstPosting: summarize(firstPosting),
+    toCompleted: summarize(toCompleted),
+  };
+}
+
+/**
+ * The whole journey measured from outside: on-us debits in at the ingress, every posting and message
+ * out at the bank simulator. Phases: throughput (closed loop), latency at half of it (open loop),
+ * memory with a queue behind a closed window, and recovery after a bank outage.
+ */
+export async function pipelineBench(
+  options: PipelineBenchOptions,
+  log: (line: string) => void,
+): Promise<Row[]> {
+  const rows: Row[] = [];
+  const pipeline = await launchPipeline({
+    root: options.root,
+    endpoints: options.endpoints,
+    run: options.run,
+    env: {
+      LOG_LEVEL: 'warn',
+      RESPONSE_DELAY: '0ms',
+      BUSINESS_DAYS: 'MON,TUE,WED,THU,FRI,SAT,SUN',
+      DEBIT_WINDOW_OPEN: '00:00',
+      DEBIT_WINDOW_CLOSE: '23:58',
+      RECONCILIATION_WINDOW_CLOSE: '23:59',
+      WINDOW_TICK: '200ms',
+    },
+  });
+  const probe = new Probe(pipeline, options.endpoints);
+  const scheduler = pipeline.url('scheduler');
+  const admin = (path: string) =>
+    fetch(`${scheduler}${path}`, { method: 'POST' }).then((response) => response.text());
+  try {
+    await admin('/admin/windows/debit/open');
+    // Warm-up: connections, schemas, JIT; not measured.
+    const warm: Sent[] = [];
+    await bounded(50, 10, async () => {
+      warm.push(await probe.send(options.root));
+    });
+    await probe.until(
+      'warm-up debits completed',
+      async () => (await probe.completed()) >= warm.length,
+      120_000,
+    );
+
+    // Phase 1: throughput, closed loop at the given concurrency, for the duration.
+    log(`throughput: ${options.concurrency} debits in flight for ${options.durationSeconds} s`);
+    await probe.bank.reset();
+    const before = {
+      completed: await probe.completed(),
+      mongo: await probe.mongoCommands(),
+      kafka: await probe.kafkaRecords(),
+      http: await probe.httpAtBank(),
+    };
+    const sent: Sent[] = [];
+    const memoryPeak: Record<string, number> = {};
+    const sampleMemory = async () => {
+      for (const [service, mb] of Object.entries(await probe.memory()))
+        memoryPeak[service] = Math.max(memoryPeak[service] ?? 0, mb);
+    };
+    const started = Date.now();
+    const stopAt = started + options.durationSeconds * 1000;
+    const memoryTimer = setInterval(() => void sampleMemory().catch(() => undefined), 2_000);
+    await Promise.all(
+      Array.from({ length: options.concurrency }, async () => {
+        while (Date.now() < stopAt) sent.push(await probe.send(options.root));
+      }),
+    );
+    const offeredSeconds = (Date.now() - started) / 1000;
+    await probe.until(
+      'every debit of the throughput phase completed',
+      async () => (await probe.completed()) - before.completed >= sent.length,
+      600_000,
+      500,
+    );
+    clearInterval(memoryTimer);
+    const drainedAt = Date.now();
+    const seconds = (drainedAt - started) / 1000;
+    const completed = (await probe.completed()) - before.completed;
+    const postings = await probe.postingsAccepted();
+    const mongo = await probe.mongoCommands();
+    const kafka = await probe.kafkaRecords();
+    const http = await probe.httpAtBank();
+    const stats = await probe.bank.stats();
+    const examined = await examine(probe, sent, options.sample);
+    const rate = completed / seconds;
+    rows.push(
+      {
+        group: 'pipeline',
+        name: 'on-us debits through the whole journey',
+        value: round(rate, 1),
+        unit: 'debits/s',
+        detail: `${completed} of ${sent.length} sent completed in ${round(seconds, 1)} s (offered for ${round(offeredSeconds, 1)} s, ${options.concurrency} in flight)`,
+      },
+      {
+        group: 'pipeline',
+        name: 'event postings delivered (both classes)',
+        value: round(postings / seconds, 1),
+        unit: 'postings/s',
+        detail: `${postings} postings, ${stats.duplicates} duplicates, ${stats.signatureFailures} signature failures; order checked on ${examined.sampled} transactions: ${examined.outOfOrder} out of order, ${examined.incomplete} incomplete`,
+      },
+      {
+        group: 'pipeline',
+        name: 'kafka records written per debit',
+        value: round((kafka - before.kafka) / completed, 1),
+        unit: 'records',
+      },
+      {
+        group: 'pipeline',
+        name: 'mongodb write commands per debit',
+        value: round((mongo.writes - before.mongo.writes) / completed, 1),
+        unit: 'commands',
+        detail: `reads ${round((mongo.reads - before.mongo.reads) / completed, 1)} per debit (server-wide counters)`,
+      },
+      {
+        group: 'pipeline',
+        name: 'http requests per debit',
+        value: round((http - before.http + 2 * completed) / completed, 1),
+        unit: 'requests',
+        detail: 'at the bank simulator, plus the debit and the status report at the ingress',
+      },
+    );
+    for (const [service, mb] of Object.entries(memoryPeak))
+      rows.push({ group: 'pipeline', name: `memory peak under load: ${service}`, value: mb, unit: 'MB RSS' });
+
+    // Phase 2: latency at half of the sustained rate, open loop.
+    const halfRate = Math.max(1, rate / 2);
+    log(`latency: ${round(halfRate, 1)} debits/s for ${options.durationSeconds} s`);
+    await probe.bank.reset();
+    const latencyBefore = await probe.completed();
+    const paced: Sent[] = [];
+    const ingressTimes: number[] = [];
+    const interval = 1000 / halfRate;
+    const pacedStart = performance.now();
+    const total = Math.round(halfRate * options.durationSeconds);
+    const inFlight: Promise<void>[] = [];
+    for (let index = 0; index < total; index += 1) {
+      const due = pacedStart + index * interval;
+      const wait = due - performance.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      inFlight.push(
+        probe.send(options.root).then((entry) => {
+          paced.push(entry);
+          ingressTimes.push(entry.acceptedAt - entry.sentAt);
+        }),
+      );
+    }
+    await Promise.all(inFlight);
+    await probe.until(
+      'every debit of the latency phase completed',
+      async () => (await probe.completed()) - latencyBefore >= paced.length,
+      600_000,
+      500,
+    );
+    const latency = await examine(probe, paced, options.sample);
+    const ingress = summarize(ingressTimes);
+    const ms = (value: number) => round(value, 0);
+    rows.push(
+      {
+        group: 'pipeline',
+        name: `latency ingress 202 at ${round(halfRate, 1)} debits/s, p50 / p95 / p99`,
+        value: ms(ingress.p99),
+        unit: 'ms (p99)',
+        detail: `${ms(ingress.p50)} / ${ms(ingress.p95)} / ${ms(ingress.p99)} ms over ${ingress.count}`,
+      },
+      {
+        group: 'pipeline',
+        name: '202 to the first posting at the bank, p50 / p95 / p99',
+        value: ms(latency.firstPosting.p99),
+        unit: 'ms (p99)',
+        detail: `${ms(latency.firstPosting.p50)} / ${ms(latency.firstPosting.p95)} / ${ms(latency.firstPosting.p99)} ms over ${latency.firstPosting.count}`,
+      },
+      {
+        group: 'pipeline',
+        name: '202 to DEBIT_COMPLETED at the bank, p50 / p95 / p99',
+        value: ms(latency.toCompleted.p99),
+        unit: 'ms (p99)',
+        detail: `${ms(latency.toCompleted.p50)} / ${ms(latency.toCompleted.p95)} / ${ms(latency.toCompleted.p99)} ms over ${latency.toCompleted.count}; ${latency.outOfOrder} out of order`,
+      },
+    );
+
+    // Phase 3: memory while debits wait behind a closed window, and after they drain.
+    if (options.queue > 0) {
+      log(`memory: ${options.queue} debits queued behind a closed debit window`);
+      await admin('/admin/windows/debit/close');
+      await probe.bank.reset();
+      const queueBefore = await probe.completed();
+      const tenth = Math.max(1, Math.floor(options.queue / 10));
+      let memoryAtTenth: Record<string, number> = {};
+      await bounded(tenth, options.concurrency, async () => {
+        await probe.send(options.root);
+      });
+      memoryAtTenth = await probe.memory();
+      await bounded(options.queue - tenth, options.concurrency, async () => {
+        await probe.send(options.root);
+      });
+      const queueDepth = async () => {
+        const response = await fetch(`${scheduler}/admin/queue`);
+        return Number(((await response.json()) as { depth: number }).depth);
+      };
+      await probe.until(
+        'every debit queued',
+        async () => (await queueDepth()) >= options.queue,
+        600_000,
+        500,
+      );
+      const memoryQueued = await probe.memory();
+      const drainStart = Date.now();
+      await admin('/admin/windows/debit/open');
+      await probe.until(
+        'the queue drained and every debit completed',
+        async () => (await probe.completed()) - queueBefore >= options.queue,
+        1_800_000,
+        500,
+      );
+      const drainSeconds = (Date.now() - drainStart) / 1000;
+      const memoryDrained = await probe.memory();
+      for (const service of pipelineServices) {
+        rows.push({
+          group: 'pipeline',
+          name: `memory with ${options.queue} queued: ${service}`,
+          value: memoryQueued[service] ?? 0,
+          unit: 'MB RSS',
+          detail: `${memoryAtTenth[service]} MB with ${tenth} queued, ${memoryDrained[service]} MB after the drain`,
+        });
+      }
+      rows.push({
+        group: 'pipeline',
+        name: `drain of ${options.queue} queued debits when the window opens`,
+        value: round(options.queue / drainSeconds, 1),
+        unit: 'debits/s',
+        detail: `${round(drainSeconds, 1)} s from the window opening to the last DEBIT_COMPLETED`,
+      });
+    }
+
+    // Phase 4: a bank outage under load, then the catch-up.
+    if (options.outageSeconds > 0) {
+      log(
+        `recovery: the bank answers 503 for ${options.outageSeconds} s under ${round(halfRate, 1)} debits/s`,
+      );
+      await probe.bank.reset();
+      const outageBefore = await probe.completed();
+      await probe.bank.setFault({ route: '*', mode: 'error', status: 503 });
+      const outageSent: Sent[] = [];
+      const outageStart = performance.now();
+      const outageTotal = Math.round(halfRate * options.outageSeconds);
+      const pending: Promise<void>[] = [];
+      for (let index = 0; index < outageTotal; index += 1) {
+        const wait = outageStart + index * interval - performance.now();
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+        pending.push(probe.send(options.root).then((entry) => void outageSent.push(entry)));
+      }
+      await Promise.all(pending);
+      await probe.bank.clearFaults();
+      const backAt = Date.now();
+      const acceptedBefore = await probe.postingsAccepted();
+      await probe.until(
+        'the backlog after the outage delivered',
+        async () => (await probe.completed()) - outageBefore >= outageSent.length,
+        1_800_000,
+        500,
+      );
+      const catchUp = (Date.now() - backAt) / 1000;
+      const accepted = (await probe.postingsAccepted()) - acceptedBefore;
+      rows.push({
+        group: 'pipeline',
+        name: `recovery after a ${options.outageSeconds} s bank outage`,
+        value: round(catchUp, 1),
+        unit: 's to deliver the backlog',
+        detail: `${outageSent.length} debits sent during the outage; ${round(outageSent.length / Math.max(catchUp, 0.001), 1)} debits/s and ${round(accepted / Math.max(catchUp, 0.001), 1)} postings/s while catching up`,
+      });
+    }
+  } finally {
+    await probe.close();
+    await pipeline.stop();
+  }
+  return rows;
+}

@@ -1,0 +1,25 @@
+#!/bin/sh
+# The image's entry point (behind tini): starts one service of the engine.
+#   rp-service <service>        or   SERVICE=<service> rp-service
+# exec, so that Node is tini's child and receives SIGTERM itself.
+set -eu
+app="${RP_APP_DIR:-/app}"
+if [ "$#" -gt 1 ]; then
+  echo "rp-service: one argument, the service to start (got $#)" >&2
+  exit 64
+fi
+service="${1:-${SERVICE:-}}"
+main="$app/services/$service/dist/main.js"
+case "$service" in
+  '' | */* | .*) main='' ;;
+esac
+if [ -z "$main" ] || [ ! -f "$main" ]; then
+  echo "rp-service: name the service to start, as the argument or SERVICE; one of:" >&2
+  for found in "$app"/services/*/dist/main.js; do
+    [ -f "$found" ] || continue
+    found="${found%/dist/main.js}"
+    echo "  ${found##*/}" >&2
+  done
+  exit 64
+fi
+exec node "$main"

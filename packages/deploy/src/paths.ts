@@ -1,0 +1,19 @@
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The repository root. */
+export const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
+
+/** The Kubernetes manifests: a Kustomize base, components and overlays. */
+export const k8sDir = join(repoRoot, 'infra', 'k8s');
+
+/** The overlays that must render and validate; each is a complete deployment of the engine. */
+export const overlays = ['production', 'demo'] as const;
+export type Overlay = (typeof overlays)[number];
+
+export function overlayDir(overlay: Overlay): string {
+  return join(k8sDir, 'overlays', overlay);
+}
+
+/** The KafkaTopic resources, generated from the topic catalogue of @rp/contracts. */
+export const kafkaTopicsFile = join(k8sDir, 'base', 'kafka-topics.yaml');
