@@ -33,6 +33,7 @@ import {
   PartitionPositions,
   type TrackedTransaction,
   type TransactionCache,
+  withImpliedDelivery,
 } from './sequencer.ts';
 
 export interface TrackerHandlerDeps {
@@ -182,91 +183,95 @@ export function createTrackerHandlers(deps: TrackerHandlerDeps): TrackerHandlers
 
       const applied: Applied[] = [];
       for (const record of records) {
-        const value = record.value;
-        const current = working.get(value.uetr) as TrackedTransaction;
-        const decision = decide(current, value);
-        const log = transactionLogger(logger, {
-          uetr: value.uetr,
-          messageIdentification:
-            value.causedBy.messageIdentification ??
-            value.transaction.messageIdentifiers.messageIdentification,
-        });
-        if (decision.kind === 'repeat') {
-          metrics.change('repeat', value.eventType);
-          log.debug(
-            { eventId: decision.eventId, eventType: value.eventType },
-            'repeated state change dropped',
-          );
-          continue;
-        }
-        if (decision.kind === 'refuse') {
-          metrics.change('refused', value.eventType);
-          log.warn(
-            {
+        for (const value of withImpliedDelivery(
+          working.get(record.value.uetr) as TrackedTransaction,
+          record.value,
+        )) {
+          const current = working.get(value.uetr) as TrackedTransaction;
+          const decision = decide(current, value);
+          const log = transactionLogger(logger, {
+            uetr: value.uetr,
+            messageIdentification:
+              value.causedBy.messageIdentification ??
+              value.transaction.messageIdentifiers.messageIdentification,
+          });
+          if (decision.kind === 'repeat') {
+            metrics.change('repeat', value.eventType);
+            log.debug(
+              { eventId: decision.eventId, eventType: value.eventType },
+              'repeated state change dropped',
+            );
+            continue;
+          }
+          if (decision.kind === 'refuse') {
+            metrics.change('refused', value.eventType);
+            log.warn(
+              {
+                eventId: decision.eventId,
+                eventType: value.eventType,
+                state: current.state ?? null,
+                emitterFromState: value.fromState ?? null,
+                emittedBy: value.emittedBy,
+                reason: decision.reason,
+              },
+              'state change refused',
+            );
+            // Non-retriable: straight to the dead-letter topic with the reason, without holding the
+            // transaction's later changes back.
+            context.fail(record, new AppError('ILLEGAL_TRANSITION', decision.reason, { retriable: false }));
+            continue;
+          }
+          const at = new Date(value.occurredAt);
+          const message = newMessage(value, current.messages, at);
+          let next = decision.next;
+          if (message) {
+            const messages = new Set(next.messages);
+            messages.add(messageKey(message.kind, message.messageIdentification));
+            next = { ...next, messages };
+          }
+          working.set(value.uetr, next);
+          const ids = value.transaction.transactionIdentifiers;
+          const transaction = value.transaction;
+          applied.push({
+            record,
+            change: {
+              uetr: value.uetr,
               eventId: decision.eventId,
-              eventType: value.eventType,
-              state: current.state ?? null,
-              emitterFromState: value.fromState ?? null,
-              emittedBy: value.emittedBy,
-              reason: decision.reason,
+              seq: decision.sequence,
+              from: decision.fromState ?? null,
+              to: decision.toState,
+              eventType: decision.eventType,
+              at,
+              service: value.emittedBy,
+              endToEndIdentification: ids.endToEndIdentification,
+              ...(transaction.debtorAgent.memberId
+                ? { debtorAgentMemberId: transaction.debtorAgent.memberId }
+                : {}),
+              ...(transaction.creditorAgent.memberId
+                ? { creditorAgentMemberId: transaction.creditorAgent.memberId }
+                : {}),
+              ...(message ? { message } : {}),
             },
-            'state change refused',
-          );
-          // Non-retriable: straight to the dead-letter topic with the reason, without holding the
-          // transaction's later changes back.
-          context.fail(record, new AppError('ILLEGAL_TRANSITION', decision.reason, { retriable: false }));
-          continue;
-        }
-        const at = new Date(value.occurredAt);
-        const message = newMessage(value, current.messages, at);
-        let next = decision.next;
-        if (message) {
-          const messages = new Set(next.messages);
-          messages.add(messageKey(message.kind, message.messageIdentification));
-          next = { ...next, messages };
-        }
-        working.set(value.uetr, next);
-        const ids = value.transaction.transactionIdentifiers;
-        const transaction = value.transaction;
-        applied.push({
-          record,
-          change: {
-            uetr: value.uetr,
-            eventId: decision.eventId,
-            seq: decision.sequence,
-            from: decision.fromState ?? null,
-            to: decision.toState,
-            eventType: decision.eventType,
-            at,
-            service: value.emittedBy,
-            endToEndIdentification: ids.endToEndIdentification,
-            ...(transaction.debtorAgent.memberId
-              ? { debtorAgentMemberId: transaction.debtorAgent.memberId }
-              : {}),
-            ...(transaction.creditorAgent.memberId
-              ? { creditorAgentMemberId: transaction.creditorAgent.memberId }
-              : {}),
-            ...(message ? { message } : {}),
-          },
-          postings: postingsOf({
-            uetr: value.uetr,
-            eventType: decision.eventType,
-            eventId: decision.eventId,
-            sequence: decision.sequence,
-            direction: decision.direction,
-            occurredAt: value.occurredAt,
-            transaction,
-          }),
-        });
-        if (decision.fromState !== value.fromState) {
-          log.info(
-            {
-              eventType: value.eventType,
-              state: decision.fromState ?? null,
-              emitterFromState: value.fromState ?? null,
-            },
-            "emitter's state differs from the tracker's; the tracker's is applied",
-          );
+            postings: postingsOf({
+              uetr: value.uetr,
+              eventType: decision.eventType,
+              eventId: decision.eventId,
+              sequence: decision.sequence,
+              direction: decision.direction,
+              occurredAt: value.occurredAt,
+              transaction,
+            }),
+          });
+          if (decision.fromState !== value.fromState) {
+            log.info(
+              {
+                eventType: value.eventType,
+                state: decision.fromState ?? null,
+                emitterFromState: value.fromState ?? null,
+              },
+              "emitter's state differs from the tracker's; the tracker's is applied",
+            );
+          }
         }
       }
 

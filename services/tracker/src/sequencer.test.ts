@@ -10,6 +10,7 @@ import {
   PartitionPositions,
   type TrackedTransaction,
   TransactionCache,
+  withImpliedDelivery,
 } from './sequencer.ts';
 
 /** Runs changes through the sequencer as the batch handler does; returns what happened to each. */
@@ -40,6 +41,49 @@ describe('sequencing', () => {
       sequence: debitJourney.length,
       direction: 'INBOUND',
     });
+  });
+
+  it("applies the delivery a bank's report implies when the report overtakes the record of its 202", () => {
+    const debit = newDebit();
+    const uetr = debit.transactionIdentifiers.uetr;
+    const changes = journeyChanges(debit);
+    const delivered = changes.findIndex((value) => value.eventType === 'DEBIT_DELIVERED');
+    const reordered = [
+      ...changes.slice(0, delivered),
+      ...changes.slice(delivered + 1, delivered + 2), // the report first
+      changes[delivered] as TransactionStateChanged, // then the dispatcher's record of the 202
+      ...changes.slice(delivered + 2),
+    ];
+    let current = newTransaction(uetr, 0);
+    const applied: string[] = [];
+    const kinds: string[] = [];
+    for (const value of reordered) {
+      for (const expanded of withImpliedDelivery(current, value)) {
+        const decision = decide(current, expanded);
+        kinds.push(decision.kind);
+        if (decision.kind === 'apply') {
+          current = decision.next;
+          applied.push(decision.eventType);
+        }
+      }
+    }
+    // Every stage once, in journey order; the late record is a repeat (same event id), not refused.
+    expect(applied).toEqual(debitJourney);
+    expect(kinds.filter((kind) => kind === 'repeat')).toHaveLength(1);
+    expect(kinds).not.toContain('refuse');
+    expect(current).toMatchObject({ state: 'DEBIT_COMPLETED', sequence: debitJourney.length });
+  });
+
+  it('leaves a report that follows the record of the delivery as it is', () => {
+    const debit = newDebit();
+    const changes = journeyChanges(debit);
+    let current = newTransaction(debit.transactionIdentifiers.uetr, 0);
+    for (const value of changes) {
+      const expanded = withImpliedDelivery(current, value);
+      expect(expanded).toEqual([value]);
+      const decision = decide(current, value);
+      if (decision.kind === 'apply') current = decision.next;
+    }
   });
 
   it('drops a repeated change without using a sequence number', () => {

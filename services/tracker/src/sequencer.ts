@@ -127,6 +127,38 @@ export function decide(current: TrackedTransaction, change: TransactionStateChan
   };
 }
 
+/**
+ * A bank's report on a message proves the message reached the bank. When the report is recorded before
+ * the dispatcher's record of the bank's 202 (a bank that answers at once; two services on one
+ * partition), the delivery is applied first, by the tracker, so that every journey shows the same stages
+ * in the same order. The dispatcher's own record arrives later with the same event id (ids are per UETR
+ * and event type) and is dropped as a repeat.
+ */
+const impliedDeliveries: Readonly<
+  Partial<Record<string, { readonly from: TransactionState; readonly implied: KnownEventType }>>
+> = {
+  DEBIT_RESPONSE_ACCEPTED: { from: 'DEBIT_DELIVERY_PENDING', implied: 'DEBIT_DELIVERED' },
+  CREDIT_AUTH_RESPONSE_ACCEPTED: { from: 'CREDIT_AUTH_DELIVERY_PENDING', implied: 'CREDIT_AUTH_DELIVERED' },
+};
+
+/** The changes to apply for one record: the record's, preceded by the delivery it implies (see above). */
+export function withImpliedDelivery(
+  current: TrackedTransaction,
+  change: TransactionStateChanged,
+): TransactionStateChanged[] {
+  const rule = impliedDeliveries[change.eventType];
+  if (rule === undefined || current.state !== rule.from) return [change];
+  const { statusReport: _report, ...withoutReport } = change;
+  const implied: TransactionStateChanged = {
+    ...withoutReport,
+    eventType: rule.implied,
+    fromState: rule.from,
+    toState: nextState(rule.from, rule.implied),
+    emittedBy: 'tracker',
+  };
+  return [implied, change];
+}
+
 export function isFinal(transaction: TrackedTransaction): boolean {
   return transaction.state !== undefined && isFinalState(transaction.state);
 }

@@ -109,8 +109,9 @@ describe('tracker on the real stack', () => {
     const uetr = debit.transactionIdentifiers.uetr;
     const journey = journeyChanges(debit);
     const otherJourney = journeyChanges(other);
-    // Up to the debit's delivery: the bank's report overtakes the dispatcher's record of the 202, which
-    // then arrives late and is refused. A repeat of an earlier change comes in the middle.
+    // Up to the debit's delivery: the bank's report overtakes the dispatcher's record of the 202 (the
+    // tracker applies the delivery it implies first), which then arrives late and is a repeat. A repeat of
+    // an earlier change comes in the middle; a change after the final state is refused.
     const upToPending = journey.slice(0, 6);
     const response = change(
       debit,
@@ -129,9 +130,15 @@ describe('tracker on the real stack', () => {
       await sendStates([upToPending[index], otherJourney[index]].filter((value) => value !== undefined));
     }
     await sendStates([journey[1] as TransactionStateChanged, response, late]);
-    await sendStates([completed, ...otherJourney.slice(upToPending.length)]);
+    const illegal = change(
+      debit,
+      'DEBIT_UNPAID',
+      'DEBIT_RESPONSE_ACCEPTED',
+      new Date('2025-03-17T06:05:03Z'),
+    );
+    await sendStates([completed, illegal, ...otherJourney.slice(upToPending.length)]);
 
-    const expectedTypes = [...debitJourney.slice(0, 6), 'DEBIT_RESPONSE_ACCEPTED', 'DEBIT_COMPLETED'];
+    const expectedTypes = [...debitJourney];
     const postings = await events.waitUntil((records) => {
       const found = statePostings(records, uetr);
       return found.length >= expectedTypes.length && esmPostings(records, uetr).length >= expectedTypes.length
@@ -166,6 +173,11 @@ describe('tracker on the real stack', () => {
     );
     expect(snapshot.history[6]).toMatchObject({
       from: 'DEBIT_DELIVERY_PENDING',
+      to: 'DEBIT_DELIVERED',
+      service: 'tracker',
+    });
+    expect(snapshot.history[7]).toMatchObject({
+      from: 'DEBIT_DELIVERED',
       to: 'DEBIT_RESPONSE_ACCEPTED',
     });
     expect(snapshot.messages.map((message) => message.kind)).toEqual([
@@ -183,10 +195,10 @@ describe('tracker on the real stack', () => {
     );
     try {
       const [dead] = await dlq.waitUntil((records) => (records.length > 0 ? records : undefined));
-      expect(dead?.value).toMatchObject({ uetr, eventType: 'DEBIT_DELIVERED' });
+      expect(dead?.value).toMatchObject({ uetr, eventType: 'DEBIT_UNPAID' });
       expect(dead?.headers['rp-dlq-reason']).toBe('non-retriable');
       expect(dead?.headers['rp-error-code']).toBe('ILLEGAL_TRANSITION');
-      expect(dead?.headers['rp-error-message']).toMatch(/not allowed from DEBIT_RESPONSE_ACCEPTED/);
+      expect(dead?.headers['rp-error-message']).toMatch(/not allowed from DEBIT_COMPLETED/);
     } finally {
       await dlq.stop();
     }
@@ -220,7 +232,7 @@ describe('tracker on the real stack', () => {
     const app = (tracker as TrackerService).app;
     const one = await app.request(`/admin/transactions/${uetr}`);
     expect(one.status).toBe(200);
-    expect(await one.json()).toMatchObject({ uetr, state: 'DEBIT_COMPLETED', lastSeq: 8 });
+    expect(await one.json()).toMatchObject({ uetr, state: 'DEBIT_COMPLETED', lastSeq: 9 });
     const byE2e = await app.request(
       `/admin/transactions?endToEndId=${encodeURIComponent(debit.transactionIdentifiers.endToEndIdentification)}&state=DEBIT_COMPLETED`,
     );
