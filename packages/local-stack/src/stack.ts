@@ -43,8 +43,12 @@ const components: Record<ComponentName, Component> = {
 const startChains: ComponentName[][] = [['postgres', 'ferretdb'], ['kafka'], ['registry']];
 const stopChains: ComponentName[][] = startChains.map((chain) => [...chain].reverse());
 
-/** How long a running component may take to answer before it counts as wedged and is restarted. */
-const reuseGraceMs = 20_000;
+/**
+ * How long a running component may take to answer before it counts as wedged and is restarted. Long
+ * enough that a server merely slowed down by a heavily loaded machine (several test runs at once) is not
+ * killed under the runs that use it.
+ */
+const reuseGraceMs = 60_000;
 /** A first `up` downloads and builds for several minutes; later callers wait for it. */
 const lockWaitMs = 30 * 60_000;
 
