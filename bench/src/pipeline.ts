@@ -29,6 +29,11 @@ export interface PipelineBenchOptions {
 }
 
 const completedState = 'DEBIT_COMPLETED';
+/**
+ * Postings of one on-us ZA_EFT debit's journey at its bank, which subscribes to both classes: nine
+ * TRANSACTION_STATE and nine ESM_STATE. A journey counts as done only when all of them were delivered.
+ */
+const postingsPerDebit = 18;
 
 /** Everything the pipeline bench measures from outside: ingress, bank simulator, metrics, the servers. */
 class Probe {
@@ -131,6 +136,21 @@ class Probe {
     return (await this.bank.stats()).routes.events.accepted;
   }
 
+  /**
+   * Waits until `count` more debits than `completedBefore` completed and the bank accepted every posting
+   * of `count` journeys since its last reset.
+   */
+  async journeysDone(what: string, completedBefore: number, count: number, timeoutMs: number) {
+    await this.until(
+      what,
+      async () =>
+        (await this.completed()) - completedBefore >= count &&
+        (await this.postingsAccepted()) >= count * postingsPerDebit,
+      timeoutMs,
+      500,
+    );
+  }
+
   /** Polls `condition` until it holds; rejects after `timeoutMs`. The bench's only waiting. */
   async until(what: string, condition: () => Promise<boolean>, timeoutMs: number, everyMs = 250) {
     const deadline = Date.now() + timeoutMs;
@@ -213,17 +233,73 @@ export async function pipelineBench(
   const admin = (path: string) =>
     fetch(`${scheduler}${path}`, { method: 'POST' }).then((response) => response.text());
   try {
+    // Memory while debits wait for the debit window (credits not yet final, so today's window stays
+    // shut), then the drain when it opens. First, because an operator's close would send later debits to
+    // the next business day's window.
+    if (options.queue > 0) {
+      log(`memory: ${options.queue} debits queued until the debit window opens`);
+      const queueDepth = async () => {
+        const response = await fetch(`${scheduler}/admin/queue`);
+        return Number(((await response.json()) as { depth: number }).depth);
+      };
+      const baseline = await probe.memory();
+      const tenth = Math.max(1, Math.floor(options.queue / 10));
+      await bounded(tenth, options.concurrency, async () => {
+        await probe.send(options.root);
+      });
+      await probe.until(
+        'a tenth of the debits queued',
+        async () => (await queueDepth()) >= tenth,
+        600_000,
+        500,
+      );
+      const memoryAtTenth = await probe.memory();
+      await bounded(options.queue - tenth, options.concurrency, async () => {
+        await probe.send(options.root);
+      });
+      await probe.until(
+        'every debit queued',
+        async () => (await queueDepth()) >= options.queue,
+        1_800_000,
+        500,
+      );
+      const memoryQueued = await probe.memory();
+      const drainStart = Date.now();
+      await admin('/admin/windows/debit/open');
+      await probe.journeysDone('the queue drained, every journey done', 0, options.queue, 3_600_000);
+      const drainSeconds = (Date.now() - drainStart) / 1000;
+      const memoryDrained = await probe.memory();
+      for (const service of pipelineServices) {
+        rows.push({
+          group: 'pipeline',
+          name: `memory with ${options.queue} debits queued: ${service}`,
+          value: memoryQueued[service] ?? 0,
+          unit: 'MB RSS',
+          detail: `${baseline[service]} MB idle, ${memoryAtTenth[service]} MB with ${tenth} queued, ${memoryDrained[service]} MB after the drain`,
+        });
+      }
+      rows.push({
+        group: 'pipeline',
+        name: `drain of ${options.queue} queued debits when the window opens`,
+        value: round(options.queue / drainSeconds, 1),
+        unit: 'debits/s',
+        detail: `${round(drainSeconds, 1)} s from the window opening to the last DEBIT_COMPLETED`,
+      });
+    }
     await admin('/admin/windows/debit/open');
     // Warm-up: connections, schemas, JIT; not measured.
+    await probe.bank.reset();
     const warm: Sent[] = [];
+    const warmBefore = await probe.completed();
     await bounded(50, 10, async () => {
       warm.push(await probe.send(options.root));
     });
-    await probe.until(
-      'warm-up debits completed',
-      async () => (await probe.completed()) >= warm.length,
-      120_000,
-    );
+    await probe.journeysDone('warm-up journeys done', warmBefore, warm.length, 600_000);
+    const one = await probe.bank.waitForPostings((warm[0] as Sent).uetr, postingsPerDebit, 60_000);
+    if (new Set(one.map((entry) => entry.eventId)).size !== postingsPerDebit)
+      throw new Error(
+        `a journey has ${one.length} postings, not ${postingsPerDebit}: the bench needs updating`,
+      );
 
     // Phase 1: throughput, closed loop at the given concurrency, for the duration.
     log(`throughput: ${options.concurrency} debits in flight for ${options.durationSeconds} s`);
@@ -249,11 +325,11 @@ export async function pipelineBench(
       }),
     );
     const offeredSeconds = (Date.now() - started) / 1000;
-    await probe.until(
-      'every debit of the throughput phase completed',
-      async () => (await probe.completed()) - before.completed >= sent.length,
-      600_000,
-      500,
+    await probe.journeysDone(
+      'every journey of the throughput phase done',
+      before.completed,
+      sent.length,
+      3_600_000,
     );
     clearInterval(memoryTimer);
     const drainedAt = Date.now();
@@ -328,11 +404,11 @@ export async function pipelineBench(
       );
     }
     await Promise.all(inFlight);
-    await probe.until(
-      'every debit of the latency phase completed',
-      async () => (await probe.completed()) - latencyBefore >= paced.length,
-      600_000,
-      500,
+    await probe.journeysDone(
+      'every journey of the latency phase done',
+      latencyBefore,
+      paced.length,
+      3_600_000,
     );
     const latency = await examine(probe, paced, options.sample);
     const ingress = summarize(ingressTimes);
@@ -361,60 +437,6 @@ export async function pipelineBench(
       },
     );
 
-    // Phase 3: memory while debits wait behind a closed window, and after they drain.
-    if (options.queue > 0) {
-      log(`memory: ${options.queue} debits queued behind a closed debit window`);
-      await admin('/admin/windows/debit/close');
-      await probe.bank.reset();
-      const queueBefore = await probe.completed();
-      const tenth = Math.max(1, Math.floor(options.queue / 10));
-      let memoryAtTenth: Record<string, number> = {};
-      await bounded(tenth, options.concurrency, async () => {
-        await probe.send(options.root);
-      });
-      memoryAtTenth = await probe.memory();
-      await bounded(options.queue - tenth, options.concurrency, async () => {
-        await probe.send(options.root);
-      });
-      const queueDepth = async () => {
-        const response = await fetch(`${scheduler}/admin/queue`);
-        return Number(((await response.json()) as { depth: number }).depth);
-      };
-      await probe.until(
-        'every debit queued',
-        async () => (await queueDepth()) >= options.queue,
-        600_000,
-        500,
-      );
-      const memoryQueued = await probe.memory();
-      const drainStart = Date.now();
-      await admin('/admin/windows/debit/open');
-      await probe.until(
-        'the queue drained and every debit completed',
-        async () => (await probe.completed()) - queueBefore >= options.queue,
-        1_800_000,
-        500,
-      );
-      const drainSeconds = (Date.now() - drainStart) / 1000;
-      const memoryDrained = await probe.memory();
-      for (const service of pipelineServices) {
-        rows.push({
-          group: 'pipeline',
-          name: `memory with ${options.queue} queued: ${service}`,
-          value: memoryQueued[service] ?? 0,
-          unit: 'MB RSS',
-          detail: `${memoryAtTenth[service]} MB with ${tenth} queued, ${memoryDrained[service]} MB after the drain`,
-        });
-      }
-      rows.push({
-        group: 'pipeline',
-        name: `drain of ${options.queue} queued debits when the window opens`,
-        value: round(options.queue / drainSeconds, 1),
-        unit: 'debits/s',
-        detail: `${round(drainSeconds, 1)} s from the window opening to the last DEBIT_COMPLETED`,
-      });
-    }
-
     // Phase 4: a bank outage under load, then the catch-up.
     if (options.outageSeconds > 0) {
       log(
@@ -436,11 +458,11 @@ export async function pipelineBench(
       await probe.bank.clearFaults();
       const backAt = Date.now();
       const acceptedBefore = await probe.postingsAccepted();
-      await probe.until(
+      await probe.journeysDone(
         'the backlog after the outage delivered',
-        async () => (await probe.completed()) - outageBefore >= outageSent.length,
-        1_800_000,
-        500,
+        outageBefore,
+        outageSent.length,
+        3_600_000,
       );
       const catchUp = (Date.now() - backAt) / 1000;
       const accepted = (await probe.postingsAccepted()) - acceptedBefore;
