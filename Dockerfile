@@ -22,12 +22,12 @@ RUN npm install --global --no-audit --no-fund turbo@2.11.11
 COPY . .
 # Workspace devDependencies name workspaces the prune leaves out (@rp/testkit): npm would look for those on
 # the public registry. No build or service needs a workspace devDependency, so they are dropped.
-RUN turbo prune @rp/bank-simulator @rp/dispatcher @rp/event-publisher @rp/ingress @rp/scheduler @rp/tracker @rp/validator \
+RUN turbo prune @rp/bank-simulator @rp/console @rp/dispatcher @rp/event-publisher @rp/ingress @rp/scheduler @rp/tracker @rp/validator \
       --docker --production --out-dir /pruned \
  && for dir in /pruned/json /pruned/full; do (cd "$dir" && npm pkg delete devDependencies --workspaces); done
 
 # ---- build: compile every pruned workspace (tsc resolves workspace imports to their sources, so the
-# order does not matter), then keep only each one's dist/.
+# order does not matter), then keep only each one's dist/ (and public/, the console's page, served as it is).
 FROM node:${NODE_VERSION}-slim AS build
 WORKDIR /app
 COPY --from=prune /pruned/json/ ./
@@ -37,7 +37,8 @@ RUN --mount=type=cache,target=/root/.npm npm install --no-audit --no-fund --igno
 COPY --from=prune /pruned/full/ ./
 COPY tsconfig.json ./
 RUN npm run build --workspaces \
- && for dir in packages/* services/*; do mkdir -p "/out/$dir" && cp -R "$dir/dist" "/out/$dir/"; done
+ && for dir in packages/* services/*; do mkdir -p "/out/$dir" && cp -R "$dir/dist" "/out/$dir/" \
+      && if [ -d "$dir/public" ]; then cp -R "$dir/public" "/out/$dir/"; fi; done
 
 # ---- prod-deps: production dependencies only (the root's devDependencies dropped as well).
 FROM node:${NODE_VERSION}-slim AS prod-deps
@@ -63,5 +64,5 @@ COPY --chmod=0755 infra/docker/rp-service.sh /usr/local/bin/rp-service
 # The image's node user, by number so that Kubernetes' runAsNonRoot can check it. Nothing under /app
 # belongs to it: the code is read-only to the service.
 USER 1000:1000
-EXPOSE 8080 8081 8083 8084 8085 8086 8090
+EXPOSE 8080 8081 8083 8084 8085 8086 8087 8090
 ENTRYPOINT ["/usr/bin/tini", "--", "/usr/local/bin/rp-service"]

@@ -1,4 +1,5 @@
 import { bankSimulatorConfigSpec } from '@rp/bank-simulator';
+import { consoleConfigSpec } from '@rp/console';
 import { dispatcherConfigSpec } from '@rp/dispatcher';
 import { eventPublisherConfigSpec } from '@rp/event-publisher';
 import { ingressConfigSpec } from '@rp/ingress';
@@ -13,6 +14,7 @@ import { validatorConfigSpec } from '@rp/validator';
  */
 export const serviceSpecs: Readonly<Record<string, ConfigSpec>> = {
   'bank-simulator': bankSimulatorConfigSpec,
+  console: consoleConfigSpec,
   dispatcher: dispatcherConfigSpec,
   'event-publisher': eventPublisherConfigSpec,
   ingress: ingressConfigSpec,
