@@ -19,8 +19,27 @@ async function withTimeout<T>(work: Promise<T>, timeoutMs: number, what: string)
   }
 }
 
+let timerWarningQuiet = false;
+
+/**
+ * kafkajs 2.2.4 arms a timer with a negative delay on every request and Node 24 warns about it. The
+ * warning is harmless and would clutter the output of every program that starts the stack (the CLI, the
+ * test setup, the benchmarks); every other warning still prints.
+ */
+function quietKafkaJsTimerWarning(): void {
+  if (timerWarningQuiet) return;
+  timerWarningQuiet = true;
+  const printWarning = process.listeners('warning');
+  process.removeAllListeners('warning');
+  process.on('warning', (warning) => {
+    if (warning.name === 'TimeoutNegativeWarning') return;
+    for (const listener of printWarning) listener(warning);
+  });
+}
+
 /** A Kafka metadata round trip through a real client: the broker knows itself and its controller. */
 export async function kafkaAnswers(broker: string, timeoutMs: number): Promise<boolean> {
+  quietKafkaJsTimerWarning();
   const admin = new Kafka({
     clientId: 'rp-local-stack',
     brokers: [broker],
