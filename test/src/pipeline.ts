@@ -1,10 +1,13 @@
+import { createServer, type Server, type Socket, connect as tcpConnect } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { BankSimulatorClient } from '@rp/bank-simulator';
+import { BankSimulatorClient, type ReceivedPosting } from '@rp/bank-simulator';
 import {
   johannesburgDate,
   type LaunchOptions,
   launchPipeline,
   type Pipeline,
+  type PipelineEndpoints,
+  type PipelineService,
   type SampleDebitOptions,
   sampleOnUsDebit,
 } from '@rp/launcher';
@@ -26,29 +29,110 @@ export const testWindows: Readonly<Record<string, string>> = {
   WINDOW_TICK: '200ms',
 };
 
+/**
+ * Store-and-forward at test speed: retries looked at again within a second or two instead of minutes,
+ * a bank that does not answer given up on after 2 s (and left alone for half a second), Retry-After
+ * honoured up to 2 s. The rules (what is retried, what is final, the deadline) are the production ones.
+ */
+export const testDispatcherEnv: Readonly<Record<string, string>> = {
+  RETRY_TIERS: '250ms,500ms,1s',
+  RETRY_BACKOFF_BASE: '200ms',
+  RETRY_BACKOFF_MAX: '1s',
+  RETRY_AFTER_MAX: '2s',
+  BANK_REQUEST_TIMEOUT: '2s',
+  BANK_COOLDOWN: '500ms',
+};
+
+/** The TRANSACTION_STATE types of the successful on-us debit journey, in state order. */
+export const successfulJourney = [
+  'DEBIT_REQUEST_RECEIVED',
+  'DEBIT_REQUEST_ACCEPTED',
+  'DEBIT_STATUS_DELIVERY_PENDING',
+  'DEBIT_STATUS_DELIVERED',
+  'DEBIT_QUEUED',
+  'DEBIT_DELIVERY_PENDING',
+  'DEBIT_DELIVERED',
+  'DEBIT_RESPONSE_ACCEPTED',
+  'DEBIT_COMPLETED',
+] as const;
+
+export interface SentDebit {
+  uetr: string;
+  messageIdentification: string;
+  response: Response;
+  /** The JSON body as sent. */
+  body: string;
+}
+
+/** The tracker's snapshot of a transaction (the fields the tests read). */
+export interface Snapshot {
+  uetr: string;
+  state: string;
+  lastSeq: number;
+  history: { seq: number; from: string | null; to: string; eventType: string; service: string }[];
+  messages: { kind: string; messageIdentification: string }[];
+  deliveryAttempts: {
+    messageIdentification: string;
+    endpoint: string;
+    httpStatus: number | null;
+    outcome: string;
+  }[];
+  readonly [field: string]: unknown;
+}
+
+export interface QueueView {
+  depth: number;
+  byWindow: Record<string, number>;
+  awaitingStatusReport: number;
+}
+
 export interface EndToEnd {
   readonly pipeline: Pipeline;
+  /** The Kafka, schema registry and MongoDB the pipeline runs on. */
+  readonly endpoints: PipelineEndpoints;
   /** The bank simulator: what every bank received, faults to inject. */
   readonly bank: BankSimulatorClient;
   /** POSTs a JSON body to the ingress's bank-facing API (`path` below `/api/v1`). */
   post(path: string, body: string, headers?: Record<string, string>): Promise<Response>;
   /** An on-us debit of the default bank, collected today, sent as `outboundDirectDebit`. */
-  sendDebit(
-    options?: SampleDebitOptions,
-  ): Promise<{ uetr: string; messageIdentification: string; response: Response; body: string }>;
+  sendDebit(options?: SampleDebitOptions): Promise<SentDebit>;
   /** Declares credits final and opens today's debit window (the scheduler's admin trigger). */
   openDebitWindow(): Promise<unknown>;
   /** Closes today's reconciliation window; answers the scheduler's summary. */
   closeReconciliationWindow(): Promise<unknown>;
   /** The reconciliation items of today's window. */
   reconciliationItems(): Promise<ReconciliationEntry[]>;
+  /** The scheduler's view of the debit queue (`GET /admin/queue`). */
+  queue(): Promise<QueueView>;
   /** The tracker's snapshot of a transaction, or null. */
-  transaction(uetr: string): Promise<Record<string, unknown> | null>;
+  transaction(uetr: string): Promise<Snapshot | null>;
+  /** Polls the tracker's snapshot until `accept` holds (deadline `timeoutMs`); answers the snapshot. */
+  waitForTransaction(
+    uetr: string,
+    accept: (snapshot: Snapshot) => boolean,
+    what: string,
+    timeoutMs?: number,
+  ): Promise<Snapshot>;
+  /** The TRANSACTION_STATE types the initiating bank received for a transaction, in arrival order. */
+  eventTypes(uetr: string): Promise<string[]>;
+  /**
+   * Waits (the bank simulator's long poll) until the bank received the TRANSACTION_STATE posting of
+   * `type` for the transaction; answers the transaction's TRANSACTION_STATE types so far.
+   */
+  waitForEvent(uetr: string, type: string, timeoutMs?: number): Promise<string[]>;
+  /** The value of a counter or gauge on a service's (or any URL's) `/metrics`, 0 when absent. */
+  metric(target: PipelineService | string, name: string, labels?: Record<string, string>): Promise<number>;
+  /** Stops a service (SIGTERM) and starts it again on the same port; waits until it is ready. */
+  restart(service: PipelineService): Promise<void>;
   stop(): Promise<void>;
 }
 
 export interface ReconciliationEntry {
   readonly uetr: string;
+  readonly row: number;
+  readonly code: string;
+  readonly text: string;
+  readonly stateAtClose: string;
   readonly [field: string]: unknown;
 }
 
@@ -56,6 +140,98 @@ async function json(response: Response, what: string): Promise<unknown> {
   const text = await response.text();
   if (!response.ok) throw new Error(`${what}: HTTP ${response.status} ${text}`);
   return text.length > 0 ? JSON.parse(text) : null;
+}
+
+/**
+ * POSTs an operator's trigger; a 503 (the store or the broker did not answer in time: retry later) is
+ * sent again until it is answered, for at most `timeoutMs`. Both triggers are idempotent.
+ */
+async function adminPost(url: string, what: string, timeoutMs = 5 * 60_000): Promise<unknown> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const response = await fetch(url, { method: 'POST' });
+    if (response.status !== 503 || Date.now() >= deadline) return json(response, what);
+    await response.arrayBuffer();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
+/**
+ * Polls `probe` until it answers something other than undefined; fails after `timeoutMs` with `what`.
+ * For conditions that have no long poll of their own (the tracker's snapshot, a process's metrics).
+ */
+export async function waitUntil<T>(
+  probe: () => Promise<T | undefined>,
+  what: string,
+  timeoutMs = 60_000,
+  intervalMs = 150,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value !== undefined) return value;
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() >= deadline) {
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
+
+/** Runs `work` over `items` with at most `limit` in flight; results in input order. */
+export async function mapBounded<T, R>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next;
+      next += 1;
+      results[index] = await work(items[index] as T, index);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+  return results;
+}
+
+/** The body of a message the bank simulator recorded; fails when there is none. */
+export function bodyOf<T>(message: { body: unknown } | undefined, what = 'message'): T {
+  if (message === undefined) throw new Error(`expected a ${what}, found none`);
+  return message.body as T;
+}
+
+export function transactionStateTypes(postings: readonly ReceivedPosting[]): string[] {
+  return postings.flatMap((entry) =>
+    entry.posting.class === 'TRANSACTION_STATE' ? [entry.posting.type as string] : [],
+  );
+}
+
+/** The value of one sample of a Prometheus text exposition, 0 when absent. */
+export function metricValue(text: string, name: string, labels: Record<string, string> = {}): number {
+  let total = 0;
+  let found = false;
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(name)) continue;
+    const match = /^([A-Za-z_:][\w:]*)(\{([^}]*)\})?\s+(\S+)/.exec(line);
+    if (!match || match[1] !== name) continue;
+    const present = new Map(
+      [...(match[3] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((pair) => [pair[1], pair[2]]),
+    );
+    if (Object.entries(labels).every(([key, value]) => present.get(key) === value)) {
+      total += Number(match[4]);
+      found = true;
+    }
+  }
+  return found ? total : 0;
 }
 
 /** The whole pipeline as processes on this test run's infrastructure, with test windows. */
@@ -68,8 +244,13 @@ export async function startEndToEnd(
     root,
     endpoints,
     env: { RESPONSE_DELAY: '20ms', ...testWindows, ...options.env },
+    serviceEnv: {
+      ...options.serviceEnv,
+      dispatcher: { ...testDispatcherEnv, ...options.serviceEnv?.dispatcher },
+    },
   });
   const bank = new BankSimulatorClient(pipeline.url('bank-simulator'));
+  const simulator = pipeline.url('bank-simulator');
   const scheduler = pipeline.url('scheduler');
   const post = (path: string, body: string, headers: Record<string, string> = {}) =>
     fetch(`${pipeline.apiUrl}/${path.replace(/^\/+/, '')}`, {
@@ -77,8 +258,19 @@ export async function startEndToEnd(
       headers: { 'content-type': 'application/json', ...headers },
       body,
     });
+  const transaction = async (uetr: string) => {
+    const response = await fetch(`${pipeline.url('tracker')}/admin/transactions/${uetr}`);
+    if (response.status === 404) {
+      await response.arrayBuffer();
+      return null;
+    }
+    return (await json(response, `transaction ${uetr}`)) as Snapshot;
+  };
+  const eventTypes = async (uetr: string) => transactionStateTypes(await bank.postings(uetr));
+
   return {
     pipeline,
+    endpoints,
     bank,
     post,
     async sendDebit(debitOptions = {}) {
@@ -91,13 +283,9 @@ export async function startEndToEnd(
         body: sample.body,
       };
     },
-    openDebitWindow: async () =>
-      json(await fetch(`${scheduler}/admin/windows/debit/open`, { method: 'POST' }), 'open debit window'),
-    closeReconciliationWindow: async () =>
-      json(
-        await fetch(`${scheduler}/admin/windows/reconciliation/close`, { method: 'POST' }),
-        'close reconciliation window',
-      ),
+    openDebitWindow: () => adminPost(`${scheduler}/admin/windows/debit/open`, 'open debit window'),
+    closeReconciliationWindow: () =>
+      adminPost(`${scheduler}/admin/windows/reconciliation/close`, 'close reconciliation window'),
     async reconciliationItems() {
       const items: ReconciliationEntry[] = [];
       let after: string | undefined;
@@ -113,11 +301,137 @@ export async function startEndToEnd(
         after = page.next;
       }
     },
-    async transaction(uetr) {
-      const response = await fetch(`${pipeline.url('tracker')}/admin/transactions/${uetr}`);
-      if (response.status === 404) return null;
-      return (await json(response, `transaction ${uetr}`)) as Record<string, unknown>;
+    queue: async () => (await json(await fetch(`${scheduler}/admin/queue`), 'debit queue')) as QueueView,
+    transaction,
+    waitForTransaction: (uetr, accept, what, timeoutMs = 60_000) =>
+      waitUntil(
+        async () => {
+          const snapshot = await transaction(uetr);
+          return snapshot !== null && accept(snapshot) ? snapshot : undefined;
+        },
+        `${uetr}: ${what}`,
+        timeoutMs,
+      ),
+    eventTypes,
+    async waitForEvent(uetr, type, timeoutMs = 60_000) {
+      const deadline = Date.now() + timeoutMs;
+      let seen: ReceivedPosting[] = [];
+      for (;;) {
+        const types = transactionStateTypes(seen);
+        if (types.includes(type)) return types;
+        const remaining = deadline - Date.now();
+        if (remaining <= 0) {
+          throw new Error(`${uetr}: no ${type} posting within ${timeoutMs} ms; received ${types.join(', ')}`);
+        }
+        const query = new URLSearchParams({
+          uetr,
+          count: String(seen.length + 1),
+          timeoutMs: String(Math.min(remaining, 60_000)),
+        });
+        const answer = (await json(
+          await fetch(`${simulator}/sim/postings/wait?${query}`, {
+            signal: AbortSignal.timeout(Math.min(remaining, 60_000) + 5_000),
+          }),
+          'postings long poll',
+        )) as { postings: ReceivedPosting[] };
+        seen = answer.postings;
+      }
+    },
+    async metric(target, name, labels = {}) {
+      const base = target.startsWith('http') ? target : pipeline.url(target as PipelineService);
+      const response = await fetch(`${base}/metrics`);
+      return metricValue(await response.text(), name, labels);
+    },
+    async restart(service) {
+      await pipeline.kill(service, 'SIGTERM');
+      await pipeline.start(service);
     },
     stop: () => pipeline.stop(),
+  };
+}
+
+/**
+ * A TCP proxy a test can cut: a service pointed at it reaches the target until `cut()` closes the
+ * listener and every connection (the target is then unreachable for it: connections refused), and again
+ * after `restore()`. For a MongoDB server that is not a replica set, the driver talks to the address in
+ * its URI only, so a proxy in front of it cuts one process off MongoDB while every other keeps it.
+ */
+export class TcpProxy {
+  readonly #targetHost: string;
+  readonly #targetPort: number;
+  readonly #sockets = new Set<Socket>();
+  #server: Server | undefined;
+  #port = 0;
+
+  constructor(target: { host: string; port: number }) {
+    this.#targetHost = target.host;
+    this.#targetPort = target.port;
+  }
+
+  get port(): number {
+    return this.#port;
+  }
+
+  /** Listens (on a free port the first time, on the same port after a cut). */
+  async start(): Promise<number> {
+    const server = createServer((client) => {
+      const upstream = tcpConnect(this.#targetPort, this.#targetHost);
+      for (const socket of [client, upstream]) {
+        this.#sockets.add(socket);
+        socket.on('close', () => this.#sockets.delete(socket));
+        socket.on('error', () => {
+          client.destroy();
+          upstream.destroy();
+        });
+      }
+      client.pipe(upstream);
+      upstream.pipe(client);
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.#port, '127.0.0.1', () => resolve());
+    });
+    const address = server.address();
+    this.#port = typeof address === 'object' && address ? address.port : 0;
+    this.#server = server;
+    return this.#port;
+  }
+
+  /** Refuses new connections and breaks the open ones. */
+  async cut(): Promise<void> {
+    const server = this.#server;
+    this.#server = undefined;
+    for (const socket of this.#sockets) socket.destroy();
+    this.#sockets.clear();
+    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  async restore(): Promise<void> {
+    if (!this.#server) await this.start();
+  }
+
+  stop(): Promise<void> {
+    return this.cut();
+  }
+}
+
+/** The host and port of a single-host `mongodb://` URI, and the same URI pointed at another port. */
+export function mongoTarget(uri: string): { host: string; port: number; via(port: number): string } {
+  const url = new URL(uri);
+  if (url.protocol !== 'mongodb:' || url.host.includes(',')) {
+    throw new Error(`a single-host mongodb:// URI is needed to proxy MongoDB, not ${url.protocol}`);
+  }
+  const host = url.hostname;
+  const port = Number(url.port || '27017');
+  return {
+    host,
+    port,
+    via(proxyPort) {
+      const proxied = new URL(uri);
+      proxied.hostname = '127.0.0.1';
+      proxied.port = String(proxyPort);
+      proxied.searchParams.set('directConnection', 'true');
+      return proxied.toString();
+    },
   };
 }

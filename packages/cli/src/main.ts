@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { stackCli } from '@rp/local-stack';
 import { demoCommand } from './commands/demo.ts';
+import { deliveriesCommand, replayCommand } from './commands/events.ts';
 import { testCommand } from './commands/test.ts';
 import { repoRoot } from './workspace.ts';
 
@@ -9,6 +10,13 @@ const usage = `rp: operate the regulated payments pipeline
   rp demo               bring up the local stack and the pipeline, send a debit, show its journey
   rp test [package...]  run the whole test suite (lint, generated files, types, unit and integration)
   rp stack <command>    local stack: up | down | status | logs [component] | env
+  rp replay --bank <memberId> (--uetr <uuid> | --from <time> --to <time>) [--url <event-publisher>]
+                        deliver a bank's event postings again, with their original event ids
+  rp deliveries <eventId> [--url <event-publisher>]
+                        an event posting's delivery log: per bank, its attempts, status codes and latency
+
+  replay and deliveries call the event publisher's admin API: --url, else EVENT_PUBLISHER_URL, else
+  http://127.0.0.1:8086; rp <command> --help for the details
 `;
 
 async function main(argv: readonly string[]): Promise<number> {
@@ -21,6 +29,10 @@ async function main(argv: readonly string[]): Promise<number> {
       return testCommand(root, rest);
     case 'stack':
       return stackCli(rest);
+    case 'replay':
+      return replayCommand(rest);
+    case 'deliveries':
+      return deliveriesCommand(rest);
     case undefined:
     case 'help':
     case '--help':

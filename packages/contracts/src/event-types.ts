@@ -7,8 +7,20 @@ import type {
   TransactionState,
 } from './generated/types.ts';
 
-/** The services that change a transaction's state. */
-export type EngineService = 'ingress' | 'validator' | 'scheduler' | 'dispatcher' | 'event-publisher';
+/** The engine's services. */
+export type EngineService =
+  | 'ingress'
+  | 'validator'
+  | 'scheduler'
+  | 'dispatcher'
+  | 'tracker'
+  | 'event-publisher';
+
+/**
+ * The services that change a transaction's state (they emit TransactionStateChanged). The tracker only
+ * sequences the changes and the event-publisher only delivers the postings: neither changes a state.
+ */
+export type StateEmitter = Exclude<EngineService, 'tracker' | 'event-publisher'>;
 
 /** Event types and states this version knows (UNKNOWN is only what an older reader sees for a newer symbol). */
 export type KnownEventType = Exclude<TransactionEventType, 'UNKNOWN'>;
@@ -40,7 +52,7 @@ export interface EventTypeInfo {
   /** What makes the transaction reach this stage. */
   trigger: string;
   /** The service that makes the state change (and so emits the TransactionStateChanged). */
-  emittedBy: EngineService;
+  emittedBy: StateEmitter;
   /**
    * tranInfo.direction of the posting: OUTBOUND for the initiating bank's outbound debit leg, INBOUND
    * for what arrives at a bank; EITHER takes the direction of the stage the transaction was in.
@@ -142,14 +154,14 @@ export const transactionEventTypes: Readonly<Record<KnownEventType, EventTypeInf
   DEBIT_COMPLETED: {
     flow: 'debit',
     trigger: "The actioning bank's report says the debtor's account was debited (ACSC).",
-    emittedBy: 'scheduler',
+    emittedBy: 'validator',
     direction: 'INBOUND',
     esm: esm('SENT', 'ACTIONED'),
   },
   DEBIT_UNPAID: {
     flow: 'debit',
     trigger: "The actioning bank's report rejects the debit (RJCT): the debit is unpaid.",
-    emittedBy: 'scheduler',
+    emittedBy: 'validator',
     direction: 'INBOUND',
     esm: esm('SENT', 'UNPAID'),
   },

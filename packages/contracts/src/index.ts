@@ -15,6 +15,7 @@ export {
   type KnownEventType,
   type KnownTransactionState,
   nextState,
+  type StateEmitter,
   type TransactionStateInfo,
   type Transition,
   transactionEventTypes,

@@ -73,7 +73,7 @@ export const topics = {
     retentionMs: 7 * day,
     cleanupPolicy: 'delete',
     producers: ['ingress'],
-    consumers: ['scheduler'],
+    consumers: ['validator'],
     description:
       "The actioning bank's reports (inboundDirectDebitResponse): debited (ACSC) or unpaid (RJCT).",
   },
@@ -94,7 +94,7 @@ export const topics = {
     retentionMs: 30 * day,
     cleanupPolicy: 'delete',
     producers: ['ingress', 'validator', 'scheduler', 'dispatcher'],
-    consumers: ['event-publisher', 'store'],
+    consumers: ['tracker'],
     description: "Every state change of every transaction, in order per UETR: the flow's system of record.",
   },
   'rp.events.v1': {
@@ -103,7 +103,7 @@ export const topics = {
     partitions: 12,
     retentionMs: 30 * day,
     cleanupPolicy: 'delete',
-    producers: ['event-publisher'],
+    producers: ['tracker'],
     consumers: ['event-publisher', 'analytics'],
     description:
       'The event postings (TRANSACTION_STATE and ESM_STATE) as sent to banks, for delivery, replay and analytics.',
@@ -125,9 +125,10 @@ export const topics = {
     partitions: 12,
     retentionMs: 7 * day,
     cleanupPolicy: 'delete',
-    producers: ['dispatcher', 'event-publisher'],
-    consumers: ['scheduler', 'store'],
-    description: 'The outcome of every HTTP delivery attempt to a bank.',
+    producers: ['dispatcher'],
+    consumers: ['scheduler', 'tracker'],
+    description:
+      "The outcome of every HTTP delivery attempt of the dispatcher to a bank (event postings are logged in the event-publisher's own delivery log).",
   },
 } as const satisfies Record<string, TopicDefinition>;
 

@@ -6,7 +6,7 @@ import {
   Partitioners,
 } from 'kafkajs';
 import { type ConsumerOptions, type ConsumerRunner, startConsumer } from './consumer.ts';
-import { fromKafkaJsError } from './errors.ts';
+import { fromKafkaJsError, KafkaError } from './errors.ts';
 import { filterTimeoutNegativeWarning, kafkaJsLogCreator, type Logger, silentLogger } from './logger.ts';
 import { isLegalTopicName } from './names.ts';
 import {
@@ -94,7 +94,25 @@ export function createKafka(options: KafkaOptions): KafkaClient {
     });
   }
 
+  /**
+   * Creates the topics that are missing. A broker that is busy, or a topic that another client created a
+   * moment ago and whose metadata has not reached every listener yet ("does not host this
+   * topic-partition"), fails the call transiently: it is tried again for a few seconds before a
+   * retriable error is thrown.
+   */
   async function ensureTopics(topics: readonly TopicSpec[]): Promise<void> {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await declareTopics(topics);
+      } catch (error) {
+        if (!(error instanceof KafkaError) || !error.retriable || attempt >= 8) throw error;
+        logger.warn({ err: error, attempt }, 'declaring topics failed; trying again');
+        await new Promise((resolve) => setTimeout(resolve, Math.min(2_000, 250 * 2 ** (attempt - 1))));
+      }
+    }
+  }
+
+  async function declareTopics(topics: readonly TopicSpec[]): Promise<void> {
     if (topics.length === 0) return;
     for (const spec of topics) {
       if (!isLegalTopicName(spec.topic)) throw new RangeError(`illegal topic name ${spec.topic}`);

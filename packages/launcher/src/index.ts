@@ -1,12 +1,14 @@
 export {
   defaultBank,
   freePort,
+  type InstanceOptions,
   type LaunchOptions,
   launchPipeline,
   type Pipeline,
   type PipelineEndpoints,
   type PipelineService,
   pipelineServices,
+  type ServiceInstance,
   type SimulatedBank,
 } from './launch.ts';
 export {

@@ -56,6 +56,34 @@ export interface LaunchOptions {
   readonly onReady?: (service: PipelineService, port: number, ms: number) => void;
 }
 
+/** Another process of a pipeline service, next to the pipeline's own (see `Pipeline.startInstance`). */
+export interface ServiceInstance {
+  readonly service: PipelineService;
+  readonly name: string;
+  readonly port: number;
+  /** `http://127.0.0.1:<port>`. */
+  readonly url: string;
+  readonly logFile: string;
+  readonly pid: number | undefined;
+  isRunning(): boolean;
+  /**
+   * Sends a signal without waiting. `SIGSTOP` freezes the process: the kernel still accepts connections
+   * but nothing is answered (no HTTP response at all); `SIGCONT` lets it go on where it stopped.
+   */
+  signal(signal: NodeJS.Signals): void;
+  /** Ends the process (default SIGTERM; a frozen one is continued first) and waits until it exited. */
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+export interface InstanceOptions {
+  /** Names the instance and its log file (`<name>.log`); default `<service>-2`, `<service>-3`, ... */
+  readonly name?: string;
+  /** Environment applied after the pipeline's (for example another `MONGODB_URI`). */
+  readonly env?: Readonly<Record<string, string>>;
+  /** Default: a free port. */
+  readonly port?: number;
+}
+
 export interface Pipeline {
   readonly run: string;
   readonly logDir: string;
@@ -73,7 +101,13 @@ export interface Pipeline {
   start(service: PipelineService): Promise<void>;
   /** Sends a signal (default SIGKILL) and waits for the process to end. */
   kill(service: PipelineService, signal?: NodeJS.Signals): Promise<void>;
-  /** Stops every service (SIGTERM, in reverse start order) and waits for them to end. */
+  /**
+   * Starts one more process of a service on the same topics and database, with its own port, log file
+   * and extra environment, and waits until it answers ready: a second ingress for a bank to fail over
+   * to, or one whose dependencies a test breaks. `stop()` of the pipeline ends it too.
+   */
+  startInstance(service: PipelineService, options?: InstanceOptions): Promise<ServiceInstance>;
+  /** Stops every service and extra instance (SIGTERM, in reverse start order) and waits for them to end. */
   stop(): Promise<void>;
 }
 
@@ -164,29 +198,46 @@ export async function launchPipeline(options: LaunchOptions): Promise<Pipeline> 
   };
 
   const children = new Map<PipelineService, ChildProcess>();
-  const running = (service: PipelineService) => {
-    const child = children.get(service);
-    return child !== undefined && child.exitCode === null && child.signalCode === null;
-  };
+  const alive = (child: ChildProcess | undefined) =>
+    child !== undefined && child.exitCode === null && child.signalCode === null;
+  const running = (service: PipelineService) => alive(children.get(service));
   const readyTimeoutMs = options.readyTimeoutMs ?? 120_000;
 
-  const start = async (service: PipelineService) => {
-    if (running(service)) return;
+  const spawnService = (
+    service: PipelineService,
+    port: number,
+    logFile: string,
+    env: Readonly<Record<string, string>> | undefined,
+  ): ChildProcess => {
     const main = join(options.root, 'services', service, 'dist', 'main.js');
     if (!existsSync(main)) throw new Error(`${service} is not built (${main} missing); run the build first`);
-    const logFile = join(logDir, `${service}.log`);
     const log = createWriteStream(logFile, { flags: 'a' });
     const child = spawn(process.execPath, [main], {
-      env: { ...common, ...options.serviceEnv?.[service], PORT: String(ports[service]) },
+      env: { ...common, ...options.serviceEnv?.[service], ...env, PORT: String(port) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child.stdout?.pipe(log);
     child.stderr?.pipe(log);
+    return child;
+  };
+  const ended = async (child: ChildProcess, signal: NodeJS.Signals) => {
+    if (!alive(child)) return;
+    const exit = new Promise((resolve) => child.once('exit', resolve));
+    // A frozen process (SIGSTOP) acts on no signal but SIGKILL until it is continued.
+    if (signal !== 'SIGKILL') child.kill('SIGCONT');
+    child.kill(signal);
+    await exit;
+  };
+  const readyPath = (service: PipelineService) => (service === 'bank-simulator' ? 'live' : 'ready');
+
+  const start = async (service: PipelineService) => {
+    if (running(service)) return;
+    const logFile = join(logDir, `${service}.log`);
+    const child = spawnService(service, ports[service], logFile, undefined);
     children.set(service, child);
     const t0 = Date.now();
-    const path = service === 'bank-simulator' ? 'live' : 'ready';
     await waitReady(
-      `${url(service)}/health/${path}`,
+      `${url(service)}/health/${readyPath(service)}`,
       Date.now() + readyTimeoutMs,
       () => running(service),
       service,
@@ -198,12 +249,52 @@ export async function launchPipeline(options: LaunchOptions): Promise<Pipeline> 
   const kill = async (service: PipelineService, signal: NodeJS.Signals = 'SIGKILL') => {
     const child = children.get(service);
     if (!child || !running(service)) return;
-    const ended = new Promise((resolve) => child.once('exit', resolve));
-    child.kill(signal);
-    await ended;
+    await ended(child, signal);
+  };
+
+  const instances: ServiceInstance[] = [];
+  const startInstance = async (
+    service: PipelineService,
+    instanceOptions: InstanceOptions = {},
+  ): Promise<ServiceInstance> => {
+    const name =
+      instanceOptions.name ??
+      `${service}-${instances.filter((instance) => instance.service === service).length + 2}`;
+    const port = instanceOptions.port ?? (await freePort());
+    const logFile = join(logDir, `${name}.log`);
+    const child = spawnService(service, port, logFile, instanceOptions.env);
+    const instanceUrl = `http://127.0.0.1:${port}`;
+    const instance: ServiceInstance = {
+      service,
+      name,
+      port,
+      url: instanceUrl,
+      logFile,
+      pid: child.pid,
+      isRunning: () => alive(child),
+      signal: (signal) => {
+        if (alive(child)) child.kill(signal);
+      },
+      stop: (signal = 'SIGTERM') => ended(child, signal),
+    };
+    instances.push(instance);
+    try {
+      await waitReady(
+        `${instanceUrl}/health/${readyPath(service)}`,
+        Date.now() + readyTimeoutMs,
+        () => alive(child),
+        name,
+        logFile,
+      );
+    } catch (error) {
+      await instance.stop('SIGKILL');
+      throw error;
+    }
+    return instance;
   };
 
   const stop = async () => {
+    await Promise.all(instances.map((instance) => instance.stop()));
     const order = [...pipelineServices].reverse();
     await Promise.all(order.filter(running).map((service) => kill(service, 'SIGTERM')));
   };
@@ -228,6 +319,7 @@ export async function launchPipeline(options: LaunchOptions): Promise<Pipeline> 
     isRunning: running,
     start,
     kill,
+    startInstance,
     stop,
   };
 }

@@ -1,5 +1,6 @@
 import { AppError } from '@rp/runtime';
 import {
+  MongoBulkWriteError,
   MongoClientClosedError,
   MongoNetworkError,
   MongoNetworkTimeoutError,
@@ -50,6 +51,27 @@ describe('toStoreError', () => {
       'closed',
       'SHUTTING_DOWN',
       true,
+    ],
+    [
+      'an insertMany cut off by a socket timeout (the driver wraps it in a bulk write error)',
+      new MongoBulkWriteError(new MongoNetworkTimeoutError('connection 73 timed out'), {} as never),
+      'timeout',
+      'STORE_UNAVAILABLE',
+      true,
+    ],
+    [
+      'an insertMany whose connection pool was cleared',
+      new MongoBulkWriteError(new MongoNetworkError('connection 160 closed'), {} as never),
+      'unavailable',
+      'STORE_UNAVAILABLE',
+      true,
+    ],
+    [
+      'a bulk write refused by the server',
+      new MongoBulkWriteError({ message: 'document too large', code: 2 }, {} as never),
+      'rejected',
+      'INTERNAL',
+      false,
     ],
     ['something else', new TypeError('bug'), 'rejected', 'INTERNAL', false],
   ] as const)('maps %s', (_name, error, failure, code, retriable) => {

@@ -1,5 +1,6 @@
 import { AppError, type ErrorCode } from '@rp/runtime';
 import {
+  MongoBulkWriteError,
   MongoClientClosedError,
   MongoError,
   MongoNetworkError,
@@ -81,6 +82,15 @@ export function toStoreError(error: unknown, operation: string): StoreError {
 }
 
 function classify(error: unknown): StoreFailure {
+  // A bulk write (insertMany) that failed for a driver reason (a network fault, a timeout, a cleared
+  // pool) wraps that error in a MongoBulkWriteError without a code: the wrapped error says what happened.
+  if (
+    error instanceof MongoBulkWriteError &&
+    error.errorResponse instanceof Error &&
+    error.errorResponse !== error
+  ) {
+    return classify(error.errorResponse);
+  }
   if (error instanceof MongoOperationTimeoutError) return 'timeout';
   if (error instanceof MongoNetworkError) {
     return error.name === 'MongoNetworkTimeoutError' ? 'timeout' : 'unavailable';

@@ -189,6 +189,41 @@ describe('TransactionRepository', () => {
     expect(snapshot?.version).toBe(1);
   });
 
+  it('loses no state change and no delivery attempt when both are written at the same time', async () => {
+    // The tracker records a transaction's delivery attempts while it projects its state changes. The
+    // local MongoDB-compatible server loses one of two overlapping updates of a document; the
+    // repository keeps them from overlapping.
+    const uetrs = Array.from({ length: 3 }, () => randomUUID());
+    await context.store.transactions.applyChanges(uetrs.flatMap((uetr) => changesOf(uetr, [1])));
+    const writes: Promise<unknown>[] = [];
+    for (let seq = 2; seq <= 9; seq += 1) {
+      writes.push(context.store.transactions.applyChanges(uetrs.flatMap((uetr) => changesOf(uetr, [seq]))));
+      for (const uetr of uetrs) {
+        writes.push(
+          context.store.transactions.recordDeliveryAttempt(uetr, {
+            at: new Date(Date.UTC(2026, 10, 23, 9, 0, seq)),
+            messageIdentification: 'MSG-1',
+            memberId: '250655',
+            endpoint: 'inbound/direct-debit',
+            httpStatus: 503,
+            latencyMs: seq,
+            outcome: 'retryable',
+          }),
+        );
+      }
+    }
+    await Promise.all(writes);
+    for (const uetr of uetrs) {
+      const snapshot = await context.store.transactions.get(uetr);
+      expect(snapshot?.history.map((entry) => entry.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+      expect(snapshot?.version).toBe(9);
+      expect(snapshot?.deliveryAttemptCount).toBe(8);
+      expect(snapshot?.deliveryAttempts.map((attempt) => attempt.latencyMs).sort()).toEqual([
+        2, 3, 4, 5, 6, 7, 8, 9,
+      ]);
+    }
+  });
+
   it('finds transactions by end-to-end identification and searches by state and creation time', async () => {
     const done = [randomUUID(), randomUUID()];
     const open = randomUUID();

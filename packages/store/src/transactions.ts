@@ -1,6 +1,7 @@
 import type { Collection, Document, Filter, UpdateFilter } from 'mongodb';
 import { pushBounded } from './bounded-list.ts';
 import { isDuplicateKey, StoreError, toStoreError } from './errors.ts';
+import { KeyedSerial } from './keyed-serial.ts';
 import { mapBounded, type StoreLimits } from './limits.ts';
 import {
   groupChangesByTransaction,
@@ -131,6 +132,8 @@ export class TransactionRepository {
   readonly #collection: Collection<TransactionDocument>;
   readonly #options: TransactionRepositoryOptions;
   readonly #positions: SnapshotPositionCache;
+  /** This process's writes of one snapshot never overlap (see KeyedSerial: the local server loses some). */
+  readonly #writes = new KeyedSerial();
   readonly #stats: TransactionRepositoryStats = {
     snapshotWrites: 0,
     snapshotReads: 0,
@@ -165,7 +168,7 @@ export class TransactionRepository {
   async applyChanges(changes: readonly TransactionStateChange[]): Promise<ApplyChangesResult> {
     const groups = groupChangesByTransaction(changes);
     const outcomes = await mapBounded(groups, this.#options.limits.writeConcurrency, (group) =>
-      this.#applyGroup(group),
+      this.#writes.run(group.uetr, () => this.#applyGroup(group)),
     );
     const result: ApplyChangesResult = {
       transactions: groups.length,
@@ -310,17 +313,19 @@ export class TransactionRepository {
       outcome: attempt.outcome,
       ...(attempt.error === undefined ? {} : { error: attempt.error }),
     };
-    await pushBounded(this.#collection as unknown as Collection<Document>, {
-      id: uetr,
-      arrayField: 'deliveryAttempts',
-      countField: 'deliveryAttemptCount',
-      entry,
-      keep: this.#options.deliveryAttemptsKept,
-      max: { updatedAt: attempt.at },
-      setOnInsert: { version: 0, lastSeq: 0, createdAt: attempt.at },
-      maxTimeMs: this.#options.limits.operationMaxTimeMs,
-      operation: `record delivery attempt of transaction ${uetr}`,
-    });
+    await this.#writes.run(uetr, () =>
+      pushBounded(this.#collection as unknown as Collection<Document>, {
+        id: uetr,
+        arrayField: 'deliveryAttempts',
+        countField: 'deliveryAttemptCount',
+        entry,
+        keep: this.#options.deliveryAttemptsKept,
+        max: { updatedAt: attempt.at },
+        setOnInsert: { version: 0, lastSeq: 0, createdAt: attempt.at },
+        maxTimeMs: this.#options.limits.operationMaxTimeMs,
+        operation: `record delivery attempt of transaction ${uetr}`,
+      }),
+    );
   }
 }
 

@@ -54,23 +54,53 @@ export function registerSimulatorRoutes(app: Hono<AppEnv>, deps: SimulatorRouteD
   const bankRoute = (
     route: FaultRoute,
     path: string,
-    handle: (c: Context<AppEnv>, memberId: string, body: string) => Promise<Response>,
+    handle: (
+      c: Context<AppEnv>,
+      memberId: string,
+      body: string,
+      options: { report: boolean },
+    ) => Promise<Response>,
   ) => {
     app.post(`/banks/:memberId${path}`, async (c) => {
       const memberId = c.req.param('memberId');
       records.count(route, memberId, 'received');
       metrics.received(route, memberId);
-      const action = faults.decide(memberId, route);
+      const length = Number(c.req.header('content-length') ?? '0');
+      if (length > maxRequestBodyBytes) return problemJson(c, problem('payloadTooLarge'));
+      // The body is read before any fault, so a fault can target a transaction and the log can name it.
+      const body = await c.req.text();
+      const webhookId = c.req.header(deliveryHeaders.id);
+      const logged =
+        route === 'events'
+          ? undefined
+          : records.addRequest({
+              route,
+              memberId,
+              at: deps.clock.now().toISOString(),
+              ...messageIdentifiersOf(body),
+              ...(webhookId === undefined ? {} : { webhookId }),
+            });
+      const uetr =
+        logged !== undefined ? logged.uetr : faults.targetsUetr() ? postingUetrOf(body) : undefined;
+      const action = faults.decide(memberId, route, uetr);
       if (action.kind !== 'pass') {
         records.count(route, memberId, 'faultsInjected');
         metrics.fault(route, action.kind);
-        const early = await injectFault(c, action, deps);
-        if (early) return early;
+        if (logged) logged.fault = action.kind === 'hang' ? 'no-response' : action.kind;
       }
-      const length = Number(c.req.header('content-length') ?? '0');
-      if (length > maxRequestBodyBytes) return problemJson(c, problem('payloadTooLarge'));
-      const body = await c.req.text();
-      return handle(c, memberId, body);
+      if (action.kind !== 'pass' && action.kind !== 'no-report') {
+        if (logged && (action.kind === 'drop' || action.kind === 'hang')) {
+          logged.answer = action.kind === 'drop' ? 'dropped' : 'no-response';
+        }
+        const early = await injectFault(c, action, deps);
+        if (early) {
+          if (logged && action.kind === 'error') logged.answer = early.status;
+          return early;
+        }
+      }
+      const response = await handle(c, memberId, body, { report: action.kind !== 'no-report' });
+      if (logged) logged.answer = response.status;
+      return response;
     });
   };
 
@@ -140,16 +170,23 @@ export function registerSimulatorRoutes(app: Hono<AppEnv>, deps: SimulatorRouteD
     return c.json({ messageIdentification: report.messageIdentifiers.messageIdentification }, 202);
   });
 
-  bankRoute('inbound', bankPaths.inboundDirectDebit, async (c, memberId, body) => {
+  bankRoute('inbound', bankPaths.inboundDirectDebit, async (c, memberId, body, options) => {
     const parsed = parseBody(c, 'DirectDebit', body);
     if (!parsed.ok) {
       records.count('inbound', memberId, 'invalid');
       return parsed.response;
     }
     const debit = parsed.value;
-    // A resent debit (same messageIdentification) is acknowledged again but answered once.
-    if (storeMessage('inbound', 'inboundDirectDebit', memberId, debit))
-      deps.responder.respond(memberId, debit);
+    // A resent debit (same messageIdentification) is acknowledged again but answered once; under a
+    // 'no-report' fault it is acknowledged and never answered.
+    if (storeMessage('inbound', 'inboundDirectDebit', memberId, debit)) {
+      if (options.report) deps.responder.respond(memberId, debit);
+      else
+        transactionLogger(deps.logger, {
+          uetr: debit.transactionIdentifiers.uetr,
+          messageIdentification: debit.messageIdentifiers.messageIdentification,
+        }).info({ memberId }, 'no-report fault: the inbound debit will not be answered');
+    }
     return c.json({ messageIdentification: debit.messageIdentifiers.messageIdentification }, 202);
   });
 
@@ -230,6 +267,15 @@ export function registerSimulatorRoutes(app: Hono<AppEnv>, deps: SimulatorRouteD
     });
   });
 
+  app.get('/sim/requests', (c) => {
+    const route = c.req.query('route');
+    if (route !== undefined && route !== 'outbound' && route !== 'inbound') {
+      throw queryError('route', 'must be outbound or inbound');
+    }
+    const filter = optionalFilter(c, ['uetr', 'memberId']);
+    return c.json({ requests: records.requests({ ...filter, ...(route ? { route } : {}) }) });
+  });
+
   app.get('/sim/stats', (c) => c.json(records.stats()));
 
   app.post('/sim/reset', (c) => {
@@ -265,6 +311,39 @@ async function readJson(c: Context<AppEnv>): Promise<unknown> {
   } catch (error) {
     throw new AppError('MALFORMED_JSON', 'the body is not JSON', { cause: error });
   }
+}
+
+/** The UETR and messageIdentification a message body carries, read leniently (any of them may be absent). */
+function messageIdentifiersOf(body: string): { uetr?: string; messageIdentification?: string } {
+  const json = parseLeniently(body);
+  const uetr = stringAt(json, 'transactionIdentifiers', 'uetr');
+  const messageIdentification = stringAt(json, 'messageIdentifiers', 'messageIdentification');
+  return {
+    ...(uetr === undefined ? {} : { uetr }),
+    ...(messageIdentification === undefined ? {} : { messageIdentification }),
+  };
+}
+
+/** The UETR an event posting is about, read leniently. */
+function postingUetrOf(body: string): string | undefined {
+  const json = parseLeniently(body);
+  return stringAt(json, 'tranInfo', 'tranUetr') ?? stringAt(json, 'identifiers', 'uetr');
+}
+
+function parseLeniently(body: string): unknown {
+  try {
+    return JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+}
+
+function stringAt(json: unknown, outer: string, inner: string): string | undefined {
+  if (typeof json !== 'object' || json === null) return undefined;
+  const parent = (json as Record<string, unknown>)[outer];
+  if (typeof parent !== 'object' || parent === null) return undefined;
+  const value = (parent as Record<string, unknown>)[inner];
+  return typeof value === 'string' ? value : undefined;
 }
 
 export function uetrOfPosting(posting: EventPosting): string {
@@ -315,7 +394,7 @@ interface NodeBindings {
  */
 async function injectFault(
   c: Context<AppEnv>,
-  action: Exclude<FaultAction, { kind: 'pass' }>,
+  action: Exclude<FaultAction, { kind: 'pass' } | { kind: 'no-report' }>,
   deps: SimulatorRouteDeps,
 ): Promise<Response | undefined> {
   const socket = (c.env as NodeBindings | undefined)?.incoming?.socket;

@@ -1,5 +1,12 @@
 import type { FaultRule } from './faults.ts';
-import type { ExchangedMessage, MessageKind, ReceivedPosting, SimulatorStats } from './records.ts';
+import type {
+  BankRequest,
+  ExchangedMessage,
+  MessageKind,
+  MessageRoute,
+  ReceivedPosting,
+  SimulatorStats,
+} from './records.ts';
 
 /**
  * A test's handle on a running bank simulator (in this process or another). Waiting is on the
@@ -45,12 +52,27 @@ export class BankSimulatorClient {
     return (await this.#get<{ messages: ExchangedMessage[] }>(`/sim/messages?${query}`)).messages;
   }
 
+  /** Every logged request to the message routes (faulted ones too), in arrival order. */
+  async requests(
+    filter: { route?: MessageRoute; uetr?: string; memberId?: string } = {},
+  ): Promise<BankRequest[]> {
+    const query = new URLSearchParams();
+    if (filter.route) query.set('route', filter.route);
+    if (filter.uetr) query.set('uetr', filter.uetr);
+    if (filter.memberId) query.set('memberId', filter.memberId);
+    return (await this.#get<{ requests: BankRequest[] }>(`/sim/requests?${query}`)).requests;
+  }
+
   stats(): Promise<SimulatorStats> {
     return this.#get<SimulatorStats>('/sim/stats');
   }
 
   async setFault(rule: FaultRule): Promise<void> {
     await this.#send('POST', '/sim/faults', rule);
+  }
+
+  async listFaults(): Promise<FaultRule[]> {
+    return (await this.#get<{ faults: FaultRule[] }>('/sim/faults')).faults;
   }
 
   async clearFaults(): Promise<void> {

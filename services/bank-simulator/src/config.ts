@@ -32,6 +32,11 @@ export const bankSimulatorConfigSpec = defineConfig({
     optional: true,
     doc: 'JSON array of fault rules in force from the start (same shape as POST /sim/faults)',
   }),
+  REQUEST_LOG_SIZE: int({
+    default: 10_000,
+    min: 1,
+    doc: 'Requests to the message routes kept for inspection (/sim/requests); the oldest are forgotten first',
+  }),
   RESPONSE_MAX_ATTEMPTS: int({
     default: 100,
     min: 1,

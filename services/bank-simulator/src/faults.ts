@@ -14,13 +14,20 @@ export type FaultMode =
   /** Answer `status` (default 503) to a `rate` share (0-1, default 1) of the requests. */
   | { mode: 'error'; status?: number; rate?: number; retryAfterSeconds?: number }
   /** Never answer; the request hangs until the client gives up. */
-  | { mode: 'no-response' };
+  | { mode: 'no-response' }
+  /**
+   * Inbound debits only: acknowledge the debit (202) as usual but never send the bank's own status report
+   * (spec section 7 row 9: no PaymentStatusReport from the actioning bank).
+   */
+  | { mode: 'no-report' };
 
 export type FaultRule = FaultMode & {
   /** Only this bank; absent: every bank. */
   memberId?: string;
   /** Only this endpoint; absent or '*': every endpoint. */
   route?: FaultRoute | '*';
+  /** Only requests about this transaction (the message's or the posting's UETR); absent: every one. */
+  uetr?: string;
   /** The rule clears itself after applying this many times; absent: until cleared. */
   count?: number;
 };
@@ -31,7 +38,9 @@ export type FaultAction =
   | { kind: 'drop' }
   | { kind: 'delay'; ms: number }
   | { kind: 'error'; status: number; retryAfterSeconds?: number }
-  | { kind: 'hang' };
+  | { kind: 'hang' }
+  /** Answer the inbound debit normally, but send no status report for it. */
+  | { kind: 'no-report' };
 
 interface ActiveRule {
   readonly rule: FaultRule;
@@ -59,6 +68,11 @@ export class FaultTable {
     this.#rules = [];
   }
 
+  /** Whether any rule targets a UETR (only then does a request's UETR need to be read before deciding). */
+  targetsUetr(): boolean {
+    return this.#rules.some(({ rule }) => rule.uetr !== undefined);
+  }
+
   list(): FaultRule[] {
     return this.#rules.map(({ rule, remaining }) => ({
       ...rule,
@@ -66,12 +80,14 @@ export class FaultTable {
     }));
   }
 
-  decide(memberId: string, route: FaultRoute): FaultAction {
+  /** What to do with a request to `route` of bank `memberId`, about transaction `uetr` when known. */
+  decide(memberId: string, route: FaultRoute, uetr?: string): FaultAction {
     for (let index = this.#rules.length - 1; index >= 0; index -= 1) {
       const active = this.#rules[index] as ActiveRule;
       const { rule } = active;
       if (rule.memberId !== undefined && rule.memberId !== memberId) continue;
       if (rule.route !== undefined && rule.route !== '*' && rule.route !== route) continue;
+      if (rule.uetr !== undefined && rule.uetr !== uetr) continue;
       const action = actionOf(rule, this.#random);
       if (action.kind === 'pass' && rule.mode !== 'ok') return action;
       if (active.remaining !== undefined) {
@@ -94,6 +110,8 @@ function actionOf(rule: FaultRule, random: () => number): FaultAction {
       return { kind: 'delay', ms: rule.ms };
     case 'no-response':
       return { kind: 'hang' };
+    case 'no-report':
+      return { kind: 'no-report' };
     case 'error': {
       const rate = rule.rate ?? 1;
       if (rate < 1 && random() >= rate) return { kind: 'pass' };
@@ -111,7 +129,7 @@ export function parseFaultRule(json: unknown): FaultRule {
   if (typeof json !== 'object' || json === null || Array.isArray(json))
     throw invalid('', 'expected an object');
   const raw = json as Record<string, unknown>;
-  const common: { memberId?: string; route?: FaultRoute | '*'; count?: number } = {};
+  const common: { memberId?: string; route?: FaultRoute | '*'; uetr?: string; count?: number } = {};
   if (raw.memberId !== undefined) {
     if (typeof raw.memberId !== 'string' || raw.memberId === '')
       throw invalid('/memberId', 'expected a member id');
@@ -123,6 +141,10 @@ export function parseFaultRule(json: unknown): FaultRule {
     }
     common.route = raw.route as FaultRoute | '*';
   }
+  if (raw.uetr !== undefined) {
+    if (typeof raw.uetr !== 'string' || raw.uetr === '') throw invalid('/uetr', 'expected a UETR');
+    common.uetr = raw.uetr;
+  }
   if (raw.count !== undefined) {
     if (!Number.isSafeInteger(raw.count) || (raw.count as number) < 1)
       throw invalid('/count', 'expected a positive integer');
@@ -133,6 +155,11 @@ export function parseFaultRule(json: unknown): FaultRule {
     case 'drop':
     case 'no-response':
       return { ...common, mode: raw.mode };
+    case 'no-report':
+      // Only an inbound debit is answered by a report: the rule applies to that route alone.
+      if (common.route !== undefined && common.route !== 'inbound')
+        throw invalid('/route', "mode 'no-report' applies to route 'inbound' only");
+      return { ...common, route: 'inbound', mode: 'no-report' };
     case 'delay': {
       const ms = raw.ms;
       if (!Number.isSafeInteger(ms) || (ms as number) < 0)
@@ -165,7 +192,7 @@ export function parseFaultRule(json: unknown): FaultRule {
       return rule;
     }
     default:
-      throw invalid('/mode', "expected 'ok', 'drop', 'delay', 'error' or 'no-response'");
+      throw invalid('/mode', "expected 'ok', 'drop', 'delay', 'error', 'no-response' or 'no-report'");
   }
 }
 

@@ -11,10 +11,13 @@ export {
   parseFaultRule,
 } from './faults.ts';
 export {
+  type BankRequest,
   type ExchangedMessage,
   type MessageKind,
+  type MessageRoute,
   messageKinds,
   type ReceivedPosting,
+  type RequestAnswer,
   type ResponseDelivery,
   type RouteCounters,
   SimulatorRecords,

@@ -53,6 +53,7 @@ try {
       : { signatureToleranceSeconds: config.SIGNATURE_TOLERANCE }),
     faults: faults.map(parseFaultRule),
     retry: { maxAttempts: config.RESPONSE_MAX_ATTEMPTS },
+    requestLogSize: config.REQUEST_LOG_SIZE,
     logger,
     metrics,
     health,

@@ -49,6 +49,33 @@ export interface ExchangedMessage {
   delivery?: ResponseDelivery;
 }
 
+/** The message routes, whose every request (faulted or not) is kept in the request log. */
+export type MessageRoute = 'outbound' | 'inbound';
+
+/** What a request to a message route got: an HTTP status, a destroyed connection, or nothing at all. */
+export type RequestAnswer = number | 'dropped' | 'no-response';
+
+/**
+ * One request that reached a bank's message route, in arrival order, faulted or not: what a bank sees at
+ * its door (a resend of the same message shows up once per attempt here, once in the messages).
+ */
+export interface BankRequest {
+  /** Position in the arrival order of every logged request (1 for the first). */
+  seq: number;
+  route: MessageRoute;
+  memberId: string;
+  at: string;
+  /** From the body, when it is JSON that carries them. */
+  uetr?: string;
+  messageIdentification?: string;
+  /** The `webhook-id` header, when sent. */
+  webhookId?: string;
+  /** The fault applied to it, if any. */
+  fault?: string;
+  /** null while the request is in progress. */
+  answer: RequestAnswer | null;
+}
+
 export interface RouteCounters {
   received: number;
   accepted: number;
@@ -63,6 +90,11 @@ export interface SimulatorStats {
   banks: Record<string, Record<'events' | 'outbound' | 'inbound', RouteCounters>>;
   duplicates: number;
   signatureFailures: number;
+  /**
+   * Postings stored (duplicates left out) by name: `TRANSACTION_STATE_<type>` (the posting's name), or
+   * `ESM_STATE_<transactionState>`. Counting a type is cheaper than listing the postings.
+   */
+  postingsByName: Record<string, number>;
   responses: { sent: number; attempts: number; acknowledged: number; failed: number; pending: number };
 }
 
@@ -95,7 +127,15 @@ export class SimulatorRecords {
   #stats = SimulatorRecords.#emptyStats();
   #postingSeq = 0;
   #messageSeq = 0;
+  #requests: BankRequest[] = [];
+  #requestSeq = 0;
+  readonly #requestLogSize: number;
   readonly #waiters = new Set<() => void>();
+
+  /** `requestLogSize`: how many requests the request log keeps (the oldest are forgotten first). */
+  constructor(options: { requestLogSize?: number } = {}) {
+    this.#requestLogSize = options.requestLogSize ?? 10_000;
+  }
 
   static #emptyStats(): SimulatorStats {
     return {
@@ -103,6 +143,7 @@ export class SimulatorRecords {
       banks: {},
       duplicates: 0,
       signatureFailures: 0,
+      postingsByName: {},
       responses: { sent: 0, attempts: 0, acknowledged: 0, failed: 0, pending: 0 },
     };
   }
@@ -123,6 +164,11 @@ export class SimulatorRecords {
     this.#postingIds.add(key);
     this.#postingSeq += 1;
     this.#postings.push({ ...entry, seq: this.#postingSeq });
+    const name =
+      entry.posting.class === 'TRANSACTION_STATE'
+        ? entry.posting.name
+        : `ESM_STATE_${entry.posting.state.transactionState}`;
+    this.#stats.postingsByName[name] = (this.#stats.postingsByName[name] ?? 0) + 1;
     this.#wake();
     return true;
   }
@@ -166,6 +212,27 @@ export class SimulatorRecords {
     );
   }
 
+  /**
+   * Logs a request to a message route; the caller sets `answer` on the returned entry once it is known.
+   * The log keeps the latest `requestLogSize` requests.
+   */
+  addRequest(entry: Omit<BankRequest, 'seq' | 'answer'>): BankRequest {
+    this.#requestSeq += 1;
+    const request: BankRequest = { ...entry, seq: this.#requestSeq, answer: null };
+    this.#requests.push(request);
+    if (this.#requests.length > this.#requestLogSize) this.#requests.shift();
+    return request;
+  }
+
+  requests(filter: { route?: MessageRoute; uetr?: string; memberId?: string } = {}): BankRequest[] {
+    return this.#requests.filter(
+      (request) =>
+        (filter.route === undefined || request.route === filter.route) &&
+        (filter.uetr === undefined || request.uetr === filter.uetr) &&
+        (filter.memberId === undefined || request.memberId === filter.memberId),
+    );
+  }
+
   /** Call after changing a message's delivery in place, so waiters look again. */
   touched(): void {
     this.#wake();
@@ -200,6 +267,8 @@ export class SimulatorRecords {
     this.#stats = SimulatorRecords.#emptyStats();
     this.#postingSeq = 0;
     this.#messageSeq = 0;
+    this.#requests = [];
+    this.#requestSeq = 0;
     this.#wake();
   }
 

@@ -41,6 +41,8 @@ export interface BankSimulatorConfig {
   retry?: Partial<ResponderRetry>;
   /** Longest long poll of /sim/postings/wait (ms). Default 120,000. */
   maxWaitMs?: number;
+  /** Requests the request log (`/sim/requests`) keeps. Default 10,000. */
+  requestLogSize?: number;
   logger?: Logger;
   metrics?: Metrics;
   health?: Health;
@@ -72,7 +74,9 @@ export function createBankSimulator(config: BankSimulatorConfig = {}): BankSimul
   const metrics = config.metrics ?? createMetrics({ service: serviceName, defaultMetrics: false });
   const health = config.health ?? createHealth();
   const clock = config.clock ?? systemClock;
-  const records = new SimulatorRecords();
+  const records = new SimulatorRecords(
+    config.requestLogSize === undefined ? {} : { requestLogSize: config.requestLogSize },
+  );
   const faults = new FaultTable(config.random);
   for (const rule of config.faults ?? []) faults.add(rule);
   const stopping = new AbortController();

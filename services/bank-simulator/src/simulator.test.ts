@@ -94,6 +94,7 @@ describe('bank routes', () => {
     expect(stats.duplicates).toBe(1);
     expect(stats.routes.events).toMatchObject({ received: 3, accepted: 2, duplicates: 1 });
     expect(stats.banks[bank]?.events.accepted).toBe(2);
+    expect(stats.postingsByName).toEqual({ [(posting as { name: string }).name]: 2 });
   });
 
   it('refuses a posting that is not an EventPosting with 422 and malformed JSON with 400', async () => {
@@ -241,6 +242,79 @@ describe('faults', () => {
     expect(await client.messages('inboundDirectDebit')).toEqual([]);
   });
 
+  it('targets one transaction: requests about other UETRs pass', async () => {
+    const { simulator, client } = await start();
+    const uetr = debit.transactionIdentifiers.uetr;
+    const other: DirectDebit = {
+      ...debit,
+      messageIdentifiers: { ...debit.messageIdentifiers, messageIdentification: 'OTHER0000000000000001' },
+      transactionIdentifiers: {
+        ...debit.transactionIdentifiers,
+        uetr: '0f6c1e0a-8b4d-4c7e-9a1f-3d5b7c9e1a77',
+      },
+    };
+    await client.setFault({ mode: 'error', status: 503, route: 'inbound', uetr });
+    const post = (body: DirectDebit) =>
+      fetch(`${simulator.bankUrl(bank)}/inbound/direct-debit`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: toJson('DirectDebit', body),
+      });
+    expect((await post(other)).status).toBe(202);
+    expect((await post(debit)).status).toBe(503);
+    expect((await client.messages('inboundDirectDebit')).map((message) => message.uetr)).toEqual([
+      other.transactionIdentifiers.uetr,
+    ]);
+    // A posting is matched by the UETR it is about.
+    await client.setFault({ mode: 'error', status: 500, route: 'events', uetr: postingUetr });
+    expect((await postEvent(simulator, postingBody(5))).status).toBe(500);
+  });
+
+  it('logs every request to the message routes with its answer, faulted or not', async () => {
+    const { simulator, client } = await start();
+    const uetr = debit.transactionIdentifiers.uetr;
+    const id = debit.messageIdentifiers.messageIdentification;
+    await client.setFault({ mode: 'error', status: 503, route: 'inbound', uetr, count: 1 });
+    await client.setFault({ mode: 'drop', route: 'inbound', uetr, count: 1 });
+    const post = () =>
+      fetch(`${simulator.bankUrl(bank)}/inbound/direct-debit`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', [deliveryHeaders.id]: id },
+        body: toJson('DirectDebit', debit),
+      });
+    await expect(post()).rejects.toThrow();
+    expect((await post()).status).toBe(503);
+    expect((await post()).status).toBe(202);
+    expect((await post()).status).toBe(202);
+    const requests = await client.requests({ route: 'inbound', uetr });
+    expect(requests.map((request) => request.answer)).toEqual(['dropped', 503, 202, 202]);
+    expect(requests.map((request) => request.fault)).toEqual(['drop', 'error', undefined, undefined]);
+    expect(new Set(requests.map((request) => request.messageIdentification))).toEqual(new Set([id]));
+    expect(new Set(requests.map((request) => request.webhookId))).toEqual(new Set([id]));
+    expect(await client.requests({ route: 'outbound' })).toEqual([]);
+    const [stored] = await client.messages('inboundDirectDebit', uetr);
+    expect(stored?.duplicates).toBe(1);
+  });
+
+  it('keeps only the latest requests in the log', async () => {
+    const { simulator, client } = await start({ requestLogSize: 2 });
+    for (let index = 0; index < 3; index += 1) {
+      await fetch(`${simulator.bankUrl(bank)}/inbound/direct-debit`, { method: 'POST', body: '{bad' });
+    }
+    const requests = await client.requests();
+    expect(requests.map((request) => [request.seq, request.answer])).toEqual([
+      [2, 400],
+      [3, 400],
+    ]);
+  });
+
+  it('accepts no-report on the inbound route only', async () => {
+    const { client } = await start();
+    await expect(client.setFault({ mode: 'no-report', route: 'outbound' })).rejects.toThrow(/422/);
+    await client.setFault({ mode: 'no-report' });
+    expect(await client.listFaults()).toEqual([{ mode: 'no-report', route: 'inbound' }]);
+  });
+
   it('refuses an invalid fault rule with 422', async () => {
     const { simulator } = await start();
     const response = await fetch(`${simulator.url}/sim/faults`, {
@@ -346,6 +420,34 @@ describe('inbound debits', () => {
     });
     const [sent] = await client.messages('inboundDirectDebitResponse');
     expect(sent?.delivery).toMatchObject({ attempts: 1, lastStatus: 409, state: 'done' });
+  });
+
+  it('acknowledges an inbound debit but never reports on it under a no-report fault', async () => {
+    const ingress = await fakeIngress([]);
+    const { simulator, client } = await start({ engineUrl: ingress.url, responseDelayMs: 5, retry });
+    const uetr = debit.transactionIdentifiers.uetr;
+    await client.setFault({ mode: 'no-report', route: 'inbound', uetr });
+    expect((await sendDebit(simulator)).status).toBe(202);
+    const second: DirectDebit = {
+      ...debit,
+      messageIdentifiers: { ...debit.messageIdentifiers, messageIdentification: 'FNB20250314093000000098' },
+      transactionIdentifiers: {
+        ...debit.transactionIdentifiers,
+        uetr: '0f6c1e0a-8b4d-4c7e-9a1f-3d5b7c9e1a98',
+      },
+    };
+    expect((await sendDebit(simulator, second)).status).toBe(202);
+    // The other debit's report arrives; by then the first one's would have been sent long before.
+    await ingress.acknowledged;
+    expect(ingress.bodies).toHaveLength(1);
+    expect(JSON.parse(ingress.bodies[0] as string).transactionIdentifiers.uetr).toBe(
+      second.transactionIdentifiers.uetr,
+    );
+    expect(await client.messages('inboundDirectDebitResponse', uetr)).toEqual([]);
+    expect(await client.messages('inboundDirectDebit', uetr)).toHaveLength(1);
+    const [request] = await client.requests({ uetr });
+    expect(request).toMatchObject({ answer: 202, fault: 'no-report' });
+    expect((await client.stats()).routes.inbound.faultsInjected).toBe(1);
   });
 
   it('answers a resent inbound debit once and gives each report its own identification', async () => {

@@ -23,7 +23,15 @@ export {
   normaliseEventId,
   type OutgoingPosting,
 } from './postings.ts';
-export { type Receipt, type ReceivedRequest, receivePosting, SeenEvents, verifyPosting } from './receiver.ts';
+export {
+  type EventsHandlerOptions,
+  eventsHandler,
+  type Receipt,
+  type ReceivedRequest,
+  receivePosting,
+  SeenEvents,
+  verifyPosting,
+} from './receiver.ts';
 export { parseReplayRequest, type ReplayRequest, type ReplayResult } from './replay.ts';
 export {
   defaultRetrySchedule,

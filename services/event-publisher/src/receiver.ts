@@ -1,6 +1,7 @@
 // How a bank receives event postings: verify the signature, then keep each event once.
-// Self-contained (Node's crypto only), so it can be copied into a bank's own code base.
+// Self-contained (Node's crypto and http only), so it can be copied into a bank's own code base.
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 
 export interface ReceivedRequest {
   /** Header names in lower case, as Node gives them. */
@@ -97,4 +98,52 @@ export function receivePosting(
   store(posting, eventId); // throws if it could not store: answer 5xx and the posting comes again
   seen.add(eventId);
   return { status: 202, duplicate: false };
+}
+
+export interface EventsHandlerOptions {
+  readonly secrets: readonly string[];
+  readonly seen: SeenEvents;
+  readonly store: (posting: unknown, eventId: string) => void;
+  /** Told every answer (metrics, tests). */
+  readonly onReceipt?: (receipt: Receipt) => void;
+}
+
+/**
+ * `POST /events` on Node's own HTTP server, for example
+ * `createServer(eventsHandler({ secrets: [secret], seen: new SeenEvents(), store })).listen(8443)`.
+ * The body is kept as the raw text that was signed; a store that throws answers 500, so it comes again.
+ */
+export function eventsHandler(options: EventsHandlerOptions) {
+  return (request: IncomingMessage, response: ServerResponse): void => {
+    if (request.method !== 'POST' || request.url?.split('?')[0] !== '/events') {
+      response.writeHead(404).end();
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= 1_048_576) chunks.push(chunk);
+    });
+    request.on('end', () => {
+      if (size > 1_048_576) {
+        response.writeHead(413).end();
+        return;
+      }
+      const headers: Record<string, string | undefined> = {};
+      for (const [name, value] of Object.entries(request.headers)) {
+        headers[name] = Array.isArray(value) ? value[0] : value;
+      }
+      const body = Buffer.concat(chunks).toString('utf8');
+      let receipt: Receipt;
+      try {
+        receipt = receivePosting({ headers, body }, options.secrets, options.seen, options.store);
+      } catch {
+        response.writeHead(500).end();
+        return;
+      }
+      options.onReceipt?.(receipt);
+      response.writeHead(receipt.status).end();
+    });
+  };
 }

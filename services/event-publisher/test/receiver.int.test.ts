@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { DirectDebit, EventPosting } from '@rp/contracts';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describePosting } from '../src/postings.ts';
-import { type Receipt, receivePosting, SeenEvents } from '../src/receiver.ts';
+import { eventsHandler, type Receipt, SeenEvents } from '../src/receiver.ts';
 import {
   bankA,
   expectedIds,
@@ -15,7 +15,7 @@ import {
   uetrOfDebit,
 } from './fixtures.ts';
 
-/** A bank built on the receiver example alone: node:http, its secrets, an in-memory store. */
+/** A bank built on the receiver example alone: its node:http endpoint, its secrets, an in-memory store. */
 const stored: { id: string; posting: unknown }[] = [];
 const receipts: Receipt[] = [];
 const seen = new SeenEvents();
@@ -24,28 +24,18 @@ let server: Server;
 let environment: TestEnvironment;
 
 beforeAll(async () => {
-  server = createServer((request, response) => {
-    let body = '';
-    request.setEncoding('utf8');
-    request.on('data', (chunk: string) => {
-      body += chunk;
-    });
-    request.on('end', () => {
-      const headers = Object.fromEntries(
-        Object.entries(request.headers).map(([name, value]) => [
-          name,
-          Array.isArray(value) ? value[0] : value,
-        ]),
-      );
-      // During a rotation the bank accepts its new secret only; the engine signs with both.
-      const receipt = receivePosting({ headers, body }, [secretsA[1] as string], seen, (posting, id) =>
-        stored.push({ id, posting }),
-      );
-      receipts.push(receipt);
-      for (const wake of [...waiters]) wake();
-      response.writeHead(receipt.status).end();
-    });
-  });
+  // During a rotation the bank accepts its new secret only; the engine signs with both.
+  server = createServer(
+    eventsHandler({
+      secrets: [secretsA[1] as string],
+      seen,
+      store: (posting, id) => stored.push({ id, posting }),
+      onReceipt: (receipt) => {
+        receipts.push(receipt);
+        for (const wake of [...waiters]) wake();
+      },
+    }),
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   environment = await startEnvironment({
     eventsUrlA: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,

@@ -18,6 +18,7 @@ export {
   type SchedulerDeps,
   type SchedulerOptions,
   type SchedulerService,
+  schedulerRetryPolicy,
   serviceName,
 } from './service.ts';
 export {

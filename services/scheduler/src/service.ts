@@ -36,6 +36,15 @@ import {
 } from './window-state.ts';
 import { WindowCalendar, type WindowSettings } from './windows.ts';
 
+/**
+ * How the scheduler's consumers retry a record. Its handlers fail retriably only when MongoDB or Kafka
+ * does not answer, and a record dead-lettered for an outage is a debit that never joins its queue (or
+ * whose status report's acknowledgement is never seen): so, like the tracker's state consumer, retried
+ * practically without end, at most every 30 s. A failure that says it is not retriable still goes to
+ * the dead-letter topic at once. (The consumer default, 4 attempts in about 70 s, lost debits when the
+ * local MongoDB-compatible server stalled for a few minutes under load.)
+ */
+export const schedulerRetryPolicy: RetryPolicy = { delaysMs: [1_000, 5_000, 30_000], maxAttempts: 100_000 };
 export const serviceName = 'scheduler';
 
 /** What the scheduler reads. */
@@ -60,6 +69,7 @@ export interface SchedulerOptions {
   /** Transactions of one partition handled at the same time. Default 32. */
   readonly keyConcurrency?: number;
   readonly partitionsConsumedConcurrently?: number;
+  /** Default `schedulerRetryPolicy`. */
   readonly retry?: Partial<RetryPolicy>;
   /** Transactions examined at the same time when the reconciliation window closes. Default 8. */
   readonly reconciliationConcurrency?: number;
@@ -255,7 +265,7 @@ export function createSchedulerService(deps: SchedulerDeps): SchedulerService {
   let runners: ConsumerRunner[] = [];
   let timer: NodeJS.Timeout | undefined;
   const common = {
-    ...(options.retry ? { retry: options.retry } : {}),
+    retry: { ...schedulerRetryPolicy, ...options.retry },
     partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? 4,
     keyConcurrency: options.keyConcurrency ?? 32,
   };

@@ -1,0 +1,222 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ReceivedPosting } from '@rp/bank-simulator';
+import { eventsApiVersion, type KnownEventType, transactionEventTypes } from '@rp/contracts';
+import { root } from './pipeline.ts';
+
+/** The TRANSACTION_STATE types of an on-us debit that completes, in state order. */
+export const completedDebitJourney: readonly KnownEventType[] = [
+  'DEBIT_REQUEST_RECEIVED',
+  'DEBIT_REQUEST_ACCEPTED',
+  'DEBIT_STATUS_DELIVERY_PENDING',
+  'DEBIT_STATUS_DELIVERED',
+  'DEBIT_QUEUED',
+  'DEBIT_DELIVERY_PENDING',
+  'DEBIT_DELIVERED',
+  'DEBIT_RESPONSE_ACCEPTED',
+  'DEBIT_COMPLETED',
+];
+
+/** Runs `items` through `work`, at most `limit` at a time; results in the order of `items`. */
+export async function inPool<T, R>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await work(items[index] as T, index);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
+
+/**
+ * A uetr's postings at the bank once at least `count` arrived, on the simulator's long poll (asked
+ * again while the deadline allows: one poll is capped at two minutes). Rejects at the deadline.
+ */
+export async function postingsOnceArrived(
+  simulatorUrl: string,
+  uetr: string,
+  count: number,
+  deadline: number,
+): Promise<ReceivedPosting[]> {
+  for (;;) {
+    const timeoutMs = Math.max(1, Math.min(110_000, deadline - Date.now()));
+    const query = new URLSearchParams({ uetr, count: String(count), timeoutMs: String(timeoutMs) });
+    const response = await fetch(`${simulatorUrl}/sim/postings/wait?${query}`, {
+      signal: AbortSignal.timeout(timeoutMs + 10_000),
+    });
+    if (!response.ok) throw new Error(`wait for ${uetr}: HTTP ${response.status} ${await response.text()}`);
+    const answer = (await response.json()) as { complete: boolean; postings: ReceivedPosting[] };
+    if (answer.complete) return answer.postings;
+    if (Date.now() >= deadline) {
+      throw new Error(`${answer.postings.length} of ${count} postings for ${uetr} arrived in time`);
+    }
+  }
+}
+
+/** Whether the postings end with the ESM_STATE posting of DEBIT_COMPLETED (nothing follows it). */
+export function reachedFinalPosting(postings: readonly ReceivedPosting[]): boolean {
+  const last = postings.at(-1)?.posting;
+  const beforeLast = postings.at(-2)?.posting;
+  return (
+    last?.class === 'ESM_STATE' &&
+    beforeLast?.class === 'TRANSACTION_STATE' &&
+    beforeLast.type === 'DEBIT_COMPLETED'
+  );
+}
+
+/** What one transaction's postings looked like at the bank, in arrival order. */
+export interface JourneySummary {
+  readonly uetr: string;
+  /** `<class>:<eventId>` per posting, in arrival order. */
+  readonly ids: readonly string[];
+  /**
+   * ESM_STATE postings the bank got once for two stages: identical in every member (same ESM states,
+   * same creationDateTime), so they share one event id (services/event-publisher/README.md).
+   */
+  readonly mergedEsm: number;
+  readonly problems: readonly string[];
+}
+
+/**
+ * Checks one completed on-us debit's postings as the bank stored them (the simulator keeps each event
+ * id once, in the order of first arrival): every TRANSACTION_STATE posting of the journey once, in state
+ * order (stageVersion 1, 2, ...), each followed by its ESM_STATE posting with the catalogue's ESM states,
+ * every signature verified, the API version of this release. An ESM_STATE posting may be missing only
+ * where it would be identical to the one before it (same states, and its stage happened at the same
+ * instant as the stage before), since the two then have one event id.
+ */
+export function checkCompletedDebit(uetr: string, postings: readonly ReceivedPosting[]): JourneySummary {
+  const problems: string[] = [];
+  const problem = (text: string) => problems.push(`${uetr}: ${text}`);
+  const labels: string[] = [];
+  const expected: string[] = [];
+  const versions: number[] = [];
+  let mergedEsm = 0;
+  let lastType: KnownEventType | undefined;
+  let lastEsm: { state: string; at: string } | undefined;
+  let awaitingEsm: { type: KnownEventType; state: string; at: string } | undefined;
+  const closeStage = () => {
+    if (!awaitingEsm) return;
+    // The stage's ESM_STATE posting did not follow it: acceptable only when it would have been the
+    // previous ESM_STATE posting once more (same states, same creationDateTime: the same event id).
+    if (lastEsm && lastEsm.state === awaitingEsm.state && lastEsm.at === awaitingEsm.at) {
+      mergedEsm += 1;
+      expected.pop();
+    }
+    awaitingEsm = undefined;
+  };
+  for (const received of postings) {
+    const { posting } = received;
+    if (received.uetr !== uetr) problem(`posting ${received.eventId} is filed under ${received.uetr}`);
+    if (!received.signatureVerified) problem(`posting ${received.eventId} was not signature-verified`);
+    if (posting.apiVersion !== eventsApiVersion) {
+      problem(`posting ${received.eventId}: apiVersion ${posting.apiVersion}`);
+    }
+    if (posting.class === 'TRANSACTION_STATE') {
+      closeStage();
+      const type = posting.type as KnownEventType;
+      if (posting.messageInfo.messageIdentification !== received.eventId) {
+        problem(`webhook-id ${received.eventId} is not ${posting.messageInfo.messageIdentification}`);
+      }
+      if (posting.name !== `TRANSACTION_STATE_${type}`) problem(`name ${posting.name}`);
+      if (posting.tranInfo.tranUetr !== uetr) problem(`tranUetr ${posting.tranInfo.tranUetr}`);
+      const esm = transactionEventTypes[type]?.esm;
+      const at = posting.creationDateTime ?? posting.messageInfo.creationDateTime;
+      labels.push(`TRANSACTION_STATE ${type}`);
+      expected.push(`TRANSACTION_STATE ${type}`, `ESM_STATE ${type}`);
+      versions.push(posting.stageVersion);
+      awaitingEsm = { type, state: `${esm?.transactionState}/${esm?.financialTransactionState}`, at };
+      lastType = type;
+      continue;
+    }
+    // An ESM_STATE posting carries the ESM states of the stage it follows.
+    const esm = lastType ? transactionEventTypes[lastType]?.esm : undefined;
+    const state = `${posting.state.transactionState}/${posting.state.financialTransactionState}`;
+    if (!esm || state !== `${esm.transactionState}/${esm.financialTransactionState}`) {
+      problem(`ESM_STATE after ${lastType}: ${state}, catalogue ${JSON.stringify(esm)}`);
+    }
+    if (posting.identifiers.uetr !== uetr) problem(`ESM identifiers.uetr ${posting.identifiers.uetr}`);
+    labels.push(`ESM_STATE ${awaitingEsm ? lastType : 'without its stage'}`);
+    awaitingEsm = undefined;
+    lastEsm = { state, at: posting.creationDateTime };
+  }
+  closeStage();
+  const journey = completedDebitJourney.map((type) => `TRANSACTION_STATE ${type}`);
+  if (
+    JSON.stringify(labels.filter((label) => label.startsWith('TRANSACTION_STATE'))) !==
+    JSON.stringify(journey)
+  ) {
+    problem(`TRANSACTION_STATE postings in arrival order ${JSON.stringify(labels)}`);
+  } else if (JSON.stringify(labels) !== JSON.stringify(expected)) {
+    problem(`postings in arrival order ${JSON.stringify(labels)}`);
+  }
+  if (JSON.stringify(versions) !== JSON.stringify(completedDebitJourney.map((_, index) => index + 1))) {
+    problem(`stageVersions in arrival order ${JSON.stringify(versions)}`);
+  }
+  const ids = postings.map((received) => `${received.posting.class}:${received.eventId}`);
+  if (new Set(postings.map((received) => received.eventId)).size !== postings.length) {
+    problem('an event id was stored twice');
+  }
+  return { uetr, ids, mergedEsm, problems };
+}
+
+export interface CliResult {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+const cliMain = join(root, 'packages', 'cli', 'dist', 'main.js');
+
+/** Runs the operator CLI (`rp <args>`, built) as its own process, as an operator would. */
+export function runCli(
+  args: readonly string[],
+  env: Readonly<Record<string, string>> = {},
+): Promise<CliResult> {
+  if (!existsSync(cliMain)) {
+    return Promise.reject(new Error(`the CLI is not built (${cliMain} missing); run the build first`));
+  }
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [cliMain, ...args], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+    });
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
+    child.once('error', reject);
+    child.once('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? (signal ? 128 : 1), stdout, stderr });
+    });
+  });
+}
+
+/** Polls state that offers no wait of its own (counters, MongoDB) until `probe` answers; rejects after `timeoutMs`. */
+export async function eventually<R>(
+  probe: () => Promise<R | undefined>,
+  what: string,
+  timeoutMs = 60_000,
+): Promise<R> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
