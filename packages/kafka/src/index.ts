@@ -27,4 +27,9 @@ export {
 } from './names.ts';
 export type { Producer, ProducerOptions, ProducerRecord, TopicCodecs } from './producer.ts';
 export { retryHeader } from './retry-headers.ts';
-export { type DeadLetterReason, defaultRetryPolicy, type RetryPolicy } from './retry-policy.ts';
+export {
+  type DeadLetterReason,
+  defaultRetryPolicy,
+  outageRetryPolicy,
+  type RetryPolicy,
+} from './retry-policy.ts';

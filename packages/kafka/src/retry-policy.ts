@@ -12,6 +12,14 @@ export interface RetryPolicy {
 
 export const defaultRetryPolicy: RetryPolicy = { delaysMs: [1_000, 10_000, 60_000], maxAttempts: 4 };
 
+/**
+ * For consumers whose records must never be dead-lettered for an outage (a debit that would never join
+ * its queue, a bank's report that would never complete its debit): retried practically without end, at
+ * most every 30 s, through an outage of MongoDB or Kafka longer than a business day. A failure that says
+ * it is not retriable still goes to the dead-letter topic at once.
+ */
+export const outageRetryPolicy: RetryPolicy = { delaysMs: [1_000, 5_000, 30_000], maxAttempts: 100_000 };
+
 export function retryPolicy(overrides: Partial<RetryPolicy> = {}): RetryPolicy {
   const policy = { ...defaultRetryPolicy, ...overrides };
   if (!Number.isInteger(policy.maxAttempts) || policy.maxAttempts < 1) {

@@ -1,5 +1,11 @@
 import type { DeliveryOutcome, DirectDebit, TopicName } from '@rp/contracts';
-import { type ConsumerRunner, consumerGroupName, type KafkaClient, type RetryPolicy } from '@rp/kafka';
+import {
+  type ConsumerRunner,
+  consumerGroupName,
+  type KafkaClient,
+  outageRetryPolicy,
+  type RetryPolicy,
+} from '@rp/kafka';
 import {
   createStateEmitter,
   type PipelineCodecs,
@@ -37,14 +43,11 @@ import {
 import { WindowCalendar, type WindowSettings } from './windows.ts';
 
 /**
- * How the scheduler's consumers retry a record. Its handlers fail retriably only when MongoDB or Kafka
- * does not answer, and a record dead-lettered for an outage is a debit that never joins its queue (or
- * whose status report's acknowledgement is never seen): so, like the tracker's state consumer, retried
- * practically without end, at most every 30 s. A failure that says it is not retriable still goes to
- * the dead-letter topic at once. (The consumer default, 4 attempts in about 70 s, lost debits when the
- * local MongoDB-compatible server stalled for a few minutes under load.)
+ * How the scheduler's consumers retry a record: through outages (a record dead-lettered for an outage is
+ * a debit that never joins its queue). The consumer default, 4 attempts in about 70 s, lost debits when
+ * the local MongoDB-compatible server stalled for a few minutes under load.
  */
-export const schedulerRetryPolicy: RetryPolicy = { delaysMs: [1_000, 5_000, 30_000], maxAttempts: 100_000 };
+export const schedulerRetryPolicy: RetryPolicy = outageRetryPolicy;
 export const serviceName = 'scheduler';
 
 /** What the scheduler reads. */

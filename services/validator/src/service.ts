@@ -1,5 +1,11 @@
 import type { DirectDebit, PaymentStatusReport, TopicName } from '@rp/contracts';
-import { type ConsumerRunner, consumerGroupName, type KafkaClient, type RetryPolicy } from '@rp/kafka';
+import {
+  type ConsumerRunner,
+  consumerGroupName,
+  type KafkaClient,
+  outageRetryPolicy,
+  type RetryPolicy,
+} from '@rp/kafka';
 import {
   createStateEmitter,
   type Participants,
@@ -92,7 +98,8 @@ export function createValidatorService(deps: ValidatorDeps): ValidatorService {
     throw new AppError('CONFIG_INVALID', `the validator needs codecs for ${consumedTopics.join(' and ')}`);
   }
   const common = {
-    ...(options.retry ? { retry: options.retry } : {}),
+    // A report dead-lettered for an outage is a debit that never completes: retried through outages.
+    retry: { ...outageRetryPolicy, ...options.retry },
     partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? 4,
   };
   let runners: ConsumerRunner[] = [];
