@@ -135,7 +135,7 @@ describe('local stack', () => {
       const result = await stackUp(options);
       remember(result);
       expect(result.components.map((component) => component.name).sort()).toEqual([...componentNames].sort());
-      expect(result.kafkaBrokers).toEqual(['127.0.0.1:19192']);
+      expect(result.kafkaBrokers).toEqual([`127.0.0.1:${ports.kafka}`]);
       expect(readStackEnv(options)).toEqual({
         kafkaBrokers: result.kafkaBrokers,
         schemaRegistryUrl: 'http://127.0.0.1:18181/apis/ccompat/v7',
