@@ -41,7 +41,9 @@ export async function testCommand(root: string, args: readonly string[]): Promis
   const dirs = workspaceDirs(root);
   for (const dir of dirs) rmSync(join(dir, '.test-results'), { recursive: true, force: true });
   const filter = args.flatMap((name) => ['--filter', name]);
-  const testArgs = ['run', 'test', '--concurrency=2', '--continue', '--log-order=grouped', ...filter];
+  // One package at a time: the end-to-end files run a whole pipeline each, and on a two-core machine a
+  // second package beside them starves both (and crowds the one MongoDB-compatible server).
+  const testArgs = ['run', 'test', '--concurrency=1', '--continue', '--log-order=grouped', ...filter];
   const code = await step('tests', turbo, testArgs, env);
 
   const totals = collectTestTotals(dirs);

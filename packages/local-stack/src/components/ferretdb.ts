@@ -23,6 +23,9 @@ import { readPidFile, runCommand, spawnDetached, stopProcess } from '../process.
 import { type Component, cachedStep, processMarker } from './component.ts';
 import { findPostgresBindir } from './postgres.ts';
 
+/** PostgreSQL connections FerretDB may hold (see the start command). */
+export const ferretdbPoolSize = 250;
+
 const modulePath = 'github.com/FerretDB/FerretDB';
 const moduleVersion = `v${versions.ferretdb}`;
 /** The database inside PostgreSQL that holds every MongoDB database FerretDB serves. */
@@ -143,7 +146,11 @@ export const ferretdbComponent: Component = {
       binary(config),
       [
         '--handler=postgresql',
-        `--postgresql-url=${postgresUrl}/${backendDatabase}`,
+        // FerretDB's pool defaults to 50 connections, and an operation can hold one while it waits for
+        // another (its metadata): with dozens of clients at once (a pipeline's seven services and the
+        // tests beside them) all 50 ended up held and the server stopped answering. PostgreSQL is
+        // started with room for this pool (postgres.ts).
+        `--postgresql-url=${postgresUrl}/${backendDatabase}?pool_max_conns=${ferretdbPoolSize}`,
         `--listen-addr=127.0.0.1:${config.ports.mongo}`,
         `--state-dir=${stateDir}`,
         '--debug-addr=-',

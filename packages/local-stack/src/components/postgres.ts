@@ -170,7 +170,8 @@ export const postgresComponent: Component = {
     closeSync(openSync(logFile, 'a'));
     giveToServerUser(logFile);
     // TCP on 127.0.0.1 only, and no Unix socket: its path would depend on how deep the stack folder is.
-    const serverOptions = `-p ${config.ports.postgres} -c listen_addresses=127.0.0.1 -c unix_socket_directories=''`;
+    // Room for FerretDB's pool (ferretdb.ts) and a few administrative connections.
+    const serverOptions = `-p ${config.ports.postgres} -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c max_connections=300`;
     // pg_ctl detaches the server itself (its own session) and waits until it accepts connections.
     const result = await runAsServerUser(
       join(bindir, 'pg_ctl'),
