@@ -118,6 +118,15 @@ export const defaultBank: SimulatedBank = {
   debitLimits: { ZAR: '500000' },
 };
 
+/** How long a stopped service may take to drain before it is killed. */
+const stopGraceMs = 20_000;
+
+/** Every service process this process started; none outlives it (see below). */
+const spawned = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of spawned) child.kill('SIGKILL');
+});
+
 /** A port nobody listens on right now (the kernel's pick). */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -218,6 +227,8 @@ export async function launchPipeline(options: LaunchOptions): Promise<Pipeline> 
     });
     child.stdout?.pipe(log);
     child.stderr?.pipe(log);
+    spawned.add(child);
+    child.once('exit', () => spawned.delete(child));
     return child;
   };
   const ended = async (child: ChildProcess, signal: NodeJS.Signals) => {
@@ -226,7 +237,12 @@ export async function launchPipeline(options: LaunchOptions): Promise<Pipeline> 
     // A frozen process (SIGSTOP) acts on no signal but SIGKILL until it is continued.
     if (signal !== 'SIGKILL') child.kill('SIGCONT');
     child.kill(signal);
+    // A service that has not drained within the grace (a loaded machine, a stuck dependency) is killed,
+    // so that stopping a pipeline always ends.
+    const grace =
+      signal === 'SIGKILL' ? undefined : setTimeout(() => alive(child) && child.kill('SIGKILL'), stopGraceMs);
     await exit;
+    clearTimeout(grace);
   };
   const readyPath = (service: PipelineService) => (service === 'bank-simulator' ? 'live' : 'ready');
 
