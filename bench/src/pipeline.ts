@@ -1,5 +1,6 @@
 import { BankSimulatorClient } from '@rp/bank-simulator';
 import {
+  anyTimeWindows,
   launchPipeline,
   type Pipeline,
   type PipelineEndpoints,
@@ -221,11 +222,7 @@ export async function pipelineBench(
     env: {
       LOG_LEVEL: 'warn',
       RESPONSE_DELAY: '0ms',
-      BUSINESS_DAYS: 'MON,TUE,WED,THU,FRI,SAT,SUN',
-      DEBIT_WINDOW_OPEN: '00:00',
-      DEBIT_WINDOW_CLOSE: '23:58',
-      RECONCILIATION_WINDOW_CLOSE: '23:59',
-      WINDOW_TICK: '200ms',
+      ...anyTimeWindows,
     },
   });
   const probe = new Probe(pipeline, options.endpoints);

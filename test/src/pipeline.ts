@@ -2,6 +2,7 @@ import { createServer, type Server, type Socket, connect as tcpConnect } from 'n
 import { fileURLToPath } from 'node:url';
 import { BankSimulatorClient, type ReceivedPosting } from '@rp/bank-simulator';
 import {
+  anyTimeWindows,
   johannesburgDate,
   type LaunchOptions,
   launchPipeline,
@@ -15,19 +16,8 @@ import { infra } from '@rp/testkit';
 
 export const root = fileURLToPath(new URL('../..', import.meta.url));
 
-/**
- * Windows for tests that may run at any hour on any day: every day is a business day, today's debit
- * window spans the whole day (so a debit collected today waits for today's window), and it opens only
- * when a test declares the credits final with the admin trigger. The reconciliation window closes by
- * the admin trigger as well.
- */
-export const testWindows: Readonly<Record<string, string>> = {
-  BUSINESS_DAYS: 'MON,TUE,WED,THU,FRI,SAT,SUN',
-  DEBIT_WINDOW_OPEN: '00:00',
-  DEBIT_WINDOW_CLOSE: '23:58',
-  RECONCILIATION_WINDOW_CLOSE: '23:59',
-  WINDOW_TICK: '200ms',
-};
+/** The launcher's any-time windows (see `anyTimeWindows`). */
+export const testWindows = anyTimeWindows;
 
 /**
  * Store-and-forward at test speed: retries looked at again within a second or two instead of minutes,

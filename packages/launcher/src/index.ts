@@ -1,4 +1,5 @@
 export {
+  anyTimeWindows,
   defaultBank,
   freePort,
   type InstanceOptions,

@@ -111,6 +111,20 @@ export interface Pipeline {
   stop(): Promise<void>;
 }
 
+/**
+ * Windows for a pipeline that may run at any hour on any day (tests, benchmarks): every day a business
+ * day, today's debit window spanning the whole day (a debit collected today waits for today's window),
+ * opened only by the admin trigger that declares credits final; the reconciliation window closes by its
+ * admin trigger as well.
+ */
+export const anyTimeWindows: Readonly<Record<string, string>> = {
+  BUSINESS_DAYS: 'MON,TUE,WED,THU,FRI,SAT,SUN',
+  DEBIT_WINDOW_OPEN: '00:00',
+  DEBIT_WINDOW_CLOSE: '23:58',
+  RECONCILIATION_WINDOW_CLOSE: '23:59',
+  WINDOW_TICK: '200ms',
+};
+
 export const defaultBank: SimulatedBank = {
   memberId: '250655',
   name: 'Baobab Bank (synthetic)',

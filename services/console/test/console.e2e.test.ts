@@ -2,7 +2,14 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, launchPipeline, type Pipeline, type PipelineService, sampleOnUsDebit } from '@rp/launcher';
+import {
+  anyTimeWindows,
+  freePort,
+  launchPipeline,
+  type Pipeline,
+  type PipelineService,
+  sampleOnUsDebit,
+} from '@rp/launcher';
 import { infra } from '@rp/testkit';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -12,17 +19,7 @@ const root = fileURLToPath(new URL('../../..', import.meta.url));
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
 const resultsDir = join(packageDir, '.test-results');
 
-/**
- * Windows for a test that may run at any hour on any day (as test/src/pipeline.ts's testWindows): every
- * day a business day, today's debit window spanning the day, opened by the admin trigger only.
- */
-const testWindows = {
-  BUSINESS_DAYS: 'MON,TUE,WED,THU,FRI,SAT,SUN',
-  DEBIT_WINDOW_OPEN: '00:00',
-  DEBIT_WINDOW_CLOSE: '23:58',
-  RECONCILIATION_WINDOW_CLOSE: '23:59',
-  WINDOW_TICK: '200ms',
-};
+const testWindows = anyTimeWindows;
 /** Store-and-forward at test speed (as test/src/pipeline.ts's testDispatcherEnv). */
 const testDispatcherEnv = {
   RETRY_TIERS: '250ms,500ms,1s',
