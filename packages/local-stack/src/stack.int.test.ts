@@ -138,9 +138,9 @@ describe('local stack', () => {
       expect(result.kafkaBrokers).toEqual([`127.0.0.1:${ports.kafka}`]);
       expect(readStackEnv(options)).toEqual({
         kafkaBrokers: result.kafkaBrokers,
-        schemaRegistryUrl: 'http://127.0.0.1:18181/apis/ccompat/v7',
-        mongodbUri: 'mongodb://127.0.0.1:27118/',
-        postgresUrl: 'postgres://postgres@127.0.0.1:15532/postgres',
+        schemaRegistryUrl: `http://127.0.0.1:${ports.registry}/apis/ccompat/v7`,
+        mongodbUri: `mongodb://127.0.0.1:${ports.mongo}/`,
+        postgresUrl: `postgres://postgres@127.0.0.1:${ports.postgres}/postgres`,
       });
 
       expect(await kafkaRoundTrip(result.kafkaBrokers)).toBe('hello from the stack test');
