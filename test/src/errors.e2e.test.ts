@@ -305,6 +305,20 @@ describe('spec section 7: errors, row by row', () => {
     ]);
     expect((await e2e.transaction(rejected.uetr))?.state).toBe('DEBIT_REJECTION_DELIVERED');
 
+    // A correction that keeps the rejected debit's UETR is refused at once (409 at the UETR), never
+    // acknowledged and then left unprocessed: the UETR names the rejected transaction.
+    const sameUetr = await e2e.sendDebit({
+      uetr: rejected.uetr,
+      messageIdentification: `${rejected.messageIdentification.slice(0, 30)}C1`,
+      debtorAccount: goodDebtor,
+      creditorAccount: goodCreditor,
+    });
+    expect(sameUetr.response.status).toBe(409);
+    expect(await sameUetr.response.json()).toMatchObject({
+      type: '/problems/duplicate-transaction',
+      errors: [{ pointer: '/transactionIdentifiers/uetr' }],
+    });
+
     // The bank corrects the accounts and sends the debit again as a new message (new messageIdentification,
     // new UETR): accepted and carried through.
     const corrected = await e2e.sendDebit({ debtorAccount: goodDebtor, creditorAccount: goodCreditor });

@@ -23,7 +23,7 @@ import type { Context, Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { readJsonBody } from './body.ts';
 import type { CallerResolver } from './caller.ts';
-import { idempotencyKey, payloadHash, producedMarkerKey } from './idempotency.ts';
+import { idempotencyKey, payloadHash, producedMarkerKey, transactionKey } from './idempotency.ts';
 import type { IngressMetrics, IngressOperation, IngressOutcome } from './metrics.ts';
 import { directDebitOfSnapshot } from './snapshot.ts';
 
@@ -60,6 +60,12 @@ type Admission = { ok: true; produce(): Promise<void> } | { ok: false; errors: F
 
 interface Receiver<M extends DirectDebit | PaymentStatusReport> {
   operation: IngressOperation;
+  /**
+   * The message starts a transaction: its UETR is claimed for it, so another message naming the same
+   * UETR (a corrected debit that kept the rejected one's UETR) is refused rather than acknowledged and
+   * never processed.
+   */
+  startsTransaction: boolean;
   validate(json: unknown): ValidationResult<M>;
   admit(message: M, caller: Participant, log: Logger): Promise<Admission>;
 }
@@ -81,6 +87,7 @@ export function registerIngressRoutes(app: Hono<AppEnv>, options: IngressRoutesO
 
   const outboundDirectDebit: Receiver<DirectDebit> = {
     operation: 'outboundDirectDebit',
+    startsTransaction: true,
     validate: validateDirectDebit,
     admit: async (debit) => ({
       ok: true,
@@ -108,6 +115,7 @@ export function registerIngressRoutes(app: Hono<AppEnv>, options: IngressRoutesO
 
   const inboundDirectDebitResponse: Receiver<PaymentStatusReport> = {
     operation: 'inboundDirectDebitResponse',
+    startsTransaction: false,
     validate: validatePaymentStatusReport,
     async admit(report, caller, log) {
       const uetr = report.transactionIdentifiers.uetr;
@@ -252,6 +260,35 @@ export function registerIngressRoutes(app: Hono<AppEnv>, options: IngressRoutesO
           return c.json(acknowledgement, 202);
         }
         outcome = 'reproduced';
+      }
+      if (receiver.startsTransaction) {
+        // After the message's own claim, so a refused message answers its resends the same way and a
+        // UETR is only ever held by a message that was claimed.
+        const held = await idempotency.claim({
+          key: transactionKey(uetr),
+          payloadHash: hash,
+          uetr,
+          receivedAt,
+        });
+        if (held.outcome === 'conflict') {
+          log.info(
+            { firstReceivedAt: held.record.receivedAt },
+            'UETR already names a transaction started by another message',
+          );
+          return refuse('conflict', {
+            ...problem(
+              'duplicateTransaction',
+              `UETR ${uetr} already names a transaction started by another message; a corrected or new debit needs a new UETR`,
+              instance,
+            ),
+            errors: [
+              {
+                pointer: '/transactionIdentifiers/uetr',
+                detail: 'already names a transaction started by another message',
+              },
+            ],
+          });
+        }
       }
       await admission.produce();
       metrics.produced(operation, (performance.now() - started) / 1000);

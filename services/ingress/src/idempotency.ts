@@ -19,6 +19,15 @@ export function producedMarkerKey(claimKey: string): string {
 }
 
 /**
+ * The key that holds a UETR for the message that started its transaction (claimed with that message's
+ * payload hash): a second message naming the same UETR is a conflict. Like the marker's, the prefix
+ * keeps it apart from message claims, whose keys start with a member id.
+ */
+export function transactionKey(uetr: string): string {
+  return `transaction:${uetr}`;
+}
+
+/**
  * The message in canonical form: object members sorted by name at every depth, arrays in order, amounts
  * as the canonical decimal strings validation leaves them. Two bodies that differ only in member order,
  * white space or the spelling of a number (1500.0 and 1500) are the same message.

@@ -23,7 +23,7 @@ import { connectStore, type Store } from '@rp/store';
 import { infra, uniqueName } from '@rp/testkit';
 import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { idempotencyKey, payloadHash } from '../src/idempotency.ts';
+import { idempotencyKey, payloadHash, producedMarkerKey } from '../src/idempotency.ts';
 import { createIngressService, type IngressService, producedTopics } from '../src/service.ts';
 import { canonicalAmounts, debitBody, messageId, reportBody } from './fixtures.ts';
 import { readTopic, type TopicReader } from './topic-reader.ts';
@@ -103,6 +103,25 @@ const postDebit = (debit: DirectDebit, running = healthy) =>
   post(running, servicePaths.outboundDirectDebit, JSON.stringify(debit));
 const postReport = (report: PaymentStatusReport, running = healthy) =>
   post(running, servicePaths.inboundDirectDebitResponse, JSON.stringify(report));
+
+/**
+ * Produces a sentinel record under the transaction's key (the service's own producer, so the same
+ * partition) and waits until it is read: any record the service produced for the key before it has been
+ * read by then.
+ */
+async function readPastKey(debit: DirectDebit): Promise<void> {
+  const sentinelId = messageId('S');
+  await healthy.producer.send('rp.directdebit.received.v1', [
+    {
+      key: debit.transactionIdentifiers.uetr,
+      value: canonicalAmounts({
+        ...debit,
+        messageIdentifiers: { ...debit.messageIdentifiers, messageIdentification: sentinelId },
+      }),
+    },
+  ]);
+  await received.waitFor((entry) => entry.value.messageIdentifiers.messageIdentification === sentinelId);
+}
 
 async function outcomes(running: Running): Promise<Record<string, number>> {
   const metric = await running.metrics.registry.getSingleMetric('rp_ingress_messages_total')?.get();
@@ -192,18 +211,7 @@ describe('POST outbound/direct-debit', () => {
     expect(resend.status).toBe(202);
     expect(await resend.json()).toEqual(await first.json());
 
-    // A later message of the same transaction shares the partition: once it is read, a second copy of
-    // the resend would have been read before it.
-    const sentinel = {
-      ...debit,
-      messageIdentifiers: { ...debit.messageIdentifiers, messageIdentification: messageId('S') },
-    };
-    expect((await postDebit(sentinel)).status).toBe(202);
-    await received.waitFor(
-      (entry) =>
-        entry.value.messageIdentifiers.messageIdentification ===
-        sentinel.messageIdentifiers.messageIdentification,
-    );
+    await readPastKey(debit);
     const copies = received.records.filter(
       (entry) =>
         entry.key === uetr &&
@@ -254,6 +262,48 @@ describe('POST outbound/direct-debit', () => {
       detail: expect.stringContaining(debit.messageIdentifiers.messageIdentification),
       instance: servicePaths.outboundDirectDebit,
     });
+  });
+
+  test('a second message naming a UETR already in use is a 409 at the UETR, and is not produced', async () => {
+    const first = debitBody();
+    const uetr = first.transactionIdentifiers.uetr;
+    expect((await postDebit(first)).status).toBe(202);
+    await received.waitFor((entry) => entry.key === uetr);
+    const conflictsBefore = (await outcomes(healthy))['outboundDirectDebit:conflict'] ?? 0;
+
+    // A corrected debit that kept the UETR of the first: a new message identification, new content.
+    const corrected = debitBody({
+      transactionIdentifiers: first.transactionIdentifiers,
+      amounts: { bankSettlementAmount: { value: 99.5 as unknown as string, currency: 'ZAR' } },
+    });
+    for (let attempt = 0; attempt < 2; attempt++) {
+      // Its resend is answered the same way.
+      const response = await postDebit(corrected);
+      expect(response.status).toBe(409);
+      expect(response.headers.get('content-type')).toBe('application/problem+json');
+      expect(await response.json()).toMatchObject({
+        type: '/problems/duplicate-transaction',
+        status: 409,
+        detail: expect.stringContaining(uetr),
+        errors: [{ pointer: '/transactionIdentifiers/uetr' }],
+      });
+    }
+    expect((await outcomes(healthy))['outboundDirectDebit:conflict']).toBe(conflictsBefore + 2);
+    const claimKey = idempotencyKey(
+      corrected.instructingAgent?.memberId ?? '',
+      corrected.messageIdentifiers.messageIdentification,
+    );
+    expect(await store.idempotency.get(producedMarkerKey(claimKey))).toBeNull();
+    await readPastKey(first);
+    const corrections = received.records.filter(
+      (entry) =>
+        entry.value.messageIdentifiers.messageIdentification ===
+        corrected.messageIdentifiers.messageIdentification,
+    );
+    expect(corrections).toEqual([]);
+
+    // The first message's resend is still the same transaction: 202.
+    expect((await postDebit(first)).status).toBe(202);
   });
 
   test('refuses what it cannot read with problem bodies: 415, 413, 400', async () => {

@@ -220,7 +220,8 @@ export function buildOpenApiDocument(set: SchemaSet): Json {
           `${problemTypes.malformedJson.title} (${problemTypes.malformedJson.type}).`,
         ),
         DuplicateMessage: problemResponse(
-          `${problemTypes.duplicateMessage.title} (${problemTypes.duplicateMessage.type}). The same content again is accepted (202).`,
+          `${problemTypes.duplicateMessage.title} (${problemTypes.duplicateMessage.type}). The same content again is accepted (202). ` +
+            `For a DirectDebit also: ${problemTypes.duplicateTransaction.title.toLowerCase()} (${problemTypes.duplicateTransaction.type}), with errors at /transactionIdentifiers/uetr; a corrected debit needs a new UETR.`,
         ),
         PayloadTooLarge: problemResponse(
           `${problemTypes.payloadTooLarge.title}: at most ${maxRequestBodyBytes} bytes (${problemTypes.payloadTooLarge.type}).`,

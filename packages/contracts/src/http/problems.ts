@@ -18,6 +18,11 @@ export const problemTypes = {
     title: 'A different message with this messageIdentification was already received',
     status: 409,
   },
+  duplicateTransaction: {
+    type: '/problems/duplicate-transaction',
+    title: 'Another message already started a transaction with this UETR',
+    status: 409,
+  },
   payloadTooLarge: {
     type: '/problems/payload-too-large',
     title: 'The request body is larger than allowed',
