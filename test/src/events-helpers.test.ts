@@ -48,7 +48,7 @@ const journey = (times = completedDebitJourney.map((_, index) => at(index))) =>
 describe('checkCompletedDebit', () => {
   it('passes a whole journey in order and sees its end', () => {
     const postings = journey();
-    expect(checkCompletedDebit(uetr, postings)).toMatchObject({ problems: [], mergedEsm: 0 });
+    expect(checkCompletedDebit(uetr, postings)).toMatchObject({ problems: [] });
     expect(reachedFinalPosting(postings)).toBe(true);
     expect(reachedFinalPosting(postings.slice(0, -1))).toBe(false);
   });
@@ -84,23 +84,27 @@ describe('checkCompletedDebit', () => {
     ]);
   });
 
-  it('accepts a missing ESM_STATE posting only where it was identical to the one before', () => {
+  it("names a missing ESM_STATE posting, also one alike the one before, and one that is not its stage's", () => {
     // DEBIT_DELIVERED and DEBIT_RESPONSE_ACCEPTED map to the same ESM states; at one instant their
-    // ESM_STATE postings are the same posting (one event id).
+    // ESM_STATE postings are alike in every member, and each stage still has its own.
     const delivered = completedDebitJourney.indexOf('DEBIT_DELIVERED');
     const times = completedDebitJourney.map((_, index) => at(index === delivered + 1 ? delivered : index));
     const sameInstant = journey(times);
     const merged = [...sameInstant.slice(0, 2 * delivered + 3), ...sameInstant.slice(2 * delivered + 4)];
-    expect(checkCompletedDebit(uetr, merged)).toMatchObject({ problems: [], mergedEsm: 1 });
-
-    const apart = journey();
-    const lost = [...apart.slice(0, 2 * delivered + 3), ...apart.slice(2 * delivered + 4)];
-    expect(checkCompletedDebit(uetr, lost).problems).toEqual([
+    expect(checkCompletedDebit(uetr, merged).problems).toEqual([
       expect.stringContaining('postings in arrival order'),
     ]);
-    const lostOther = [...apart.slice(0, 1), ...apart.slice(2)];
-    expect(checkCompletedDebit(uetr, lostOther).problems).toEqual([
+    const lostFirst = [...journey().slice(0, 1), ...journey().slice(2)];
+    expect(checkCompletedDebit(uetr, lostFirst).problems).toEqual([
       expect.stringContaining('postings in arrival order'),
+    ]);
+
+    // An ESM_STATE posting under another stage's id.
+    const swappedIds = journey().map((posting, index) =>
+      index === 1 ? { ...posting, eventId: `ESM${'f'.repeat(32)}` } : posting,
+    );
+    expect(checkCompletedDebit(uetr, swappedIds).problems).toEqual([
+      expect.stringContaining('does not pair with its stage'),
     ]);
   });
 });

@@ -77,11 +77,6 @@ export interface JourneySummary {
   readonly uetr: string;
   /** `<class>:<eventId>` per posting, in arrival order. */
   readonly ids: readonly string[];
-  /**
-   * ESM_STATE postings the bank got once for two stages: identical in every member (same ESM states,
-   * same creationDateTime), so they share one event id (services/event-publisher/README.md).
-   */
-  readonly mergedEsm: number;
   readonly problems: readonly string[];
 }
 
@@ -89,9 +84,8 @@ export interface JourneySummary {
  * Checks one completed on-us debit's postings as the bank stored them (the simulator keeps each event
  * id once, in the order of first arrival): every TRANSACTION_STATE posting of the journey once, in state
  * order (stageVersion 1, 2, ...), each followed by its ESM_STATE posting with the catalogue's ESM states,
- * every signature verified, the API version of this release. An ESM_STATE posting may be missing only
- * where it would be identical to the one before it (same states, and its stage happened at the same
- * instant as the stage before), since the two then have one event id.
+ * every signature verified, the API version of this release. An ESM_STATE posting's event id is its
+ * stage's (`ESM` in place of `EVT`), so two stages with alike ESM_STATE postings still get one each.
  */
 export function checkCompletedDebit(uetr: string, postings: readonly ReceivedPosting[]): JourneySummary {
   const problems: string[] = [];
@@ -99,20 +93,9 @@ export function checkCompletedDebit(uetr: string, postings: readonly ReceivedPos
   const labels: string[] = [];
   const expected: string[] = [];
   const versions: number[] = [];
-  let mergedEsm = 0;
   let lastType: KnownEventType | undefined;
-  let lastEsm: { state: string; at: string } | undefined;
-  let awaitingEsm: { type: KnownEventType; state: string; at: string } | undefined;
-  const closeStage = () => {
-    if (!awaitingEsm) return;
-    // The stage's ESM_STATE posting did not follow it: acceptable only when it would have been the
-    // previous ESM_STATE posting once more (same states, same creationDateTime: the same event id).
-    if (lastEsm && lastEsm.state === awaitingEsm.state && lastEsm.at === awaitingEsm.at) {
-      mergedEsm += 1;
-      expected.pop();
-    }
-    awaitingEsm = undefined;
-  };
+  let lastStageId: string | undefined;
+  let awaitingEsm = false;
   for (const received of postings) {
     const { posting } = received;
     if (received.uetr !== uetr) problem(`posting ${received.eventId} is filed under ${received.uetr}`);
@@ -121,20 +104,18 @@ export function checkCompletedDebit(uetr: string, postings: readonly ReceivedPos
       problem(`posting ${received.eventId}: apiVersion ${posting.apiVersion}`);
     }
     if (posting.class === 'TRANSACTION_STATE') {
-      closeStage();
       const type = posting.type as KnownEventType;
       if (posting.messageInfo.messageIdentification !== received.eventId) {
         problem(`webhook-id ${received.eventId} is not ${posting.messageInfo.messageIdentification}`);
       }
       if (posting.name !== `TRANSACTION_STATE_${type}`) problem(`name ${posting.name}`);
       if (posting.tranInfo.tranUetr !== uetr) problem(`tranUetr ${posting.tranInfo.tranUetr}`);
-      const esm = transactionEventTypes[type]?.esm;
-      const at = posting.creationDateTime ?? posting.messageInfo.creationDateTime;
       labels.push(`TRANSACTION_STATE ${type}`);
       expected.push(`TRANSACTION_STATE ${type}`, `ESM_STATE ${type}`);
       versions.push(posting.stageVersion);
-      awaitingEsm = { type, state: `${esm?.transactionState}/${esm?.financialTransactionState}`, at };
+      awaitingEsm = true;
       lastType = type;
+      lastStageId = received.eventId;
       continue;
     }
     // An ESM_STATE posting carries the ESM states of the stage it follows.
@@ -144,11 +125,12 @@ export function checkCompletedDebit(uetr: string, postings: readonly ReceivedPos
       problem(`ESM_STATE after ${lastType}: ${state}, catalogue ${JSON.stringify(esm)}`);
     }
     if (posting.identifiers.uetr !== uetr) problem(`ESM identifiers.uetr ${posting.identifiers.uetr}`);
+    if (lastStageId !== undefined && received.eventId !== `ESM${lastStageId.slice(3)}`) {
+      problem(`ESM_STATE posting ${received.eventId} does not pair with its stage's ${lastStageId}`);
+    }
     labels.push(`ESM_STATE ${awaitingEsm ? lastType : 'without its stage'}`);
-    awaitingEsm = undefined;
-    lastEsm = { state, at: posting.creationDateTime };
+    awaitingEsm = false;
   }
-  closeStage();
   const journey = completedDebitJourney.map((type) => `TRANSACTION_STATE ${type}`);
   if (
     JSON.stringify(labels.filter((label) => label.startsWith('TRANSACTION_STATE'))) !==
@@ -165,7 +147,7 @@ export function checkCompletedDebit(uetr: string, postings: readonly ReceivedPos
   if (new Set(postings.map((received) => received.eventId)).size !== postings.length) {
     problem('an event id was stored twice');
   }
-  return { uetr, ids, mergedEsm, problems };
+  return { uetr, ids, problems };
 }
 
 export interface CliResult {

@@ -15,6 +15,8 @@ export interface TopicDefinition {
   producers: readonly EngineService[];
   consumers: readonly (EngineService | 'analytics' | 'store')[];
   description: string;
+  /** Record headers every record carries (name: meaning), besides trace context. */
+  headers?: Readonly<Record<string, string>>;
 }
 
 const day = 86_400_000;
@@ -107,6 +109,10 @@ export const topics = {
     consumers: ['event-publisher', 'analytics'],
     description:
       'The event postings (TRANSACTION_STATE and ESM_STATE) as sent to banks, for delivery, replay and analytics.',
+    headers: {
+      'rp-posting-id':
+        "The posting's event id, the webhook-id a bank gets: EVT and 32 hex digits of the state change's id for TRANSACTION_STATE (its messageInfo.messageIdentification), ESM and the same digits for that change's ESM_STATE posting.",
+    },
   },
   'rp.reconciliation.v1': {
     key: 'uetr',

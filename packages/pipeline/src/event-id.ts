@@ -14,6 +14,14 @@ export function uuidV5(name: string): string {
 }
 
 /**
+ * The header of every rp.events.v1 record that names its posting's event id (the `webhook-id` a bank
+ * gets): `EVT…` for TRANSACTION_STATE, `ESM…` for ESM_STATE, both from the state change's id. An
+ * ESM_STATE posting carries no identification of its own, so without the header two state changes whose
+ * ESM_STATE postings are alike would look like one.
+ */
+export const postingIdHeader = 'rp-posting-id';
+
+/**
  * The stable id of a transaction's state change. The transition table has no cycles, so an event type
  * happens at most once per transaction: re-processing an input re-emits the same id, and the tracker and
  * the banks drop the repeat.

@@ -1,4 +1,4 @@
-export { stateEventId, uuidV5 } from './event-id.ts';
+export { postingIdHeader, stateEventId, uuidV5 } from './event-id.ts';
 export { loadParticipants, type Participant, type Participants, parseParticipants } from './participants.ts';
 export { createPlainCodecs, plainCodec } from './plain-codecs.ts';
 export {

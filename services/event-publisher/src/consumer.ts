@@ -155,7 +155,12 @@ export function createPostingHandler(deps: PostingHandlerDeps): BatchHandler<Eve
 
     const items: Item[] = records.map((record, index) => {
       metrics.received(record.value.class);
-      return { index, record, posting: describePosting(record.value, record.key), subscribers: [] };
+      return {
+        index,
+        record,
+        posting: describePosting(record.value, record.key, record.headers),
+        subscribers: [],
+      };
     });
     /** Per transaction, the first posting that could not be handled: it and the later ones are retried. */
     const failed = new Map<string, { index: number; error: unknown }>();

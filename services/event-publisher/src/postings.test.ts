@@ -7,7 +7,7 @@ import {
   validate,
 } from '@rp/contracts';
 import type { Participant } from '@rp/pipeline';
-import { stateEventId } from '@rp/pipeline';
+import { postingIdHeader, stateEventId } from '@rp/pipeline';
 import { postingsOf } from '@rp/tracker';
 import { describe, expect, it } from 'vitest';
 import { describePosting, esmEventId, normaliseEventId } from './postings.ts';
@@ -59,7 +59,20 @@ describe('describePosting', () => {
     expect(describePosting(postings(offUs)[0]!, uetr).involvedBanks).toEqual(['250655', '198765']);
   });
 
-  it('derives a stable 35-character event id for an ESM_STATE posting from its content', () => {
+  it("takes an ESM_STATE posting's event id from the record's rp-posting-id header", () => {
+    const esm = postings()[1]!;
+    const id = `ESM${stateEventId(uetr, 'DEBIT_QUEUED').replace(/-/g, '')}`;
+    expect(describePosting(esm, uetr, { [postingIdHeader]: id }).eventId).toBe(id);
+    // Alike postings of two state changes stay two postings.
+    const other = `ESM${stateEventId(uetr, 'DEBIT_DELIVERED').replace(/-/g, '')}`;
+    expect(describePosting(esm, uetr, { [postingIdHeader]: other }).eventId).toBe(other);
+    // A header that is not an ESM id is not trusted: the id comes from the content.
+    expect(describePosting(esm, uetr, { [postingIdHeader]: 'EVT0' }).eventId).toBe(
+      esmEventId(esm as EsmStatePosting),
+    );
+  });
+
+  it('derives a stable 35-character event id for an ESM_STATE posting without the header from its content', () => {
     const esm = postings()[1]!;
     const first = describePosting(esm, uetr);
     const again = describePosting(structuredClone(esm), uetr);

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { type EsmStatePosting, type EventPosting, encodeAvro, toJson } from '@rp/contracts';
+import { postingIdHeader } from '@rp/pipeline';
 
 export type EventClassName = EventPosting['class'];
 
@@ -23,19 +24,28 @@ export interface OutgoingPosting {
   readonly involvedBanks?: readonly string[];
 }
 
+const esmPostingId = /^ESM[0-9a-f]{32}$/;
+
 /**
- * The event id of an ESM_STATE posting. The class carries no message identification, so the id is
- * derived from the posting itself: `ESM` and 32 hex digits of the SHA-256 of its Avro encoding (35
- * characters, like the TRANSACTION_STATE ids). The encoding follows the schema's field order, not the
- * order an object's keys happen to have, so the same posting always gets the same id; the tracker
- * re-sequencing a change writes the same posting again. Two ESM postings of one transaction that are
- * identical in every member are indistinguishable to a bank and share the id.
+ * The event id of an ESM_STATE posting without an `rp-posting-id` header (the tracker always writes
+ * one: `ESM` and the hex digits of the state change's id). The class carries no message identification,
+ * so the id is derived from the posting itself: `ESM` and 32 hex digits of the SHA-256 of its Avro
+ * encoding, in the schema's field order, so the same posting always gets the same id. Two such postings
+ * of one transaction identical in every member share the id.
  */
 export function esmEventId(posting: EsmStatePosting): string {
   return `ESM${createHash('sha256').update(encodeAvro('EsmStatePosting', posting)).digest('hex').slice(0, 32)}`;
 }
 
-export function describePosting(posting: EventPosting, key: string): OutgoingPosting {
+/**
+ * What the publisher needs of a record of rp.events.v1. `headers` are the record's: an ESM_STATE
+ * posting's id is its `rp-posting-id` header when the header holds one.
+ */
+export function describePosting(
+  posting: EventPosting,
+  key: string,
+  headers: Readonly<Record<string, string>> = {},
+): OutgoingPosting {
   if (posting.class === 'TRANSACTION_STATE') {
     const body = toJson('TransactionStatePosting', posting);
     const payload = posting.payload;
@@ -54,7 +64,9 @@ export function describePosting(posting: EventPosting, key: string): OutgoingPos
   }
   const body = toJson('EsmStatePosting', posting);
   return {
-    eventId: esmEventId(posting),
+    eventId: esmPostingId.test(headers[postingIdHeader] ?? '')
+      ? (headers[postingIdHeader] as string)
+      : esmEventId(posting),
     uetr: key || posting.identifiers.uetr,
     eventClass: 'ESM_STATE',
     eventName: `ESM_STATE_${posting.state.transactionState}`,

@@ -7,7 +7,7 @@ import {
   toJson,
 } from '@rp/contracts';
 import type { BatchHandler, ConsumedRecord } from '@rp/kafka';
-import type { PipelineProducer } from '@rp/pipeline';
+import { type PipelineProducer, postingIdHeader } from '@rp/pipeline';
 import {
   type AppEnv,
   AppError,
@@ -25,7 +25,7 @@ import type {
 } from '@rp/store';
 import { Hono } from 'hono';
 import type { TrackerMetrics } from './metrics.ts';
-import { postingsOf } from './postings.ts';
+import { postingIdOf, postingsOf } from './postings.ts';
 import {
   decide,
   fromSnapshot,
@@ -280,7 +280,11 @@ export function createTrackerHandlers(deps: TrackerHandlerDeps): TrackerHandlers
         // snapshot: the same sequence numbers and the same postings again (duplicates the event id
         // absorbs), never a snapshot that claims changes whose postings were lost.
         const postings = applied.flatMap(({ change, postings }) =>
-          postings.map((value) => ({ key: change.uetr, value })),
+          postings.map((value) => ({
+            key: change.uetr,
+            value,
+            headers: { [postingIdHeader]: postingIdOf(value, change.eventId) },
+          })),
         );
         await producer.send('rp.events.v1', postings);
         const result = await transactions.applyChanges(applied.map((entry) => entry.change));

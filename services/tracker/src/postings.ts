@@ -41,6 +41,21 @@ export function postingMessageId(eventId: string): string {
   return `EVT${eventId.replace(/-/g, '')}`;
 }
 
+/**
+ * The event id of a change's ESM_STATE posting: `ESM` and the same 32 hex digits as its TRANSACTION_STATE
+ * posting, so each state change has its own ESM_STATE posting and a bank can pair the two.
+ */
+export function esmPostingId(eventId: string): string {
+  return `ESM${eventId.replace(/-/g, '')}`;
+}
+
+/** The event id of one of a change's postings: the `rp-posting-id` header of its rp.events.v1 record. */
+export function postingIdOf(posting: EventPosting, eventId: string): string {
+  return posting.class === 'TRANSACTION_STATE'
+    ? posting.messageInfo.messageIdentification
+    : esmPostingId(eventId);
+}
+
 /** The event id back from a posting's messageIdentification (undefined when it is not one). */
 export function eventIdOfPostingMessageId(messageIdentification: string): string | undefined {
   const match = /^EVT([0-9a-f]{8})([0-9a-f]{4})([0-9a-f]{4})([0-9a-f]{4})([0-9a-f]{12})$/.exec(

@@ -20,6 +20,7 @@ import {
   createPlainCodecs,
   type PipelineCodecs,
   type PipelineProducer,
+  postingIdHeader,
   resolveTopicNames,
   stateEventId,
   type TopicNames,
@@ -154,6 +155,16 @@ describe('tracker on the real stack', () => {
     );
     expect(postings.every((posting) => posting.payload.schema === 'DirectDebit')).toBe(true);
     expect(esmPostings(events.records, uetr)).toHaveLength(expectedTypes.length);
+    // Every posting names its event id in a header: ESM_STATE ones pair with their change's id.
+    const ids = events.records
+      .filter((record) => record.key === uetr)
+      .map((record) => record.headers[postingIdHeader]);
+    expect(ids).toEqual(
+      expectedTypes.flatMap((type) => {
+        const id = postingMessageId(stateEventId(uetr, type));
+        return [id, `ESM${id.slice(3)}`];
+      }),
+    );
 
     const otherPostings = await events.waitUntil((records) => {
       const found = statePostings(records, other.transactionIdentifiers.uetr);

@@ -1,6 +1,6 @@
 import { eventsApiVersion } from '../api-version.ts';
 import type { SchemaSet } from '../avro/schema-set.ts';
-import { type TopicName, topics, valueSubject } from '../topics.ts';
+import { type TopicDefinition, type TopicName, topics, valueSubject } from '../topics.ts';
 
 type Json = Record<string, unknown>;
 
@@ -17,7 +17,7 @@ export function buildAsyncApiDocument(set: SchemaSet): Json {
   const operations: Json = {};
   const messages: Json = {};
   for (const topic of Object.keys(topics) as TopicName[]) {
-    const definition = topics[topic];
+    const definition: TopicDefinition = topics[topic];
     const id = channelId(topic);
     const messageName = definition.value;
     if (!messages[messageName]) {
@@ -28,6 +28,19 @@ export function buildAsyncApiDocument(set: SchemaSet): Json {
         title: messageName,
         ...(doc ? { summary: doc } : {}),
         contentType: 'application/vnd.apache.avro+binary',
+        ...(definition.headers
+          ? {
+              headers: {
+                type: 'object',
+                properties: Object.fromEntries(
+                  Object.entries(definition.headers).map(([name, description]) => [
+                    name,
+                    { type: 'string', description },
+                  ]),
+                ),
+              },
+            }
+          : {}),
         payload: { schemaFormat: avroSchemaFormat, schema: set.expand(messageName) },
         bindings: {
           kafka: {
