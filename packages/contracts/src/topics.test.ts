@@ -17,6 +17,7 @@ describe('topic catalogue', () => {
       'rp.statusreport.outbound.v1',
       'rp.statusreport.received.v1',
       'rp.credittransfer.received.v1',
+      'rp.credittransfer.accepted.v1',
       'rp.transaction.state.v1',
       'rp.events.v1',
       'rp.reconciliation.v1',

@@ -86,8 +86,19 @@ export const topics = {
     retentionMs: 7 * day,
     cleanupPolicy: 'delete',
     producers: ['ingress'],
-    consumers: ['validator', 'scheduler'],
+    consumers: ['validator'],
     description: 'Credit transfer authorisations the switch received (inboundCreditTransferAuthorization).',
+  },
+  'rp.credittransfer.accepted.v1': {
+    key: 'uetr',
+    value: 'CreditTransfer',
+    partitions: 12,
+    retentionMs: 7 * day,
+    cleanupPolicy: 'delete',
+    producers: ['validator'],
+    consumers: ['dispatcher'],
+    description:
+      "Validated credit transfer authorisations, for delivery to the creditor's bank (store-and-forward until it answers 202).",
   },
   'rp.transaction.state.v1': {
     key: 'uetr',

@@ -54,6 +54,15 @@ const serviceOperations: Operation[] = [
       "The switch receives a credit transfer for a participating bank (the event CREDIT_AUTH_RECEIVED is posted for it) and delivers it to the creditor's bank. The spec does not show this path; it is the engine's choice.",
     body: 'CreditTransfer',
   },
+  {
+    path: servicePaths.inboundCreditTransferAuthorizationResponse,
+    operationId: 'inboundCreditTransferAuthorizationResponse',
+    summary: 'Answer a credit transfer authorisation',
+    sentBy: "The creditor's bank, after crediting the account (ACSC or ACCC) or refusing it (RJCT).",
+    description:
+      "The PaymentStatusReport for a credit transfer authorisation the engine delivered; the transaction's CREDIT_AUTH_RESPONSE_ACCEPTED. 202 once stored. The spec does not show this path; it is the engine's choice.",
+    body: 'PaymentStatusReport',
+  },
 ];
 
 const webhookOperations: (Operation & { name: string })[] = [

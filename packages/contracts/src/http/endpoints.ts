@@ -10,6 +10,7 @@ export const servicePaths = {
   outboundDirectDebit: `${apiPrefix}/outbound/direct-debit`,
   inboundDirectDebitResponse: `${apiPrefix}/inbound/direct-debit-response`,
   inboundCreditTransferAuthorization: `${apiPrefix}/inbound/credit-transfer-authorization`,
+  inboundCreditTransferAuthorizationResponse: `${apiPrefix}/inbound/credit-transfer-authorization-response`,
 } as const;
 
 /**
