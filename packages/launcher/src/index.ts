@@ -15,8 +15,11 @@ export {
 export {
   baobab,
   johannesburgDate,
+  type SampleCredit,
+  type SampleCreditOptions,
   type SampleDebit,
   type SampleDebitOptions,
+  sampleCredit,
   sampleOnUsDebit,
   validAccount,
 } from './samples.ts';

@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { CdvEngine, syntheticTables } from '@rp/cdv';
 import { parseJsonExact, validate } from '@rp/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { baobab, johannesburgDate, sampleOnUsDebit } from './samples.ts';
+import { baobab, johannesburgDate, sampleCredit, sampleOnUsDebit } from './samples.ts';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 let engine: CdvEngine;
@@ -36,5 +36,25 @@ describe('sample debits', () => {
 
   it('refuses an amount that is not an exact rand amount', () => {
     expect(() => sampleOnUsDebit(root, { amount: '1.005' })).toThrow(/amount/);
+  });
+});
+
+describe('sample credits', () => {
+  it('is a valid CreditTransfer to a Baobab account that passes CDV, with the exact amount it was given', () => {
+    const sample = sampleCredit(root, { amount: '987654321.05' });
+    expect(sample.body).toContain('"value":987654321.05');
+    const parsed = parseJsonExact(sample.body);
+    const result = validate('CreditTransfer', parsed);
+    expect(result.ok ? [] : result.errors).toEqual([]);
+    const credit = result.ok ? result.value : undefined;
+    expect(credit?.creditorAgent.memberId).toBe(baobab.memberId);
+    expect(credit?.transactionIdentifiers.uetr).toBe(sample.uetr);
+    const accountNumber = credit?.creditorAccount.identification.value ?? '';
+    expect(engine.verify({ branchCode: baobab.memberId, accountNumber, accountType: '1' }).status).toBe(
+      'PASSED',
+    );
+    expect(sample.messageIdentification).toHaveLength(35);
+    expect(sampleCredit(root).uetr).not.toBe(sample.uetr);
+    expect(() => sampleCredit(root, { amount: '-1' })).toThrow(/amount/);
   });
 });

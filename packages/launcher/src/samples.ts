@@ -84,12 +84,59 @@ export function sampleOnUsDebit(root: string, options: SampleDebitOptions = {}):
   debit.paymentScheme.schemeData.shortenedDebtorAccountNumber = debtorAccount;
   debit.requestedCollectionDate = date;
   debit.settlementDate = date;
-  const marker = '"__rp_amount__"';
-  if (options.amount !== undefined) {
-    if (!/^\d{1,13}(\.\d{1,2})?$/.test(options.amount)) throw new Error(`amount: ${options.amount}`);
-    debit.amounts.bankSettlementAmount.value = '__rp_amount__';
-    debit.amounts.instructedAmount.value = '__rp_amount__';
-  }
-  const body = JSON.stringify(debit).replaceAll(marker, options.amount ?? marker);
-  return { uetr, messageIdentification, body, debit };
+  return { uetr, messageIdentification, body: bodyWithAmount(debit, options.amount), debit };
+}
+
+/**
+ * The message as JSON text, with `amount` (an exact decimal literal) as both amounts when given: the
+ * literal goes into the text as it is, never through a binary float.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: the repository's example messages, edited field by field
+function bodyWithAmount(message: Record<string, any>, amount: string | undefined): string {
+  if (amount === undefined) return JSON.stringify(message);
+  if (!/^\d{1,13}(\.\d{1,2})?$/.test(amount)) throw new Error(`amount: ${amount}`);
+  const marker = '__rp_amount__';
+  const copy = structuredClone(message);
+  copy.amounts.bankSettlementAmount.value = marker;
+  copy.amounts.instructedAmount.value = marker;
+  return JSON.stringify(copy).replaceAll(`"${marker}"`, amount);
+}
+
+export interface SampleCreditOptions {
+  readonly uetr?: string;
+  readonly messageIdentification?: string;
+  /** The creditor's account at Baobab Bank (credited); default a valid Baobab current account. */
+  readonly creditorAccount?: string;
+  /** An exact decimal string, e.g. "250.00" (the default). */
+  readonly amount?: string;
+}
+
+export interface SampleCredit {
+  readonly uetr: string;
+  readonly messageIdentification: string;
+  readonly body: string;
+  readonly credit: Record<string, unknown>;
+}
+
+/**
+ * A ZA_EFT credit transfer authorisation from a clearing house for a Baobab Bank customer, built from
+ * the repository's example message (`avro/examples/CreditTransfer.json`) with a fresh UETR and message
+ * id and a creditor account that passes CDV.
+ */
+export function sampleCredit(root: string, options: SampleCreditOptions = {}): SampleCredit {
+  const credit = JSON.parse(
+    readFileSync(join(root, 'avro', 'examples', 'CreditTransfer.json'), 'utf8'),
+    // biome-ignore lint/suspicious/noExplicitAny: the repository's example message, edited field by field
+  ) as Record<string, any>;
+  const uetr = options.uetr ?? randomUUID();
+  const messageIdentification =
+    options.messageIdentification ?? `RTC${uetr.replaceAll('-', '').slice(0, 32)}`;
+  credit.messageIdentifiers = { messageIdentification, creationDateTime: new Date().toISOString() };
+  credit.transactionIdentifiers.uetr = uetr;
+  credit.transactionIdentifiers.endToEndIdentification = `CT-${uetr.slice(0, 8)}`;
+  credit.creditorAccount.identification.value =
+    options.creditorAccount ?? cached('creditor', () => baobab.currentAccount());
+  credit.creditorAgent.memberId = baobab.memberId;
+  credit.instructedAgent = { memberId: baobab.memberId };
+  return { uetr, messageIdentification, body: bodyWithAmount(credit, options.amount ?? '250.00'), credit };
 }

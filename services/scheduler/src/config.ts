@@ -23,6 +23,10 @@ export const schedulerConfigSpec = defineConfig({
     doc: 'Partitions of topics created at start-up when missing; default: the topic catalogue',
   }),
   ...windowConfig,
+  CREDITS_GATE: oneOf(['credits', 'operator'], {
+    default: 'credits',
+    doc: 'What opens the debit window besides the admin trigger and CREDITS_FINALISED_AT: credits, once every credit of the cycle (received since the last reconciliation close) is final; operator, nothing else',
+  }),
   CLOCK_START: str({
     optional: true,
     doc: 'Demo clock: the instant (ISO 8601) the scheduler starts at; unset: the system clock',

@@ -99,6 +99,7 @@ try {
       keyConcurrency: config.SCHEDULER_KEY_CONCURRENCY,
       intakeRetentionMs: config.INTAKE_RETENTION,
       ...(config.ADMIN_TOKEN === undefined ? {} : { adminToken: config.ADMIN_TOKEN.reveal() }),
+      awaitCredits: config.CREDITS_GATE === 'credits',
     },
   });
   const server = await startHttpServer(service.app, { port: config.PORT });

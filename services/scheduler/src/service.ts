@@ -34,6 +34,7 @@ import { closeReconciliationWindow, type ReconciliationSummary } from './reconci
 import { releaseWindow } from './release.ts';
 import {
   anyCreditsGate,
+  CreditFlowGate,
   type CreditsGate,
   DeclaredCreditsGate,
   scheduledCreditsGate,
@@ -80,6 +81,11 @@ export interface SchedulerOptions {
   readonly intakeRetentionMs?: number;
   /** Bearer token of the admin routes; unset: the routes are open (keep them off public networks). */
   readonly adminToken?: string;
+  /**
+   * Default true: the debit window also waits until every credit of the cycle is final (CreditFlowGate).
+   * False: only the cut-off time and the admin trigger open it.
+   */
+  readonly awaitCredits?: boolean;
 }
 
 export interface SchedulerDeps {
@@ -92,7 +98,7 @@ export interface SchedulerDeps {
   readonly store: Pick<Store, 'transactions' | 'debitQueue' | 'reconciliation'>;
   readonly intake: DebitIntakeRepository;
   readonly windows: WindowSettings;
-  /** The credits gate besides the configured time and the admin trigger (the credit flow, later). */
+  /** A credits gate besides the admin trigger, the credits themselves and the cut-off time. */
   readonly creditsGate?: CreditsGate;
   readonly logger: Logger;
   /** Defaults to a registry of its own without process metrics. */
@@ -128,9 +134,15 @@ export function createSchedulerService(deps: SchedulerDeps): SchedulerService {
   const health = deps.health ?? createHealth();
   const calendar = new WindowCalendar(deps.windows);
   const declared = new DeclaredCreditsGate();
+  // In the order their reason is reported: an operator's word, the credits themselves, the cut-off.
   const windows = new WindowController(
     calendar,
-    anyCreditsGate(scheduledCreditsGate(calendar), declared, ...(deps.creditsGate ? [deps.creditsGate] : [])),
+    anyCreditsGate(
+      declared,
+      ...(options.awaitCredits === false ? [] : [new CreditFlowGate(deps.store.transactions, calendar)]),
+      scheduledCreditsGate(calendar),
+      ...(deps.creditsGate ? [deps.creditsGate] : []),
+    ),
   );
   const emitter = createStateEmitter({ service: serviceName, producer, now: () => clock.now() });
   const drainIntervalMs = options.drainIntervalMs ?? 30_000;

@@ -1,47 +1,134 @@
+import { type KnownTransactionState, transactionStates } from '@rp/contracts';
+import type { TransactionRepository } from '@rp/store';
 import type { WindowCalendar } from './windows.ts';
+
+/** What finalised a day's credits: its credits all reached a final state, the cut-off time, an operator. */
+export type CreditsFinalisedBy = 'credits' | 'cut-off' | 'operator';
+
+export interface CreditsVerdict {
+  readonly finalised: boolean;
+  readonly by?: CreditsFinalisedBy;
+  /** Credits of the cycle not yet final, when a gate counted them (at most `inFlightCountLimit`). */
+  readonly inFlight?: number;
+}
 
 /**
  * The "credits finalised" gate: the debit window of a business day opens only once its credits are
- * final (spec 1.7). Credits come through the engine in a later release; until then the gate is a time
- * of day and an operator's word. An implementation may ask another component, hence the promise.
+ * final (spec 1.7). An implementation may ask the store, hence the promise.
  */
 export interface CreditsGate {
-  isFinalised(businessDate: string, now: Date): boolean | Promise<boolean>;
+  check(businessDate: string, now: Date): CreditsVerdict | Promise<CreditsVerdict>;
 }
 
-/** Finalised at the configured time of day (never, when none is configured). */
+const notFinalised: CreditsVerdict = { finalised: false };
+
+/** The cut-off: finalised at the configured time of day (never, when none is configured). */
 export function scheduledCreditsGate(calendar: WindowCalendar): CreditsGate {
   return {
-    isFinalised(businessDate, now) {
+    check(businessDate, now) {
       const at = calendar.windowsOf(businessDate).creditsFinalisedAt;
-      return at !== undefined && now >= at;
+      return at !== undefined && now >= at ? { finalised: true, by: 'cut-off' } : notFinalised;
     },
   };
 }
 
-/** Finalised when someone declared it for the date (the admin trigger). Remembers a few recent dates. */
-export class DeclaredCreditsGate implements CreditsGate {
+/** A set of recent business dates (a month of them), oldest forgotten first. */
+class RecentDates {
   readonly #dates = new Set<string>();
 
-  declare(businessDate: string): void {
-    this.#dates.add(businessDate);
+  add(date: string): void {
+    this.#dates.add(date);
     if (this.#dates.size > 31) {
       const oldest = this.#dates.values().next();
       if (!oldest.done) this.#dates.delete(oldest.value);
     }
   }
 
-  isFinalised(businessDate: string): boolean {
-    return this.#dates.has(businessDate);
+  has(date: string): boolean {
+    return this.#dates.has(date);
   }
 }
 
-/** Finalised as soon as any of the gates says so. */
+/** Finalised when someone declared it for the date (the admin trigger). Remembers a few recent dates. */
+export class DeclaredCreditsGate implements CreditsGate {
+  readonly #dates = new RecentDates();
+
+  declare(businessDate: string): void {
+    this.#dates.add(businessDate);
+  }
+
+  check(businessDate: string): CreditsVerdict {
+    return this.#dates.has(businessDate) ? { finalised: true, by: 'operator' } : notFinalised;
+  }
+}
+
+/** The credit states that are not final: a credit in one of them is still in flight. */
+export const creditStatesInFlight: readonly KnownTransactionState[] = (
+  Object.keys(transactionStates) as KnownTransactionState[]
+).filter((state) => state.startsWith('CREDIT_') && !transactionStates[state].final);
+
+/** Counting stops here: the number only tells an operator how far off the day is. */
+export const inFlightCountLimit = 500;
+
+/**
+ * Finalised when every credit of the day's cycle is final: the credits received since the previous
+ * business day's reconciliation close, none of them still in flight. Once that holds the date is
+ * remembered: the debit window has opened, and a credit arriving later does not shut it again (nor costs
+ * a query). A credit that never becomes final holds the window until the cut-off (CREDITS_FINALISED_AT)
+ * or an operator opens it.
+ */
+export class CreditFlowGate implements CreditsGate {
+  readonly #transactions: Pick<TransactionRepository, 'search'>;
+  readonly #calendar: WindowCalendar;
+  readonly #finalised = new RecentDates();
+
+  constructor(transactions: Pick<TransactionRepository, 'search'>, calendar: WindowCalendar) {
+    this.#transactions = transactions;
+    this.#calendar = calendar;
+  }
+
+  /** When the credit cycle of `businessDate` starts: the previous business day's reconciliation close. */
+  cycleStart(businessDate: string): Date {
+    return this.#calendar.windowsOf(this.#calendar.previousBusinessDay(businessDate)).reconciliationClosesAt;
+  }
+
+  async check(businessDate: string, now: Date): Promise<CreditsVerdict> {
+    if (this.#finalised.has(businessDate)) return { finalised: true, by: 'credits', inFlight: 0 };
+    const from = this.cycleStart(businessDate);
+    // Snapshots are stamped with the tracker's time; a demo clock may run ahead of it, so no upper bound
+    // before the real present.
+    const to = new Date(Math.max(now.getTime(), Date.now()) + 1);
+    let inFlight = 0;
+    for (const state of creditStatesInFlight) {
+      const found = await this.#transactions.search({
+        state,
+        from,
+        to,
+        limit: inFlightCountLimit - inFlight,
+      });
+      inFlight += found.length;
+      if (inFlight >= inFlightCountLimit) break;
+    }
+    if (inFlight > 0) return { finalised: false, inFlight };
+    this.#finalised.add(businessDate);
+    return { finalised: true, by: 'credits', inFlight: 0 };
+  }
+}
+
+/**
+ * Finalised as soon as any of the gates says so (the first one's reason is reported); otherwise the
+ * count of credits in flight, if a gate made one.
+ */
 export function anyCreditsGate(...gates: readonly CreditsGate[]): CreditsGate {
   return {
-    async isFinalised(businessDate, now) {
-      for (const gate of gates) if (await gate.isFinalised(businessDate, now)) return true;
-      return false;
+    async check(businessDate, now) {
+      let inFlight: number | undefined;
+      for (const gate of gates) {
+        const verdict = await gate.check(businessDate, now);
+        if (verdict.finalised) return verdict;
+        inFlight ??= verdict.inFlight;
+      }
+      return inFlight === undefined ? notFinalised : { finalised: false, inFlight };
     },
   };
 }
@@ -59,6 +146,11 @@ export interface WindowStatus {
     opensAt: string;
     closesAt: string;
     creditsFinalised: boolean;
+    /** What finalised them: every credit of the cycle final, the cut-off time, or an operator. */
+    creditsFinalisedBy?: CreditsFinalisedBy;
+    /** Credits of the cycle still in flight (when counted). */
+    creditsInFlight?: number;
+    /** The cut-off: credits count as finalised at this time, whatever is still in flight. */
     creditsFinalisedAt?: string;
     /** An operator's open or close, which wins over the schedule for the day. */
     override?: 'open' | 'closed';
@@ -125,14 +217,23 @@ export class WindowController {
   }
 
   async debitWindowState(date: string, now: Date): Promise<DebitWindowState> {
+    return (await this.#debitWindow(date, now)).state;
+  }
+
+  /** The state, and the gate's verdict when the state depended on it. */
+  async #debitWindow(
+    date: string,
+    now: Date,
+  ): Promise<{ state: DebitWindowState; credits?: CreditsVerdict }> {
     const day = this.#days.get(date);
-    if (day?.reconciliationClosedAt !== undefined || day?.debit === 'closed') return 'closed';
-    if (day?.debit === 'open') return 'open';
-    if (!this.calendar.isBusinessDay(date)) return 'not-a-business-day';
+    if (day?.reconciliationClosedAt !== undefined || day?.debit === 'closed') return { state: 'closed' };
+    if (day?.debit === 'open') return { state: 'open', credits: { finalised: true, by: 'operator' } };
+    if (!this.calendar.isBusinessDay(date)) return { state: 'not-a-business-day' };
     const windows = this.calendar.windowsOf(date);
-    if (now >= windows.debitClosesAt) return 'closed';
-    if (now < windows.debitOpensAt) return 'before-open';
-    return (await this.#gate.isFinalised(date, now)) ? 'open' : 'awaiting-credits';
+    if (now >= windows.debitClosesAt) return { state: 'closed' };
+    if (now < windows.debitOpensAt) return { state: 'before-open' };
+    const credits = await this.#gate.check(date, now);
+    return { state: credits.finalised ? 'open' : 'awaiting-credits', credits };
   }
 
   async isDebitWindowOpen(date: string, now: Date): Promise<boolean> {
@@ -152,7 +253,8 @@ export class WindowController {
     const date = this.calendar.localDate(now);
     const windows = this.calendar.windowsOf(date);
     const day = this.#days.get(date);
-    const state = await this.debitWindowState(date, now);
+    const { state, credits: known } = await this.#debitWindow(date, now);
+    const credits = known ?? (await this.#gate.check(date, now));
     const closedAt = day?.reconciliationClosedAt;
     return {
       now: now.toISOString(),
@@ -163,7 +265,9 @@ export class WindowController {
         state,
         opensAt: windows.debitOpensAt.toISOString(),
         closesAt: windows.debitClosesAt.toISOString(),
-        creditsFinalised: day?.debit === 'open' || (await this.#gate.isFinalised(date, now)),
+        creditsFinalised: credits.finalised,
+        ...(credits.finalised && credits.by ? { creditsFinalisedBy: credits.by } : {}),
+        ...(credits.inFlight === undefined ? {} : { creditsInFlight: credits.inFlight }),
         ...(windows.creditsFinalisedAt
           ? { creditsFinalisedAt: windows.creditsFinalisedAt.toISOString() }
           : {}),

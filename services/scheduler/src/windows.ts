@@ -295,7 +295,7 @@ export const windowConfig = defineConfig({
   CREDITS_FINALISED_AT: str({
     optional: true,
     pattern: timeOfDay,
-    doc: 'Local HH:MM credits count as finalised (the debit window waits for it); unset: only the admin trigger opens the debit window',
+    doc: 'The cut-off: local HH:MM credits count as finalised even if some are still in flight (reported as the cut-off); unset: no cut-off',
   }),
 });
 
