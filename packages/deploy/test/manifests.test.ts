@@ -28,6 +28,7 @@ const secretExamples: Readonly<Record<string, string>> = {
   'mongodb-uri': 'mongodb://rp:example-password@mongodb:27017/?replicaSet=rs0',
   'bank-signing-secrets': '{"250655":["whsec_example_0123456789abcdef"]}',
   'scheduler-admin-token': 'example-admin-token-0123456789',
+  'scheme-clients': `[{"id":"example-clearing-house","tokenSha256":"${'ab'.repeat(32)}"}]`,
 };
 
 const expected: Record<Overlay, { namespace: string; services: string[]; topicReplicas: number }> = {

@@ -2,48 +2,54 @@ import {
   type Acknowledgement,
   apiPrefix,
   asyncApiDocument,
+  type CreditTransfer,
   type DirectDebit,
   type FieldError,
+  type Messages,
   openApiDocument,
   type PaymentStatusReport,
   type ProblemDetails,
   problem,
   problemContentType,
   servicePaths,
+  type TransactionEventType,
   type TransactionState,
   type ValidationResult,
+  validateCreditTransfer,
   validateDirectDebit,
   validatePaymentStatusReport,
   validationProblem,
 } from '@rp/contracts';
-import type { Participant, PipelineProducer, StateEmitter } from '@rp/pipeline';
+import type { Participant, Participants, PipelineProducer, StateEmitter } from '@rp/pipeline';
 import { type AppEnv, type Clock, isRetriable, type Logger, transactionLogger } from '@rp/runtime';
 import type { IdempotencyRepository, TransactionRepository } from '@rp/store';
 import type { Context, Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { readJsonBody } from './body.ts';
 import type { CallerResolver } from './caller.ts';
-import { idempotencyKey, payloadHash, producedMarkerKey, transactionKey } from './idempotency.ts';
+import {
+  idempotencyKey,
+  payloadHash,
+  producedMarkerKey,
+  schemeIdempotencyKey,
+  transactionKey,
+} from './idempotency.ts';
 import type { IngressMetrics, IngressOperation, IngressOutcome } from './metrics.ts';
-import { directDebitOfSnapshot } from './snapshot.ts';
+import { authenticateScheme, type SchemeClient, type SchemeClients } from './schemes.ts';
+import { type TransactionKind, transactionOfSnapshot } from './snapshot.ts';
 
 /** Kafka header carrying the transaction's state on flow records, so the next service knows fromState. */
 export const stateHeader = 'rp-state';
-
-/**
- * The states from which the actioning bank's report is expected (the transition table allows
- * DEBIT_RESPONSE_ACCEPTED from both: the report can overtake the record of the bank's 202).
- */
-const reportableStates: ReadonlySet<string> = new Set<TransactionState>([
-  'DEBIT_DELIVERY_PENDING',
-  'DEBIT_DELIVERED',
-]);
 
 export interface IngressRoutesOptions {
   readonly producer: PipelineProducer;
   readonly emitter: StateEmitter;
   readonly idempotency: IdempotencyRepository;
   readonly transactions: TransactionRepository;
+  /** The banks: a credit transfer authorisation is only taken for one of them. */
+  readonly participants: Participants;
+  /** The payment schemes allowed to submit credit transfer authorisations, by their token's digest. */
+  readonly schemes: SchemeClients;
   readonly resolveCaller: CallerResolver;
   readonly clock: Clock;
   readonly metrics: IngressMetrics;
@@ -58,19 +64,79 @@ export interface IngressRoutesOptions {
 /** Admission checks that need the store; they run before the idempotency claim, so a refusal leaves none. */
 type Admission = { ok: true; produce(): Promise<void> } | { ok: false; errors: FieldError[] };
 
-interface Receiver<M extends DirectDebit | PaymentStatusReport> {
+type IngressMessage = DirectDebit | CreditTransfer | PaymentStatusReport;
+
+/** Who sent a message, once known: the key its idempotency claims are held under, and how answers name it. */
+interface Sender {
+  /** Names the sender in problem details. */
+  readonly name: string;
+  /** The idempotency key of one of its messages: message identifications are unique per sender. */
+  claimKey(messageIdentification: string): string;
+}
+
+interface BankSender extends Sender {
+  readonly participant: Participant;
+}
+
+interface SchemeSender extends Sender {
+  readonly scheme: SchemeClient;
+}
+
+/**
+ * How a route learns who sent a message, in two steps. `authenticate` runs on the headers before the body
+ * is read; its refusal is a 401 and nothing of the body is parsed. A payment scheme proves who it is there,
+ * with its own bearer token. `identify` then names the sender of the validated message; its refusal is a
+ * 422 at the member at fault. A bank is named by the message itself (through resolveCaller, the seam for
+ * bank authentication), so for banks the first step lets every request through, as before.
+ */
+interface Identification<M, S extends Sender> {
+  authenticate(headers: Headers): Authentication<M, S>;
+}
+
+type Authentication<M, S> =
+  | { ok: true; identify(message: M): Identified<S> | Promise<Identified<S>> }
+  /** `missing`: no bearer credentials; `invalid`: credentials that name no sender. */
+  | { ok: false; reason: 'missing' | 'invalid' };
+
+type Identified<S> = { ok: true; sender: S } | { ok: false; errors: FieldError[] };
+
+interface Receiver<M extends IngressMessage, S extends Sender> {
   operation: IngressOperation;
   /**
    * The message starts a transaction: its UETR is claimed for it, so another message naming the same
-   * UETR (a corrected debit that kept the rejected one's UETR) is refused rather than acknowledged and
+   * UETR (a corrected message that kept the rejected one's UETR) is refused rather than acknowledged and
    * never processed.
    */
   startsTransaction: boolean;
+  sender: Identification<M, S>;
   validate(json: unknown): ValidationResult<M>;
-  admit(message: M, caller: Participant, log: Logger): Promise<Admission>;
+  admit(message: M, sender: S, log: Logger): Promise<Admission>;
 }
 
-/** The bank-facing routes: outboundDirectDebit, inboundDirectDebitResponse and the API documents. */
+/** How the report answering a delivered transaction is admitted: the debit's and the credit's differ only here. */
+interface ReportFlow<K extends TransactionKind> {
+  /** The kind of message the transaction started with, as its snapshot records it. */
+  kind: K;
+  /** Names the transaction in a refusal ("a direct debit"). */
+  described: string;
+  /** Names the bank that must send the report ("the actioning bank"). */
+  answeringRole: string;
+  /** Whether `memberId` is the bank that must answer the transaction. */
+  answeredBy(transaction: Messages[K], memberId: string): boolean;
+  eventType: TransactionEventType;
+  /**
+   * The states the report may follow (the transition table allows both: the report can overtake the
+   * record of the bank's own 202). The first is assumed when the snapshot shows neither.
+   */
+  fromStates: readonly [TransactionState, TransactionState];
+  /** What goes out after the state change, for the next service; absent when the report is final. */
+  forward?(report: PaymentStatusReport, toState: string): Promise<void>;
+}
+
+/**
+ * The routes: outboundDirectDebit and inboundDirectDebitResponse (banks), inboundCreditTransferAuthorization
+ * (payment schemes), inboundCreditTransferAuthorizationResponse (banks), and the API documents.
+ */
 export function registerIngressRoutes(app: Hono<AppEnv>, options: IngressRoutesOptions): void {
   const { producer, emitter, idempotency, transactions, clock, metrics } = options;
   const documents = {
@@ -85,9 +151,43 @@ export function registerIngressRoutes(app: Hono<AppEnv>, options: IngressRoutesO
     c.body(documents.asyncapi, 200, { 'Content-Type': 'application/json' }),
   );
 
-  const outboundDirectDebit: Receiver<DirectDebit> = {
+  const bank: Identification<DirectDebit | PaymentStatusReport, BankSender> = {
+    authenticate: (headers) => ({
+      ok: true,
+      async identify(message) {
+        const caller = await options.resolveCaller({ headers, message });
+        if (!caller.ok) return caller;
+        const { participant } = caller;
+        return {
+          ok: true,
+          sender: {
+            name: participant.memberId,
+            participant,
+            claimKey: (messageIdentification) => idempotencyKey(participant.memberId, messageIdentification),
+          },
+        };
+      },
+    }),
+  };
+
+  const scheme: Identification<CreditTransfer, SchemeSender> = {
+    authenticate(headers) {
+      const authentication = authenticateScheme(options.schemes, headers.get('authorization'));
+      if (!authentication.ok) return authentication;
+      const sender: SchemeSender = {
+        name: `scheme ${authentication.scheme.id}`,
+        scheme: authentication.scheme,
+        claimKey: (messageIdentification) =>
+          schemeIdempotencyKey(authentication.scheme.id, messageIdentification),
+      };
+      return { ok: true, identify: () => ({ ok: true, sender }) };
+    },
+  };
+
+  const outboundDirectDebit: Receiver<DirectDebit, BankSender> = {
     operation: 'outboundDirectDebit',
     startsTransaction: true,
+    sender: bank,
     validate: validateDirectDebit,
     admit: async (debit) => ({
       ok: true,
@@ -113,71 +213,69 @@ export function registerIngressRoutes(app: Hono<AppEnv>, options: IngressRoutesO
     }),
   };
 
-  const inboundDirectDebitResponse: Receiver<PaymentStatusReport> = {
+  const inboundDirectDebitResponse: Receiver<PaymentStatusReport, BankSender> = {
     operation: 'inboundDirectDebitResponse',
     startsTransaction: false,
+    sender: bank,
     validate: validatePaymentStatusReport,
-    async admit(report, caller, log) {
-      const uetr = report.transactionIdentifiers.uetr;
-      // One read by _id: the state change needs the transaction's DirectDebit, which the report does not carry.
-      const snapshot = await transactions.get(uetr);
-      const debit = snapshot === null ? undefined : directDebitOfSnapshot(snapshot);
-      if (snapshot === null || debit === undefined) {
+    admit: (report, sender, log) =>
+      admitReport(report, sender, log, {
+        kind: 'DirectDebit',
+        described: 'a direct debit',
+        answeringRole: 'the actioning bank',
+        // A debit that does not name its actioning bank by member id cannot be matched to the caller.
+        answeredBy: (debit, memberId) =>
+          debit.debtorAgent.memberId === undefined || debit.debtorAgent.memberId === memberId,
+        eventType: 'DEBIT_RESPONSE_ACCEPTED',
+        fromStates: ['DEBIT_DELIVERED', 'DEBIT_DELIVERY_PENDING'],
+        async forward(report, toState) {
+          await producer.send('rp.statusreport.received.v1', [
+            { key: report.transactionIdentifiers.uetr, value: report, headers: { [stateHeader]: toState } },
+          ]);
+        },
+      }),
+  };
+
+  const inboundCreditTransferAuthorization: Receiver<CreditTransfer, SchemeSender> = {
+    operation: 'inboundCreditTransferAuthorization',
+    startsTransaction: true,
+    sender: scheme,
+    validate: validateCreditTransfer,
+    async admit(credit) {
+      // The engine delivers the credit to the creditor's bank: a bank it does not serve cannot receive it.
+      const creditorBank = credit.creditorAgent.memberId;
+      if (creditorBank === undefined || !options.participants.has(creditorBank)) {
         return {
           ok: false,
           errors: [
             {
-              pointer: '/transactionIdentifiers/uetr',
-              detail: `${uetr} does not name a direct debit this engine delivered`,
+              pointer: '/creditorAgent/memberId',
+              detail:
+                creditorBank === undefined
+                  ? "is required: it names the creditor's bank, to which the credit is delivered"
+                  : `${creditorBank} is not a participant of this engine`,
             },
           ],
         };
-      }
-      const actioningBank = debit.debtorAgent.memberId;
-      if (actioningBank !== undefined && actioningBank !== caller.memberId) {
-        return {
-          ok: false,
-          errors: [
-            {
-              pointer: '/instructingAgent/memberId',
-              detail: `${caller.memberId} is not the actioning bank of transaction ${uetr}`,
-            },
-          ],
-        };
-      }
-      // The tracker holds the authoritative state; the snapshot may lag it. When the snapshot shows a
-      // state the report may follow, say so; otherwise assume the debit was delivered and let the
-      // tracker refuse the change if the transaction is elsewhere.
-      const fromState: TransactionState =
-        snapshot.state !== null && reportableStates.has(snapshot.state)
-          ? (snapshot.state as TransactionState)
-          : 'DEBIT_DELIVERED';
-      if (snapshot.state !== fromState) {
-        log.info(
-          { snapshotState: snapshot.state, fromState },
-          'status report for a transaction not yet recorded as delivered',
-        );
       }
       return {
         ok: true,
         async produce() {
           const [change] = await emitter.emit([
             {
-              fromState,
-              eventType: 'DEBIT_RESPONSE_ACCEPTED',
-              transaction: debit,
-              statusReport: report,
+              eventType: 'CREDIT_AUTH_RECEIVED',
+              transaction: credit,
               causedBy: {
-                messageType: 'PaymentStatusReport',
-                messageIdentification: report.messageIdentifiers.messageIdentification,
+                messageType: 'CreditTransfer',
+                messageIdentification: credit.messageIdentifiers.messageIdentification,
               },
             },
           ]);
-          await producer.send('rp.statusreport.received.v1', [
+          await producer.send('rp.credittransfer.received.v1', [
             {
-              key: uetr,
-              value: report,
-              headers: { [stateHeader]: change?.toState ?? 'DEBIT_RESPONSE_ACCEPTED' },
+              key: credit.transactionIdentifiers.uetr,
+              value: credit,
+              headers: { [stateHeader]: change?.toState ?? 'CREDIT_AUTH_RECEIVED' },
             },
           ]);
         },
@@ -185,24 +283,140 @@ export function registerIngressRoutes(app: Hono<AppEnv>, options: IngressRoutesO
     },
   };
 
+  const inboundCreditTransferAuthorizationResponse: Receiver<PaymentStatusReport, BankSender> = {
+    operation: 'inboundCreditTransferAuthorizationResponse',
+    startsTransaction: false,
+    sender: bank,
+    validate: validatePaymentStatusReport,
+    admit: (report, sender, log) =>
+      admitReport(report, sender, log, {
+        kind: 'CreditTransfer',
+        described: 'a credit transfer authorisation',
+        answeringRole: "the creditor's bank",
+        // Always named: the scheme route takes a credit only for a participant's member id.
+        answeredBy: (credit, memberId) => credit.creditorAgent.memberId === memberId,
+        eventType: 'CREDIT_AUTH_RESPONSE_ACCEPTED',
+        fromStates: ['CREDIT_AUTH_DELIVERED', 'CREDIT_AUTH_DELIVERY_PENDING'],
+        // The creditor's bank's answer completes the transaction: the state change is all there is.
+      }),
+  };
+
   app.post(servicePaths.outboundDirectDebit, (c) => options.track(() => receive(c, outboundDirectDebit)));
   app.post(servicePaths.inboundDirectDebitResponse, (c) =>
     options.track(() => receive(c, inboundDirectDebitResponse)),
   );
+  app.post(servicePaths.inboundCreditTransferAuthorization, (c) =>
+    options.track(() => receive(c, inboundCreditTransferAuthorization)),
+  );
+  app.post(servicePaths.inboundCreditTransferAuthorizationResponse, (c) =>
+    options.track(() => receive(c, inboundCreditTransferAuthorizationResponse)),
+  );
 
-  async function receive<M extends DirectDebit | PaymentStatusReport>(
+  /**
+   * A bank's report on a transaction the engine delivered to it. The state change carries the
+   * transaction payload, which the report does not contain: one read of the snapshot by _id supplies it.
+   */
+  async function admitReport<K extends TransactionKind>(
+    report: PaymentStatusReport,
+    sender: BankSender,
+    log: Logger,
+    flow: ReportFlow<K>,
+  ): Promise<Admission> {
+    const uetr = report.transactionIdentifiers.uetr;
+    const snapshot = await transactions.get(uetr);
+    const transaction = snapshot === null ? undefined : transactionOfSnapshot(snapshot, flow.kind);
+    if (snapshot === null || transaction === undefined) {
+      return {
+        ok: false,
+        errors: [
+          {
+            pointer: '/transactionIdentifiers/uetr',
+            detail: `${uetr} does not name ${flow.described} this engine delivered`,
+          },
+        ],
+      };
+    }
+    const { memberId } = sender.participant;
+    if (!flow.answeredBy(transaction, memberId)) {
+      return {
+        ok: false,
+        errors: [
+          {
+            pointer: '/instructingAgent/memberId',
+            detail: `${memberId} is not ${flow.answeringRole} of transaction ${uetr}`,
+          },
+        ],
+      };
+    }
+    // The tracker holds the authoritative state; the snapshot may lag it. When the snapshot shows a
+    // state the report may follow, say so; otherwise assume the transaction was delivered and let the
+    // tracker refuse the change if the transaction is elsewhere.
+    const [delivered] = flow.fromStates;
+    const fromState: TransactionState =
+      flow.fromStates.find((state) => state === snapshot.state) ?? delivered;
+    if (snapshot.state !== fromState) {
+      log.info(
+        { snapshotState: snapshot.state, fromState },
+        'status report for a transaction not yet recorded as delivered',
+      );
+    }
+    return {
+      ok: true,
+      async produce() {
+        const [change] = await emitter.emit([
+          {
+            fromState,
+            eventType: flow.eventType,
+            transaction,
+            statusReport: report,
+            causedBy: {
+              messageType: 'PaymentStatusReport',
+              messageIdentification: report.messageIdentifiers.messageIdentification,
+            },
+          },
+        ]);
+        await flow.forward?.(report, change?.toState ?? flow.eventType);
+      },
+    };
+  }
+
+  async function receive<M extends IngressMessage, S extends Sender>(
     c: Context<AppEnv>,
-    receiver: Receiver<M>,
+    receiver: Receiver<M, S>,
   ): Promise<Response> {
     const { operation } = receiver;
     const instance = c.req.path;
+    const { headers } = c.req.raw;
     metrics.received(operation);
-    const refuse = (outcome: IngressOutcome, body: ProblemDetails): Response => {
+    const refuse = (
+      outcome: IngressOutcome,
+      body: ProblemDetails,
+      extraHeaders?: Record<string, string>,
+    ): Response => {
       metrics.finished(operation, outcome);
-      return problemResponse(c, body);
+      return problemResponse(c, body, extraHeaders);
     };
     if (!options.isAccepting()) {
       return refuse('unavailable', unavailableProblem('The service is shutting down', instance));
+    }
+    const authentication = receiver.sender.authenticate(headers);
+    if (!authentication.ok) {
+      const given = authentication.reason === 'invalid';
+      c.var.logger.info(
+        { operation, reason: authentication.reason },
+        'request without valid credentials refused',
+      );
+      return refuse(
+        'unauthorized',
+        problem(
+          'unauthorized',
+          given
+            ? "The bearer token is not a payment scheme's"
+            : "This route takes a payment scheme's bearer token (Authorization: Bearer)",
+          instance,
+        ),
+        { 'WWW-Authenticate': given ? 'Bearer error="invalid_token"' : 'Bearer' },
+      );
     }
 
     const body = await readJsonBody(c.req.raw, options.maxBodyBytes, instance);
@@ -213,17 +427,18 @@ export function registerIngressRoutes(app: Hono<AppEnv>, options: IngressRoutesO
     const validation = receiver.validate(body.json);
     if (!validation.ok) return refuse('invalid', validationProblem(validation.errors, instance));
     const message = validation.value;
-    const caller = await options.resolveCaller({ headers: c.req.raw.headers, message });
-    if (!caller.ok) return refuse('invalid', validationProblem(caller.errors, instance));
+    const identified = await authentication.identify(message);
+    if (!identified.ok) return refuse('invalid', validationProblem(identified.errors, instance));
+    const { sender } = identified;
 
     const { messageIdentification } = message.messageIdentifiers;
     const uetr = message.transactionIdentifiers.uetr;
     const log = transactionLogger(c.var.logger, { uetr, messageIdentification });
     try {
-      const admission = await receiver.admit(message, caller.participant, log);
+      const admission = await receiver.admit(message, sender, log);
       if (!admission.ok) return refuse('invalid', validationProblem(admission.errors, instance));
 
-      const key = idempotencyKey(caller.participant.memberId, messageIdentification);
+      const key = sender.claimKey(messageIdentification);
       const hash = payloadHash(message);
       const started = performance.now();
       const receivedAt = clock.now();
@@ -237,7 +452,7 @@ export function registerIngressRoutes(app: Hono<AppEnv>, options: IngressRoutesO
           'conflict',
           problem(
             'duplicateMessage',
-            `messageIdentification ${messageIdentification} was already received from ${caller.participant.memberId} with a different body`,
+            `messageIdentification ${messageIdentification} was already received from ${sender.name} with a different body`,
             instance,
           ),
         );
@@ -278,7 +493,7 @@ export function registerIngressRoutes(app: Hono<AppEnv>, options: IngressRoutesO
           return refuse('conflict', {
             ...problem(
               'duplicateTransaction',
-              `UETR ${uetr} already names a transaction started by another message; a corrected or new debit needs a new UETR`,
+              `UETR ${uetr} already names a transaction started by another message; a corrected or new message needs a new UETR`,
               instance,
             ),
             errors: [
@@ -327,8 +542,12 @@ export function registerIngressRoutes(app: Hono<AppEnv>, options: IngressRoutesO
     return problem('unavailable', detail, instance);
   }
 
-  function problemResponse(c: Context<AppEnv>, body: ProblemDetails): Response {
-    const headers: Record<string, string> = { 'Content-Type': problemContentType };
+  function problemResponse(
+    c: Context<AppEnv>,
+    body: ProblemDetails,
+    extraHeaders: Record<string, string> = {},
+  ): Response {
+    const headers: Record<string, string> = { ...extraHeaders, 'Content-Type': problemContentType };
     if (body.status === 503) headers['Retry-After'] = String(options.retryAfterSeconds);
     return c.body(JSON.stringify(body), body.status as ContentfulStatusCode, headers);
   }

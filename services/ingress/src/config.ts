@@ -2,7 +2,7 @@ import { defineConfig, duration, int, list, logLevels, oneOf, port, str, url } f
 
 /** Every variable the ingress reads; `loadConfig` refuses to start while any of them is invalid. */
 export const ingressConfigSpec = defineConfig({
-  PORT: port({ default: 8080, doc: 'HTTP port of the bank-facing API, health and metrics' }),
+  PORT: port({ default: 8080, doc: 'HTTP port of the bank- and scheme-facing API, health and metrics' }),
   LOG_LEVEL: oneOf(logLevels, { default: 'info', doc: 'Minimum level of the JSON log lines' }),
   KAFKA_BROKERS: list({ doc: 'Kafka bootstrap brokers, host:port,...' }),
   SCHEMA_REGISTRY_URL: url({ doc: 'Confluent-compatible schema registry API base URL' }),
@@ -22,6 +22,10 @@ export const ingressConfigSpec = defineConfig({
     doc: 'Partitions of topics created at start-up when missing; default: the topic catalogue',
   }),
   PARTICIPANTS: str({ doc: 'Participating banks: path of a JSON file, or the JSON array itself' }),
+  SCHEME_CLIENTS: str({
+    optional: true,
+    doc: 'Payment schemes allowed to submit credit transfer authorisations: JSON [{"id","tokenSha256"}] (hex SHA-256 of each bearer token), or the path of a JSON file; unset: none',
+  }),
   KAFKA_DELIVERY_TIMEOUT: duration({
     default: 5_000,
     doc: 'Longest wait for the broker to acknowledge a message before the bank gets 503 (the bank resends)',

@@ -10,9 +10,18 @@ export function idempotencyKey(memberId: string, messageIdentification: string):
 }
 
 /**
+ * The idempotency key of a payment scheme's message. A scheme numbers its messages independently of the
+ * banks, so its keys live apart from theirs: the same identification from a scheme and from a bank is two
+ * messages.
+ */
+export function schemeIdempotencyKey(schemeId: string, messageIdentification: string): string {
+  return `scheme:${schemeId}:${messageIdentification}`;
+}
+
+/**
  * The key of the marker written once a message's records were acknowledged by the broker. A claim
  * without its marker is a message whose first attempt may not have reached Kafka, so a resend produces
- * it again. Claim keys start with a participant's member id; the prefix keeps the two apart.
+ * it again. Claim keys start with a participant's member id or `scheme:`; the prefix keeps them apart.
  */
 export function producedMarkerKey(claimKey: string): string {
   return `produced:${claimKey}`;
@@ -21,7 +30,7 @@ export function producedMarkerKey(claimKey: string): string {
 /**
  * The key that holds a UETR for the message that started its transaction (claimed with that message's
  * payload hash): a second message naming the same UETR is a conflict. Like the marker's, the prefix
- * keeps it apart from message claims, whose keys start with a member id.
+ * keeps it apart from message claims, whose keys start with a member id or `scheme:`.
  */
 export function transactionKey(uetr: string): string {
   return `transaction:${uetr}`;

@@ -7,7 +7,16 @@ export {
   messageCallerResolver,
 } from './caller.ts';
 export { ingressConfigSpec } from './config.ts';
-export { canonicalJson, idempotencyKey, payloadHash } from './idempotency.ts';
+export { canonicalJson, idempotencyKey, payloadHash, schemeIdempotencyKey } from './idempotency.ts';
+export {
+  authenticateScheme,
+  loadSchemeClients,
+  parseSchemeClients,
+  type SchemeAuthentication,
+  type SchemeClient,
+  type SchemeClients,
+  tokenSha256,
+} from './schemes.ts';
 export {
   createIngressService,
   type IngressDeps,

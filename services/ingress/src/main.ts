@@ -19,6 +19,7 @@ import {
 } from '@rp/runtime';
 import { connectStore } from '@rp/store';
 import { ingressConfigSpec } from './config.ts';
+import { loadSchemeClients } from './schemes.ts';
 import { createIngressService, producedTopics, serviceName } from './service.ts';
 
 // Without Kafka settings in the environment, use the local stack's endpoints (real variables win).
@@ -34,6 +35,10 @@ lifecycle.installSignalHandlers();
 
 try {
   const participants = loadParticipants(config.PARTICIPANTS);
+  const schemes = loadSchemeClients(config.SCHEME_CLIENTS);
+  if (schemes.length === 0) {
+    logger.warn('no SCHEME_CLIENTS configured: every credit transfer authorisation will be refused (401)');
+  }
   const names = resolveTopicNames(config.TOPIC_NAMESPACE);
   const kafka = createKafka({
     brokers: config.KAFKA_BROKERS,
@@ -69,6 +74,7 @@ try {
     producer,
     store,
     participants,
+    schemes,
     logger,
     metrics,
     health,
@@ -84,7 +90,10 @@ try {
     await server.close();
   });
   health.markReady();
-  logger.info({ url: server.url, participants: participants.size }, 'ingress ready');
+  logger.info(
+    { url: server.url, participants: participants.size, schemes: schemes.map((scheme) => scheme.id) },
+    'ingress ready',
+  );
 } catch (error) {
   logger.fatal({ err: error }, 'ingress failed to start');
   await lifecycle.shutdown('start-up failed');

@@ -1,7 +1,11 @@
 import type { Metrics } from '@rp/runtime';
 
-/** The bank-facing operations the ingress serves, as the spec names them. */
-export type IngressOperation = 'outboundDirectDebit' | 'inboundDirectDebitResponse';
+/** The operations the ingress serves (to banks and payment schemes), as the API names them. */
+export type IngressOperation =
+  | 'outboundDirectDebit'
+  | 'inboundDirectDebitResponse'
+  | 'inboundCreditTransferAuthorization'
+  | 'inboundCreditTransferAuthorizationResponse';
 
 /**
  * How a request ended. `accepted`: first receipt, produced; `replayed`: a resend answered from the
@@ -13,6 +17,7 @@ export type IngressOutcome =
   | 'replayed'
   | 'reproduced'
   | 'conflict'
+  | 'unauthorized'
   | 'invalid'
   | 'malformed'
   | 'too_large'
@@ -27,12 +32,14 @@ export interface IngressMetrics {
 }
 
 export function ingressMetrics(metrics: Metrics): IngressMetrics {
-  const received = metrics.counter('rp_ingress_messages_received_total', 'Bank messages received', [
-    'operation',
-  ]);
+  const received = metrics.counter(
+    'rp_ingress_messages_received_total',
+    'Messages received from banks and payment schemes',
+    ['operation'],
+  );
   const finished = metrics.counter(
     'rp_ingress_messages_total',
-    'Bank messages by how the ingress answered them',
+    'Messages from banks and payment schemes by how the ingress answered them',
     ['operation', 'outcome'],
   );
   const produce = metrics.histogram(

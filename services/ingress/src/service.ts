@@ -16,6 +16,7 @@ import type { Hono } from 'hono';
 import { registerIngressRoutes } from './app.ts';
 import { type CallerResolver, messageCallerResolver } from './caller.ts';
 import { ingressMetrics } from './metrics.ts';
+import type { SchemeClients } from './schemes.ts';
 
 export const serviceName = 'ingress';
 
@@ -24,16 +25,23 @@ export const producedTopics: readonly TopicName[] = [
   'rp.transaction.state.v1',
   'rp.directdebit.received.v1',
   'rp.statusreport.received.v1',
+  'rp.credittransfer.received.v1',
 ];
 
 export interface IngressDeps {
   /**
-   * Writes the state topic, `rp.directdebit.received.v1` and `rp.statusreport.received.v1` (codecs for
-   * those three). Owned by the caller, which disconnects it after `stop()`.
+   * Writes the state topic, `rp.directdebit.received.v1`, `rp.statusreport.received.v1` and
+   * `rp.credittransfer.received.v1` (codecs for `producedTopics`). Owned by the caller, which disconnects
+   * it after `stop()`.
    */
   readonly producer: PipelineProducer;
   readonly store: Pick<Store, 'idempotency' | 'transactions'>;
   readonly participants: Participants;
+  /**
+   * The payment schemes allowed to submit credit transfer authorisations, with their own credentials.
+   * Default none: the scheme-facing route then refuses every request (401).
+   */
+  readonly schemes?: SchemeClients;
   readonly logger: Logger;
   /** Defaults to a registry of its own without process metrics. */
   readonly metrics?: Metrics;
@@ -48,7 +56,7 @@ export interface IngressDeps {
 }
 
 export interface IngressService {
-  /** The HTTP app: bank-facing routes plus health and metrics. The caller serves it. */
+  /** The HTTP app: the bank- and scheme-facing routes plus health and metrics. The caller serves it. */
   readonly app: Hono<AppEnv>;
   start(): Promise<void>;
   /** Refuses new messages (503) and resolves once the messages in progress are answered. */
@@ -75,6 +83,8 @@ export function createIngressService(deps: IngressDeps): IngressService {
     emitter,
     idempotency: deps.store.idempotency,
     transactions: deps.store.transactions,
+    participants: deps.participants,
+    schemes: deps.schemes ?? [],
     resolveCaller: deps.resolveCaller ?? messageCallerResolver(deps.participants),
     clock,
     metrics: ingressMetrics(metrics),

@@ -1,22 +1,23 @@
-import {
-  type DirectDebit,
-  isExactNumber,
-  jsonNumber,
-  parseJsonExact,
-  validateDirectDebit,
-} from '@rp/contracts';
+import { isExactNumber, jsonNumber, type Messages, parseJsonExact, validate } from '@rp/contracts';
 import type { TransactionSnapshot } from '@rp/store';
 
 const decimalText = /^-?\d+(\.\d+)?$/;
 
+/** The kinds of message a transaction starts with, as its snapshot records them (the message's schema). */
+export type TransactionKind = 'DirectDebit' | 'CreditTransfer';
+
 /**
- * The DirectDebit a transaction started with, as the snapshot records it: the first message of kind
- * `DirectDebit`. Its body is validated like a request body, because it is JSON text written by another
+ * The message of `kind` a transaction started with, as the snapshot records it: the first message of that
+ * kind (a DirectDebit for a debit, a CreditTransfer for a credit; undefined for a transaction of the
+ * other flow). Its body is validated like a request body, because it is JSON text written by another
  * service. Amounts may be written as JSON numbers (contracts' toJson) or as decimal strings (a plain
  * JSON.stringify of the in-memory message); both are read exactly.
  */
-export function directDebitOfSnapshot(snapshot: TransactionSnapshot): DirectDebit | undefined {
-  const message = snapshot.messages.find((entry) => entry.kind === 'DirectDebit');
+export function transactionOfSnapshot<K extends TransactionKind>(
+  snapshot: TransactionSnapshot,
+  kind: K,
+): Messages[K] | undefined {
+  const message = snapshot.messages.find((entry) => entry.kind === kind);
   if (message === undefined) return undefined;
   let json: unknown;
   try {
@@ -24,9 +25,9 @@ export function directDebitOfSnapshot(snapshot: TransactionSnapshot): DirectDebi
   } catch {
     return undefined;
   }
-  const exact = validateDirectDebit(structuredCopy(json));
+  const exact = validate(kind, structuredCopy(json));
   if (exact.ok) return exact.value;
-  const fromStrings = validateDirectDebit(amountsAsNumbers(json));
+  const fromStrings = validate(kind, amountsAsNumbers(json));
   return fromStrings.ok ? fromStrings.value : undefined;
 }
 

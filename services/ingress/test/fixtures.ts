@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { DirectDebit, PaymentStatusReport } from '@rp/contracts';
+import type { CreditTransfer, DirectDebit, PaymentStatusReport } from '@rp/contracts';
 
 function example<T>(name: string): T {
   return JSON.parse(readFileSync(new URL(`../../../avro/examples/${name}`, import.meta.url), 'utf8')) as T;
@@ -8,6 +8,7 @@ function example<T>(name: string): T {
 
 const debitExample = example<DirectDebit>('DirectDebit.za-eft-on-us.json');
 const reportExample = example<PaymentStatusReport>('PaymentStatusReport.acsc.json');
+const creditExample = example<CreditTransfer>('CreditTransfer.json');
 
 let counter = 0;
 
@@ -28,16 +29,32 @@ export function debitBody(overrides: Partial<DirectDebit> = {}): DirectDebit {
   };
 }
 
-/** The actioning bank's ACSC report for `debit`, with its own message identification. */
+/**
+ * The spec-shaped example credit transfer with its own identifiers, as a clearing house would POST it: for
+ * the creditor's bank 250655, instructed by 632005 (amounts as JSON numbers).
+ */
+export function creditBody(overrides: Partial<CreditTransfer> = {}): CreditTransfer {
+  return {
+    ...structuredClone(creditExample),
+    messageIdentifiers: { messageIdentification: messageId('C'), creationDateTime: new Date().toISOString() },
+    transactionIdentifiers: { ...creditExample.transactionIdentifiers, uetr: randomUUID() },
+    ...overrides,
+  };
+}
+
+/**
+ * An ACSC report from bank 250655 (the example debit's actioning bank, the example credit's creditor's
+ * bank) answering `transaction`, with its own message identification.
+ */
 export function reportBody(
-  debit: DirectDebit,
+  transaction: DirectDebit | CreditTransfer,
   overrides: Partial<PaymentStatusReport> = {},
 ): PaymentStatusReport {
   return {
     ...structuredClone(reportExample),
     messageIdentifiers: { messageIdentification: messageId('R'), creationDateTime: new Date().toISOString() },
-    originalMessageIdentifiers: debit.messageIdentifiers,
-    transactionIdentifiers: debit.transactionIdentifiers,
+    originalMessageIdentifiers: transaction.messageIdentifiers,
+    transactionIdentifiers: transaction.transactionIdentifiers,
     ...overrides,
   };
 }

@@ -1,10 +1,13 @@
+import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import {
   avroTypeOptions,
+  type CreditTransfer,
   type DirectDebit,
   maxRequestBodyBytes,
   type PaymentStatusReport,
   servicePaths,
+  type TopicValue,
   toJson,
 } from '@rp/contracts';
 import { createAvroSerde, createKafka, type KafkaClient } from '@rp/kafka';
@@ -23,9 +26,10 @@ import { connectStore, type Store } from '@rp/store';
 import { infra, uniqueName } from '@rp/testkit';
 import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { idempotencyKey, payloadHash, producedMarkerKey } from '../src/idempotency.ts';
+import { idempotencyKey, payloadHash, producedMarkerKey, schemeIdempotencyKey } from '../src/idempotency.ts';
+import { parseSchemeClients, tokenSha256 } from '../src/schemes.ts';
 import { createIngressService, type IngressService, producedTopics } from '../src/service.ts';
-import { canonicalAmounts, debitBody, messageId, reportBody } from './fixtures.ts';
+import { canonicalAmounts, creditBody, debitBody, messageId, reportBody } from './fixtures.ts';
 import { readTopic, type TopicReader } from './topic-reader.ts';
 
 const participants = parseParticipants(
@@ -39,6 +43,10 @@ const participants = parseParticipants(
     { memberId: '632005', name: 'ABSA', baseUrl: 'http://absa.test', debitLimits: { ZAR: '500000' } },
   ]),
 );
+// The clearing house's bearer token: random for each run; the ingress is configured with its digest only.
+const schemeToken = randomBytes(32).toString('base64url');
+const schemeId = 'clearing-house';
+const schemes = parseSchemeClients(JSON.stringify([{ id: schemeId, tokenSha256: tokenSha256(schemeToken) }]));
 const logger = createLogger({
   service: 'ingress-test',
   level: (process.env.TEST_LOG_LEVEL as 'warn' | undefined) ?? 'warn',
@@ -60,6 +68,7 @@ let databaseName: string;
 let healthy: Running;
 let received: TopicReader<'rp.directdebit.received.v1'>;
 let reports: TopicReader<'rp.statusreport.received.v1'>;
+let credits: TopicReader<'rp.credittransfer.received.v1'>;
 let states: TopicReader<'rp.transaction.state.v1'>;
 
 async function startIngress(brokers: string[], deliveryTimeoutMs: number): Promise<Running> {
@@ -70,6 +79,7 @@ async function startIngress(brokers: string[], deliveryTimeoutMs: number): Promi
     producer,
     store,
     participants,
+    schemes,
     logger,
     metrics,
     retryAfterSeconds: 7,
@@ -91,11 +101,12 @@ function post(
   path: string,
   body: string,
   contentType = 'application/json',
+  headers: Record<string, string> = {},
 ): Promise<Response> {
   return fetch(`${running.server.url}${path}`, {
     method: 'POST',
     body,
-    headers: { 'content-type': contentType },
+    headers: { ...headers, 'content-type': contentType },
   });
 }
 
@@ -103,24 +114,40 @@ const postDebit = (debit: DirectDebit, running = healthy) =>
   post(running, servicePaths.outboundDirectDebit, JSON.stringify(debit));
 const postReport = (report: PaymentStatusReport, running = healthy) =>
   post(running, servicePaths.inboundDirectDebitResponse, JSON.stringify(report));
+/** A clearing house's credit: with the scheme's bearer token unless told otherwise. */
+const postCredit = (credit: CreditTransfer, authorization: string | null = `Bearer ${schemeToken}`) =>
+  post(
+    healthy,
+    servicePaths.inboundCreditTransferAuthorization,
+    JSON.stringify(credit),
+    'application/json',
+    authorization === null ? {} : { authorization },
+  );
+const postCreditResponse = (report: PaymentStatusReport) =>
+  post(healthy, servicePaths.inboundCreditTransferAuthorizationResponse, JSON.stringify(report));
+
+type FlowTopic =
+  | 'rp.directdebit.received.v1'
+  | 'rp.credittransfer.received.v1'
+  | 'rp.statusreport.received.v1';
 
 /**
- * Produces a sentinel record under the transaction's key (the service's own producer, so the same
- * partition) and waits until it is read: any record the service produced for the key before it has been
- * read by then.
+ * Produces a sentinel record (a copy of `message` under another message identification) with the
+ * transaction's key on `topic` (the service's own producer, so the same partition) and waits until it is
+ * read: any record the service produced for the key before it has been read by then.
  */
-async function readPastKey(debit: DirectDebit): Promise<void> {
+async function readPastKey<T extends FlowTopic>(
+  reader: TopicReader<T>,
+  topic: T,
+  message: TopicValue<T>,
+): Promise<void> {
   const sentinelId = messageId('S');
-  await healthy.producer.send('rp.directdebit.received.v1', [
-    {
-      key: debit.transactionIdentifiers.uetr,
-      value: canonicalAmounts({
-        ...debit,
-        messageIdentifiers: { ...debit.messageIdentifiers, messageIdentification: sentinelId },
-      }),
-    },
-  ]);
-  await received.waitFor((entry) => entry.value.messageIdentifiers.messageIdentification === sentinelId);
+  const sentinel = canonicalAmounts({
+    ...message,
+    messageIdentifiers: { ...message.messageIdentifiers, messageIdentification: sentinelId },
+  }) as TopicValue<T>;
+  await healthy.producer.send(topic, [{ key: message.transactionIdentifiers.uetr, value: sentinel }]);
+  await reader.waitFor((entry) => entry.value.messageIdentifiers.messageIdentification === sentinelId);
 }
 
 async function outcomes(running: Running): Promise<Record<string, number>> {
@@ -158,11 +185,12 @@ beforeAll(async () => {
   healthy = await startIngress(endpoints.kafkaBrokers, 10_000);
   received = await readTopic(healthy.kafka, names, codecs, 'rp.directdebit.received.v1');
   reports = await readTopic(healthy.kafka, names, codecs, 'rp.statusreport.received.v1');
+  credits = await readTopic(healthy.kafka, names, codecs, 'rp.credittransfer.received.v1');
   states = await readTopic(healthy.kafka, names, codecs, 'rp.transaction.state.v1');
 });
 
 afterAll(async () => {
-  await Promise.all([received?.stop(), reports?.stop(), states?.stop()]);
+  await Promise.all([received?.stop(), reports?.stop(), credits?.stop(), states?.stop()]);
   if (healthy) await stopIngress(healthy);
   await store?.close();
   const client = new MongoClient(endpoints.mongodbUri);
@@ -211,7 +239,7 @@ describe('POST outbound/direct-debit', () => {
     expect(resend.status).toBe(202);
     expect(await resend.json()).toEqual(await first.json());
 
-    await readPastKey(debit);
+    await readPastKey(received, 'rp.directdebit.received.v1', debit);
     const copies = received.records.filter(
       (entry) =>
         entry.key === uetr &&
@@ -294,7 +322,7 @@ describe('POST outbound/direct-debit', () => {
       corrected.messageIdentifiers.messageIdentification,
     );
     expect(await store.idempotency.get(producedMarkerKey(claimKey))).toBeNull();
-    await readPastKey(first);
+    await readPastKey(received, 'rp.directdebit.received.v1', first);
     const corrections = received.records.filter(
       (entry) =>
         entry.value.messageIdentifiers.messageIdentification ===
@@ -366,45 +394,71 @@ describe('POST outbound/direct-debit', () => {
   });
 });
 
-describe('POST inbound/direct-debit-response', () => {
-  async function deliveredDebit(): Promise<DirectDebit> {
-    const debit = canonicalAmounts(debitBody());
-    const uetr = debit.transactionIdentifiers.uetr;
-    const at = new Date();
-    const path = [
-      'DEBIT_RECEIVED',
-      'DEBIT_ACCEPTED',
-      'DEBIT_ACCEPTANCE_DELIVERY_PENDING',
-      'DEBIT_ACCEPTANCE_DELIVERED',
-      'DEBIT_QUEUED',
-      'DEBIT_DELIVERY_PENDING',
-      'DEBIT_DELIVERED',
-    ];
-    await store.transactions.applyChanges(
-      path.map((to, index) => ({
-        uetr,
-        eventId: `${uetr}:${index + 1}`,
-        seq: index + 1,
-        from: index === 0 ? null : (path[index - 1] as string),
-        to,
-        eventType: to,
-        at,
-        service: 'test',
-        ...(index === 0
-          ? {
-              message: {
-                kind: 'DirectDebit',
-                messageIdentification: debit.messageIdentifiers.messageIdentification,
-                at,
-                bodyJson: toJson('DirectDebit', debit),
-              },
-            }
-          : {}),
-      })),
-    );
-    return debit;
-  }
+/**
+ * Writes the transaction's snapshot as the tracker would after the states of `path`: the first change
+ * records the message the transaction started with.
+ */
+async function seedSnapshot(
+  transaction: DirectDebit | CreditTransfer,
+  path: readonly string[],
+): Promise<void> {
+  const uetr = transaction.transactionIdentifiers.uetr;
+  const at = new Date();
+  const bodyJson =
+    transaction.schema === 'CreditTransfer'
+      ? toJson('CreditTransfer', transaction)
+      : toJson('DirectDebit', transaction);
+  await store.transactions.applyChanges(
+    path.map((to, index) => ({
+      uetr,
+      eventId: `${uetr}:${index + 1}`,
+      seq: index + 1,
+      from: index === 0 ? null : (path[index - 1] as string),
+      to,
+      eventType: to,
+      at,
+      service: 'test',
+      ...(index === 0
+        ? {
+            message: {
+              kind: transaction.schema,
+              messageIdentification: transaction.messageIdentifiers.messageIdentification,
+              at,
+              bodyJson,
+            },
+          }
+        : {}),
+    })),
+  );
+}
 
+async function deliveredDebit(): Promise<DirectDebit> {
+  const debit = canonicalAmounts(debitBody());
+  await seedSnapshot(debit, [
+    'DEBIT_RECEIVED',
+    'DEBIT_ACCEPTED',
+    'DEBIT_ACCEPTANCE_DELIVERY_PENDING',
+    'DEBIT_ACCEPTANCE_DELIVERED',
+    'DEBIT_QUEUED',
+    'DEBIT_DELIVERY_PENDING',
+    'DEBIT_DELIVERED',
+  ]);
+  return debit;
+}
+
+/** A credit the engine delivered to the creditor's bank (250655), or is delivering when `pending`. */
+async function deliveredCredit(pending = false): Promise<CreditTransfer> {
+  const credit = canonicalAmounts(creditBody());
+  await seedSnapshot(credit, [
+    'CREDIT_AUTH_RECEIVED',
+    'CREDIT_AUTH_ACCEPTED',
+    'CREDIT_AUTH_DELIVERY_PENDING',
+    ...(pending ? [] : ['CREDIT_AUTH_DELIVERED']),
+  ]);
+  return credit;
+}
+
+describe('POST inbound/direct-debit-response', () => {
   test('answers 202 once DEBIT_RESPONSE_ACCEPTED and the report are on their topics', async () => {
     const debit = await deliveredDebit();
     const uetr = debit.transactionIdentifiers.uetr;
@@ -450,6 +504,257 @@ describe('POST inbound/direct-debit-response', () => {
   });
 });
 
+describe('POST inbound/credit-transfer-authorization (payment schemes)', () => {
+  test('answers 202 once CREDIT_AUTH_RECEIVED and the credit are on their topics', async () => {
+    const credit = creditBody();
+    const uetr = credit.transactionIdentifiers.uetr;
+    const { messageIdentification } = credit.messageIdentifiers;
+    const response = await postCredit(credit);
+    expect(response.status).toBe(202);
+    expect(await response.json()).toEqual({
+      messageIdentification,
+      uetr,
+      receivedAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
+    });
+
+    const record = await credits.waitFor((entry) => entry.key === uetr);
+    expect(record.headers['rp-state']).toBe('CREDIT_AUTH_RECEIVED');
+    expect(record.value).toEqual(canonicalAmounts(credit));
+    // Beyond what a binary float holds: carried exactly.
+    expect(record.value.amounts.bankSettlementAmount.value).toBe('1234567890123.45');
+    const change = await states.waitFor((entry) => entry.key === uetr);
+    expect(change.value).toMatchObject({
+      uetr,
+      toState: 'CREDIT_AUTH_RECEIVED',
+      eventType: 'CREDIT_AUTH_RECEIVED',
+      emittedBy: 'ingress',
+      causedBy: { messageType: 'CreditTransfer', messageIdentification },
+      transaction: canonicalAmounts(credit),
+    });
+    expect(change.value.fromState).toBeUndefined();
+    expect(Date.parse(change.timestamp)).toBeLessThanOrEqual(Date.parse(record.timestamp));
+
+    // Claimed under the scheme's own key, apart from any bank's.
+    expect(await store.idempotency.get(schemeIdempotencyKey(schemeId, messageIdentification))).not.toBeNull();
+    expect(await store.idempotency.get(idempotencyKey('632005', messageIdentification))).toBeNull();
+    expect((await outcomes(healthy))['inboundCreditTransferAuthorization:accepted']).toBeGreaterThanOrEqual(
+      1,
+    );
+  });
+
+  test('without the scheme token, or with another token, 401 with WWW-Authenticate, before the body is read', async () => {
+    const credit = creditBody();
+    const { messageIdentification } = credit.messageIdentifiers;
+    const refusedBefore = (await outcomes(healthy))['inboundCreditTransferAuthorization:unauthorized'] ?? 0;
+    const attempts: { authorization: string | null; challenge: string }[] = [
+      { authorization: null, challenge: 'Bearer' },
+      {
+        authorization: `Bearer ${randomBytes(32).toString('base64url')}`,
+        challenge: 'Bearer error="invalid_token"',
+      },
+      // The digest the ingress is configured with is not the token.
+      { authorization: `Bearer ${tokenSha256(schemeToken)}`, challenge: 'Bearer error="invalid_token"' },
+      {
+        authorization: `Basic ${Buffer.from(`${schemeId}:${schemeToken}`).toString('base64')}`,
+        challenge: 'Bearer',
+      },
+    ];
+    for (const { authorization, challenge } of attempts) {
+      const response = await postCredit(credit, authorization);
+      expect(response.status).toBe(401);
+      expect(response.headers.get('www-authenticate')).toBe(challenge);
+      expect(response.headers.get('content-type')).toBe('application/problem+json');
+      expect(await response.json()).toMatchObject({
+        type: '/problems/unauthorized',
+        status: 401,
+        instance: servicePaths.inboundCreditTransferAuthorization,
+      });
+    }
+    // Not even a malformed body is looked at without credentials.
+    const malformed = await post(
+      healthy,
+      servicePaths.inboundCreditTransferAuthorization,
+      '{"messageIdentifiers": {',
+    );
+    expect(malformed.status).toBe(401);
+    expect((await outcomes(healthy))['inboundCreditTransferAuthorization:unauthorized']).toBe(
+      refusedBefore + attempts.length + 1,
+    );
+    expect(await store.idempotency.get(schemeIdempotencyKey(schemeId, messageIdentification))).toBeNull();
+
+    // The same credit with the token is then a first receipt.
+    expect((await postCredit(credit)).status).toBe(202);
+  });
+
+  test("a bank's request to the scheme route is refused: banks have no scheme credentials", async () => {
+    // A credit as a participating bank would send it, naming itself as the instructing agent.
+    const credit = creditBody({ instructingAgent: { memberId: '632005' } });
+    expect(participants.has('632005')).toBe(true);
+    const response = await postCredit(credit, null);
+    expect(response.status).toBe(401);
+    expect(await response.json()).toMatchObject({ type: '/problems/unauthorized' });
+    expect(
+      await store.idempotency.get(idempotencyKey('632005', credit.messageIdentifiers.messageIdentification)),
+    ).toBeNull();
+  });
+
+  test('a credit for a bank that is not a participant gets 422 at creditorAgent, and leaves no claim', async () => {
+    const credit = creditBody();
+    const response = await postCredit({
+      ...credit,
+      creditorAgent: { ...credit.creditorAgent, memberId: '999999' },
+    });
+    expect(response.status).toBe(422);
+    expect(response.headers.get('content-type')).toBe('application/problem+json');
+    expect(await response.json()).toMatchObject({
+      type: '/problems/validation-failed',
+      errors: [{ pointer: '/creditorAgent/memberId', detail: '999999 is not a participant of this engine' }],
+    });
+    const { memberId: _none, ...anonymous } = credit.creditorAgent;
+    const unnamed = await postCredit({ ...credit, creditorAgent: anonymous });
+    expect(unnamed.status).toBe(422);
+    expect(await unnamed.json()).toMatchObject({ errors: [{ pointer: '/creditorAgent/memberId' }] });
+    expect(
+      await store.idempotency.get(
+        schemeIdempotencyKey(schemeId, credit.messageIdentifiers.messageIdentification),
+      ),
+    ).toBeNull();
+  });
+
+  test('a resend gets the same 202 and is produced once; another body or a used UETR is a 409', async () => {
+    const credit = creditBody();
+    const uetr = credit.transactionIdentifiers.uetr;
+    const { messageIdentification } = credit.messageIdentifiers;
+    const first = await postCredit(credit);
+    expect(first.status).toBe(202);
+    const resend = await postCredit(credit);
+    expect(resend.status).toBe(202);
+    expect(await resend.json()).toEqual(await first.json());
+
+    await readPastKey(credits, 'rp.credittransfer.received.v1', canonicalAmounts(credit));
+    const copies = credits.records.filter(
+      (entry) =>
+        entry.key === uetr && entry.value.messageIdentifiers.messageIdentification === messageIdentification,
+    );
+    expect(copies).toHaveLength(1);
+    const changes = states.records.filter(
+      (entry) => entry.key === uetr && entry.value.eventType === 'CREDIT_AUTH_RECEIVED',
+    );
+    expect(changes).toHaveLength(1);
+    expect((await outcomes(healthy))['inboundCreditTransferAuthorization:replayed']).toBeGreaterThanOrEqual(
+      1,
+    );
+
+    const altered = await postCredit({
+      ...credit,
+      amounts: { bankSettlementAmount: { value: 1234567890123.46 as unknown as string, currency: 'ZAR' } },
+    });
+    expect(altered.status).toBe(409);
+    expect(await altered.json()).toMatchObject({
+      type: '/problems/duplicate-message',
+      detail: expect.stringContaining(`scheme ${schemeId}`),
+    });
+
+    const sameUetr = await postCredit(creditBody({ transactionIdentifiers: credit.transactionIdentifiers }));
+    expect(sameUetr.status).toBe(409);
+    expect(await sameUetr.json()).toMatchObject({
+      type: '/problems/duplicate-transaction',
+      errors: [{ pointer: '/transactionIdentifiers/uetr' }],
+    });
+  });
+});
+
+describe('POST inbound/credit-transfer-authorization-response', () => {
+  test('answers 202 once CREDIT_AUTH_RESPONSE_ACCEPTED is on the state topic, and forwards nothing', async () => {
+    const credit = await deliveredCredit();
+    const uetr = credit.transactionIdentifiers.uetr;
+    const report = reportBody(credit);
+    const response = await postCreditResponse(report);
+    expect(response.status).toBe(202);
+    expect(await response.json()).toMatchObject({
+      messageIdentification: report.messageIdentifiers.messageIdentification,
+      uetr,
+    });
+    const change = await states.waitFor((entry) => entry.key === uetr);
+    expect(change.value).toMatchObject({
+      fromState: 'CREDIT_AUTH_DELIVERED',
+      toState: 'CREDIT_AUTH_RESPONSE_ACCEPTED',
+      eventType: 'CREDIT_AUTH_RESPONSE_ACCEPTED',
+      emittedBy: 'ingress',
+      causedBy: {
+        messageType: 'PaymentStatusReport',
+        messageIdentification: report.messageIdentifiers.messageIdentification,
+      },
+      transaction: credit,
+      statusReport: report,
+    });
+    expect(
+      (await outcomes(healthy))['inboundCreditTransferAuthorizationResponse:accepted'],
+    ).toBeGreaterThanOrEqual(1);
+    // Final: the report is not forwarded as a debit's report is.
+    await readPastKey(reports, 'rp.statusreport.received.v1', report);
+    expect(
+      reports.records.filter(
+        (entry) =>
+          entry.key === uetr &&
+          entry.value.messageIdentifiers.messageIdentification ===
+            report.messageIdentifiers.messageIdentification,
+      ),
+    ).toEqual([]);
+  });
+
+  test("a report that overtakes the record of the bank's 202 follows CREDIT_AUTH_DELIVERY_PENDING", async () => {
+    const credit = await deliveredCredit(true);
+    const uetr = credit.transactionIdentifiers.uetr;
+    expect((await postCreditResponse(reportBody(credit))).status).toBe(202);
+    const change = await states.waitFor((entry) => entry.key === uetr);
+    expect(change.value).toMatchObject({
+      fromState: 'CREDIT_AUTH_DELIVERY_PENDING',
+      toState: 'CREDIT_AUTH_RESPONSE_ACCEPTED',
+    });
+  });
+
+  test("a response on a direct debit's UETR gets 422 at the UETR, and a debit's report on a credit's too", async () => {
+    const debit = await deliveredDebit();
+    const response = await postCreditResponse(reportBody(debit));
+    expect(response.status).toBe(422);
+    expect(await response.json()).toMatchObject({
+      type: '/problems/validation-failed',
+      errors: [
+        {
+          pointer: '/transactionIdentifiers/uetr',
+          detail: expect.stringContaining('does not name a credit transfer authorisation'),
+        },
+      ],
+    });
+
+    const credit = await deliveredCredit();
+    const crossed = await postReport(reportBody(credit));
+    expect(crossed.status).toBe(422);
+    expect(await crossed.json()).toMatchObject({
+      errors: [
+        {
+          pointer: '/transactionIdentifiers/uetr',
+          detail: expect.stringContaining('does not name a direct debit'),
+        },
+      ],
+    });
+  });
+
+  test("a response from a bank that is not the creditor's bank gets 422 at instructingAgent", async () => {
+    const credit = await deliveredCredit();
+    const response = await postCreditResponse(
+      reportBody(credit, { instructingAgent: { memberId: '632005' } }),
+    );
+    expect(response.status).toBe(422);
+    expect(await response.json()).toMatchObject({
+      errors: [
+        { pointer: '/instructingAgent/memberId', detail: expect.stringContaining("not the creditor's bank") },
+      ],
+    });
+  });
+});
+
 describe('API documents', () => {
   test('serves the OpenAPI and AsyncAPI documents', async () => {
     const openapi = await fetch(`${healthy.server.url}/api/v1/openapi.json`);
@@ -457,6 +762,11 @@ describe('API documents', () => {
     const document = (await openapi.json()) as { openapi: string; paths: Record<string, unknown> };
     expect(document.openapi).toMatch(/^3\.1/);
     expect(Object.keys(document.paths)).toContain(servicePaths.outboundDirectDebit);
+    const schemeRoute = (
+      document.paths as Record<string, { post: { security?: unknown; responses: Record<string, unknown> } }>
+    )[servicePaths.inboundCreditTransferAuthorization];
+    expect(schemeRoute?.post.responses).toHaveProperty('401');
+    expect(schemeRoute?.post.security).toEqual([{ schemeBearerToken: [] }]);
     const asyncapi = await fetch(`${healthy.server.url}/api/v1/asyncapi.json`);
     expect(((await asyncapi.json()) as { asyncapi: string }).asyncapi).toMatch(/^3\./);
   });

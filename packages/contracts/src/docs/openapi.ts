@@ -25,7 +25,12 @@ interface Operation {
   description: string;
   body: string;
   sentBy: string;
+  /** The caller proves who it is with the scheme's bearer token (a 401 otherwise). */
+  schemeCredentials?: boolean;
 }
+
+/** Name of the security scheme of the routes payment schemes call. */
+const schemeSecurity = 'schemeBearerToken';
 
 const serviceOperations: Operation[] = [
   {
@@ -49,10 +54,11 @@ const serviceOperations: Operation[] = [
     path: servicePaths.inboundCreditTransferAuthorization,
     operationId: 'inboundCreditTransferAuthorization',
     summary: 'Submit a credit transfer authorisation',
-    sentBy: 'A payment scheme or clearing house.',
+    sentBy: 'A payment scheme or clearing house, with its own bearer token (not a bank).',
     description:
-      "The switch receives a credit transfer for a participating bank (the event CREDIT_AUTH_RECEIVED is posted for it) and delivers it to the creditor's bank. The spec does not show this path; it is the engine's choice.",
+      "The switch receives a credit transfer for a participating bank (the event CREDIT_AUTH_RECEIVED is posted for it) and delivers it to the creditor's bank. 202 once stored. creditorAgent.memberId must name a participant (422 otherwise). A resent credit with the same messageIdentification and the same content gets the same 202; different content under a used messageIdentification, or a UETR another message already started a transaction with, is a 409. The spec does not show this path; it is the engine's choice.",
     body: 'CreditTransfer',
+    schemeCredentials: true,
   },
   {
     path: servicePaths.inboundCreditTransferAuthorizationResponse,
@@ -166,7 +172,12 @@ export function buildOpenApiDocument(set: SchemaSet): Json {
           required: true,
           content: { 'application/json': { schema: schemaRef(operation.body) } },
         },
-        responses: { '202': responseRef('Accepted'), ...errorResponses },
+        ...(operation.schemeCredentials ? { security: [{ [schemeSecurity]: [] }] } : {}),
+        responses: {
+          '202': responseRef('Accepted'),
+          ...(operation.schemeCredentials ? { '401': responseRef('Unauthorized') } : {}),
+          ...errorResponses,
+        },
       },
     };
   }
@@ -220,6 +231,14 @@ export function buildOpenApiDocument(set: SchemaSet): Json {
     webhooks,
     components: {
       schemas,
+      securitySchemes: {
+        [schemeSecurity]: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            "A payment scheme's or clearing house's own token, issued by the engine's operator (separate from any bank's credentials). The engine keeps only its SHA-256. Bank-facing routes do not take it.",
+        },
+      },
       responses: {
         Accepted: {
           description: 'Durably accepted; processing continues asynchronously.',
@@ -228,9 +247,21 @@ export function buildOpenApiDocument(set: SchemaSet): Json {
         MalformedJson: problemResponse(
           `${problemTypes.malformedJson.title} (${problemTypes.malformedJson.type}).`,
         ),
+        Unauthorized: problemResponse(
+          `${problemTypes.unauthorized.title} (${problemTypes.unauthorized.type}): no bearer token, or one that is not a configured scheme's. Checked before the body is read.`,
+          {
+            headers: {
+              'WWW-Authenticate': {
+                description:
+                  'The scheme to authenticate with: Bearer (with error="invalid_token" when a token was sent).',
+                schema: { type: 'string' },
+              },
+            },
+          },
+        ),
         DuplicateMessage: problemResponse(
           `${problemTypes.duplicateMessage.title} (${problemTypes.duplicateMessage.type}). The same content again is accepted (202). ` +
-            `For a DirectDebit also: ${problemTypes.duplicateTransaction.title.toLowerCase()} (${problemTypes.duplicateTransaction.type}), with errors at /transactionIdentifiers/uetr; a corrected debit needs a new UETR.`,
+            `For a message that starts a transaction (a DirectDebit, a CreditTransfer) also: ${problemTypes.duplicateTransaction.title.toLowerCase()} (${problemTypes.duplicateTransaction.type}), with errors at /transactionIdentifiers/uetr; a corrected message needs a new UETR.`,
         ),
         PayloadTooLarge: problemResponse(
           `${problemTypes.payloadTooLarge.title}: at most ${maxRequestBodyBytes} bytes (${problemTypes.payloadTooLarge.type}).`,

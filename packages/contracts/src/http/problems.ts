@@ -13,6 +13,11 @@ export const problemTypes = {
     title: 'The request body is not valid JSON',
     status: 400,
   },
+  unauthorized: {
+    type: '/problems/unauthorized',
+    title: 'The request does not carry valid credentials',
+    status: 401,
+  },
   duplicateMessage: {
     type: '/problems/duplicate-message',
     title: 'A different message with this messageIdentification was already received',
