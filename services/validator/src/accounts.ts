@@ -1,5 +1,11 @@
 import type { CdvFailureReason, CdvOutcome, CdvRequest } from '@rp/cdv';
-import type { Code, DirectDebit, InstitutionIdentification, PaymentAccount } from '@rp/contracts';
+import type {
+  Code,
+  CreditTransfer,
+  DirectDebit,
+  InstitutionIdentification,
+  PaymentAccount,
+} from '@rp/contracts';
 
 /** What the validator needs of the CDV engine (CdvEngine has it; tests pass tables directly). */
 export interface AccountVerifier {
@@ -36,25 +42,25 @@ export function accountNumberOf(account: PaymentAccount | undefined): string | u
   return account?.identification?.value;
 }
 
-/** The account and agent of one side of a debit. */
+/** The account and agent of one side of a debit or a credit transfer. */
 export function sideOf(
-  debit: DirectDebit,
+  transaction: DirectDebit | CreditTransfer,
   role: AccountRole,
 ): {
   account: PaymentAccount | undefined;
   agent: InstitutionIdentification;
   shortened: string | undefined;
 } {
-  const schemeData = debit.paymentScheme.schemeData;
+  const schemeData = transaction.paymentScheme.schemeData;
   return role === 'debtor'
     ? {
-        account: debit.debtorAccount,
-        agent: debit.debtorAgent,
+        account: transaction.debtorAccount,
+        agent: transaction.debtorAgent,
         shortened: schemeData?.shortenedDebtorAccountNumber,
       }
     : {
-        account: debit.creditorAccount,
-        agent: debit.creditorAgent,
+        account: transaction.creditorAccount,
+        agent: transaction.creditorAgent,
         shortened: schemeData?.shortenedCreditorAccountNumber,
       };
 }

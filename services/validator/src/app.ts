@@ -1,10 +1,12 @@
 import {
+  type CreditTransfer,
   type DirectDebit,
   isFinalState,
   nextState,
   type PaymentStatusReport,
   type TransactionEventType,
   type TransactionState,
+  type TransactionStateChanged,
   transactionStates,
 } from '@rp/contracts';
 import type { BatchContext, BatchHandler, ConsumedRecord } from '@rp/kafka';
@@ -13,9 +15,9 @@ import { AppError, type Clock, type Logger, transactionLogger } from '@rp/runtim
 import type { TransactionRepository } from '@rp/store';
 import type { AccountVerifier } from './accounts.ts';
 import { businessDate } from './dates.ts';
-import type { SkipReason, ValidatorMetrics } from './metrics.ts';
+import type { Flow, SkipReason, ValidatorMetrics } from './metrics.ts';
 import { buildStatusReport, statusReportId } from './report.ts';
-import { type Decision, validateDebit } from './rules.ts';
+import { type Decision, type RuleContext, validateCredit, validateDebit } from './rules.ts';
 import { directDebitOfSnapshot, statusReportOfSnapshot } from './snapshot.ts';
 
 /** Kafka header carrying the transaction's state on flow records, so the next service knows fromState. */
@@ -61,37 +63,52 @@ export class RecentKeys {
   }
 }
 
-/**
- * States in which the debit is (re)validated: none yet or DEBIT_RECEIVED (the snapshot may lag the state
- * topic), and DEBIT_ACCEPTED / DEBIT_REJECTED, where the answer is recorded but its report and accepted
- * debit may not have been produced (a failure between the state change's acknowledgement and theirs).
- * Any later state means the dispatcher consumed the report, which is produced after the accepted debit,
- * so both exist: the debit is skipped.
- */
-const answerableStates: ReadonlySet<string> = new Set<TransactionState>([
-  'DEBIT_RECEIVED',
-  'DEBIT_ACCEPTED',
-  'DEBIT_REJECTED',
-]);
+/** A transaction the validator answers: its state change is planned, its outputs follow it. */
+interface Answer<M> {
+  readonly record: ConsumedRecord<M>;
+  readonly message: M;
+  readonly report: PaymentStatusReport;
+  readonly change: StateChangeInput;
+  readonly log: Logger;
+}
 
-type DebitPlan =
-  | { kind: 'skip' }
-  | {
-      kind: 'answer';
-      record: ConsumedRecord<DirectDebit>;
-      debit: DirectDebit;
-      report: PaymentStatusReport;
-      change: StateChangeInput;
-      log: Logger;
-    };
+type AnswerPlan<M> = { kind: 'skip' } | ({ kind: 'answer' } & Answer<M>);
 
 type ReportPlan =
   | { kind: 'skip' }
   | { kind: 'apply'; record: ConsumedRecord<PaymentStatusReport>; change: StateChangeInput; log: Logger };
 
+/** What differs between answering a debit and answering a credit transfer authorisation. */
+interface AnswerFlow<M extends DirectDebit | CreditTransfer> {
+  readonly flow: Flow;
+  readonly consumer: 'debits' | 'credits';
+  /** For log lines. */
+  readonly noun: string;
+  readonly messageType: M['schema'];
+  /** fromState when the record carries no rp-state header: the state the ingress left it in. */
+  readonly receivedState: TransactionState;
+  readonly accepted: { readonly eventType: TransactionEventType; readonly state: TransactionState };
+  readonly rejected: { readonly eventType: TransactionEventType; readonly state: TransactionState };
+  /**
+   * States in which the transaction is (re)answered: none yet or the received state (the snapshot may
+   * lag the state topic), and the answered states whose outputs may not all have been produced (a
+   * failure between the state change's acknowledgement and theirs). Any other state means the outputs
+   * exist: the record is skipped.
+   */
+  readonly answerable: ReadonlySet<string>;
+  validate(message: M, context: RuleContext): Decision;
+  /**
+   * The outputs after the acknowledged state changes, in order (`changes[i]` is `answers[i]`'s change). A
+   * failure fails the batch's answers: retry tiers, then the dead-letter topic.
+   */
+  produce(answers: readonly Answer<M>[], changes: readonly TransactionStateChanged[]): Promise<void>;
+}
+
 export interface ValidatorHandlers {
   /** rp.directdebit.received.v1: validate, answer with ACCP or RJCT, pass accepted debits on. */
   readonly debits: BatchHandler<DirectDebit>;
+  /** rp.credittransfer.received.v1: validate, accept or reject, pass accepted credits on. */
+  readonly credits: BatchHandler<CreditTransfer>;
   /** rp.statusreport.received.v1: the actioning bank's ACSC or RJCT ends the transaction. */
   readonly reports: BatchHandler<PaymentStatusReport>;
 }
@@ -99,147 +116,201 @@ export interface ValidatorHandlers {
 export function createValidatorHandlers(deps: ValidatorHandlerDeps): ValidatorHandlers {
   const { emitter, producer, transactions, metrics, logger, clock, answered } = deps;
 
-  async function planDebit(record: ConsumedRecord<DirectDebit>, firstOfKey: boolean): Promise<DebitPlan> {
-    const debit = record.value;
-    const uetr = debit.transactionIdentifiers.uetr;
-    const messageIdentification = debit.messageIdentifiers.messageIdentification;
-    const log = transactionLogger(logger, { uetr, messageIdentification });
-    const skip = (reason: SkipReason, fields: Record<string, unknown> = {}): DebitPlan => {
-      metrics.debitSkipped(reason);
-      log.info({ reason, ...fields }, 'debit not validated again');
-      return { kind: 'skip' };
-    };
-    if (record.attempt > 1) metrics.retried('debits');
-    // The same transaction twice in one batch: a resend the ingress produced again. One answer is enough.
-    if (!firstOfKey) return skip('repeated-in-batch');
-    if (answered.has(uetr)) return skip('already-answered');
-    const fromState = stateOf(record, 'DEBIT_RECEIVED');
-
-    // One read by _id: the duplicate check. The UETR names one transaction; a record of it arriving
-    // again (redelivery, a resend produced twice) must not be answered differently.
-    const snapshot = await transactions.get(uetr);
-    const recorded = snapshot?.state ?? null;
-    if (recorded !== null && !answerableStates.has(recorded))
-      return skip('past-validation', { state: recorded });
-
-    const now = clock.now();
-    let decision: Decision = validateDebit(debit, {
-      participants: deps.participants,
-      accounts: deps.accounts,
-      today: businessDate(now),
-      maxDaysAhead: deps.maxDaysAhead,
-      onCdv: metrics.cdv,
-    });
-    let report: PaymentStatusReport | undefined;
-    if (snapshot !== null && (recorded === 'DEBIT_ACCEPTED' || recorded === 'DEBIT_REJECTED')) {
-      // Answered before: repeat the recorded answer, never contradict it (a date may have rolled over,
-      // the CDV tables may have been reloaded since).
-      report = statusReportOfSnapshot(snapshot, statusReportId(uetr));
-      const recordedAccepted = recorded === 'DEBIT_ACCEPTED';
-      if (report === undefined && decision.accepted !== recordedAccepted) {
-        decision = recordedAccepted
-          ? { accepted: true }
-          : {
-              accepted: false,
-              reasons: [
-                {
-                  code: 'MS03',
-                  text: 'Rejected when first validated; the original reasons were not recorded',
-                },
-              ],
-            };
-      }
-      log.info({ state: recorded }, 'debit answered before; repeating the answer');
-    }
-    report ??= buildStatusReport(debit, decision, now);
-    const eventType: TransactionEventType =
-      report.status.status === 'ACCP' ? 'DEBIT_REQUEST_ACCEPTED' : 'DEBIT_REQUEST_REJECTED';
-    // Refuses an unexpected rp-state here, for this record alone (non-retriable: dead-lettered).
-    nextState(fromState, eventType);
-    return {
-      kind: 'answer',
-      record,
-      debit,
-      report,
-      log,
-      change: {
-        fromState,
-        eventType,
-        transaction: debit,
-        statusReport: report,
-        occurredAt: now,
-        causedBy: {
-          messageType: 'DirectDebit',
-          messageIdentification,
-          topic: record.topic,
-          partition: record.partition,
-          offset: record.offset,
-        },
-      },
-    };
-  }
-
-  const debits: BatchHandler<DirectDebit> = async (records, context) => {
-    const started = performance.now();
-    metrics.debitsReceived(records.length);
-    const plans = await planByKey(records, context, deps.keyConcurrency, planDebit, (count) =>
-      metrics.failed('debits', count),
-    );
-    const answers = plans.filter((plan) => plan.kind === 'answer');
-    if (answers.length > 0) {
-      try {
-        // The state changes first (the tracker sequences them), then the accepted debits, then the
-        // reports: a report downstream means its accepted debit is on its topic (see answerableStates).
-        const changes = await emitter.emit(answers.map((answer) => answer.change));
-        const accepted = answers.flatMap((answer, index) =>
-          answer.report.status.status === 'ACCP' ? [{ answer, state: changes[index]?.toState }] : [],
-        );
-        if (accepted.length > 0) {
-          await producer.send(
-            'rp.directdebit.accepted.v1',
-            accepted.map(({ answer, state }) => ({
-              key: answer.debit.transactionIdentifiers.uetr,
-              value: answer.debit,
-              headers: { [stateHeader]: state ?? 'DEBIT_ACCEPTED' },
-            })),
-          );
-        }
+  const debitFlow: AnswerFlow<DirectDebit> = {
+    flow: 'debit',
+    consumer: 'debits',
+    noun: 'debit',
+    messageType: 'DirectDebit',
+    receivedState: 'DEBIT_RECEIVED',
+    accepted: { eventType: 'DEBIT_REQUEST_ACCEPTED', state: 'DEBIT_ACCEPTED' },
+    rejected: { eventType: 'DEBIT_REQUEST_REJECTED', state: 'DEBIT_REJECTED' },
+    // Past DEBIT_ACCEPTED / DEBIT_REJECTED, the dispatcher has consumed the report, which is produced
+    // after the accepted debit: both exist.
+    answerable: new Set<TransactionState>(['DEBIT_RECEIVED', 'DEBIT_ACCEPTED', 'DEBIT_REJECTED']),
+    validate: validateDebit,
+    async produce(answers, changes) {
+      // The accepted debits first, then the reports: a report downstream means its accepted debit is on
+      // its topic (see answerable).
+      const accepted = answers.flatMap((answer, index) =>
+        answer.report.status.status === 'ACCP' ? [{ answer, state: changes[index]?.toState }] : [],
+      );
+      if (accepted.length > 0) {
         await producer.send(
-          'rp.statusreport.outbound.v1',
-          answers.map((answer, index) => ({
-            key: answer.debit.transactionIdentifiers.uetr,
-            value: answer.report,
-            headers: { [stateHeader]: changes[index]?.toState ?? '' },
+          'rp.directdebit.accepted.v1',
+          accepted.map(({ answer, state }) => ({
+            key: answer.message.transactionIdentifiers.uetr,
+            value: answer.message,
+            headers: { [stateHeader]: state ?? 'DEBIT_ACCEPTED' },
           })),
         );
-      } catch (error) {
-        for (const answer of answers) context.fail(answer.record, error);
-        metrics.failed('debits', answers.length);
-        logger.warn({ err: error, debits: answers.length }, 'answers not produced; the debits go to retry');
-        return;
       }
-      const finished = Date.now();
-      for (const answer of answers) {
-        answered.add(answer.debit.transactionIdentifiers.uetr);
-        const reasonInfo = answer.report.status.reasonInfo ?? [];
-        const accepted = answer.report.status.status === 'ACCP';
-        metrics.debitValidated(
-          accepted ? 'accepted' : 'rejected',
-          reasonInfo.map((info) => info.reason.code),
-        );
-        metrics.debitLatency((finished - Date.parse(answer.record.timestamp)) / 1000);
-        answer.log.info(
-          {
-            status: answer.report.status.status,
-            reasons: reasonInfo.map((info) => info.reason.code),
-            reportId: answer.report.messageIdentifiers.messageIdentification,
-          },
-          accepted ? 'debit accepted' : 'debit rejected',
-        );
-      }
-    }
-    metrics.batch('debits', (performance.now() - started) / 1000, records.length);
+      await producer.send(
+        'rp.statusreport.outbound.v1',
+        answers.map((answer, index) => ({
+          key: answer.message.transactionIdentifiers.uetr,
+          value: answer.report,
+          headers: { [stateHeader]: changes[index]?.toState ?? '' },
+        })),
+      );
+    },
   };
+
+  const creditFlow: AnswerFlow<CreditTransfer> = {
+    flow: 'credit',
+    consumer: 'credits',
+    noun: 'credit transfer',
+    messageType: 'CreditTransfer',
+    receivedState: 'CREDIT_AUTH_RECEIVED',
+    accepted: { eventType: 'CREDIT_AUTH_ACCEPTED', state: 'CREDIT_AUTH_ACCEPTED' },
+    rejected: { eventType: 'CREDIT_AUTH_REJECTED', state: 'CREDIT_AUTH_REJECTED' },
+    // A rejected credit is final and its state change is its only output, so CREDIT_AUTH_REJECTED is
+    // complete. An accepted one's forwarded credit may be missing until the dispatcher has taken it.
+    answerable: new Set<TransactionState>(['CREDIT_AUTH_RECEIVED', 'CREDIT_AUTH_ACCEPTED']),
+    validate: validateCredit,
+    async produce(answers, changes) {
+      // Only accepted credits go on, to their delivery to the creditor's bank. A rejected credit has no
+      // way back to the sending bank yet: its state change is all there is.
+      const accepted = answers.flatMap((answer, index) =>
+        answer.report.status.status === 'ACCP' ? [{ answer, state: changes[index]?.toState }] : [],
+      );
+      if (accepted.length === 0) return;
+      await producer.send(
+        'rp.credittransfer.accepted.v1',
+        accepted.map(({ answer, state }) => ({
+          key: answer.message.transactionIdentifiers.uetr,
+          value: answer.message,
+          headers: { [stateHeader]: state ?? 'CREDIT_AUTH_ACCEPTED' },
+        })),
+      );
+    },
+  };
+
+  function answerHandler<M extends DirectDebit | CreditTransfer>(spec: AnswerFlow<M>): BatchHandler<M> {
+    async function plan(record: ConsumedRecord<M>, firstOfKey: boolean): Promise<AnswerPlan<M>> {
+      const message = record.value;
+      const uetr = message.transactionIdentifiers.uetr;
+      const messageIdentification = message.messageIdentifiers.messageIdentification;
+      const log = transactionLogger(logger, { uetr, messageIdentification });
+      const skip = (reason: SkipReason, fields: Record<string, unknown> = {}): AnswerPlan<M> => {
+        metrics.skipped(spec.flow, reason);
+        log.info({ reason, ...fields }, `${spec.noun} not validated again`);
+        return { kind: 'skip' };
+      };
+      if (record.attempt > 1) metrics.retried(spec.consumer);
+      // The same transaction twice in one batch: a resend the ingress produced again. One answer is enough.
+      if (!firstOfKey) return skip('repeated-in-batch');
+      if (answered.has(uetr)) return skip('already-answered');
+      const fromState = stateOf(record, spec.receivedState);
+
+      // One read by _id: the duplicate check. The UETR names one transaction; a record of it arriving
+      // again (redelivery, a resend produced twice) must not be answered differently.
+      const snapshot = await transactions.get(uetr);
+      const recorded = snapshot?.state ?? null;
+      if (recorded !== null && !spec.answerable.has(recorded))
+        return skip('past-validation', { state: recorded });
+
+      const now = clock.now();
+      let decision: Decision = spec.validate(message, {
+        participants: deps.participants,
+        accounts: deps.accounts,
+        today: businessDate(now),
+        maxDaysAhead: deps.maxDaysAhead,
+        onCdv: (role, status) => metrics.cdv(spec.flow, role, status),
+      });
+      let report: PaymentStatusReport | undefined;
+      if (snapshot !== null && (recorded === spec.accepted.state || recorded === spec.rejected.state)) {
+        // Answered before: repeat the recorded answer, never contradict it (a date may have rolled over,
+        // the CDV tables or the participants may have changed since).
+        report = statusReportOfSnapshot(snapshot, statusReportId(uetr));
+        const recordedAccepted = recorded === spec.accepted.state;
+        if (report === undefined && decision.accepted !== recordedAccepted) {
+          decision = recordedAccepted
+            ? { accepted: true }
+            : {
+                accepted: false,
+                reasons: [
+                  {
+                    code: 'MS03',
+                    text: 'Rejected when first validated; the original reasons were not recorded',
+                  },
+                ],
+              };
+        }
+        log.info({ state: recorded }, `${spec.noun} answered before; repeating the answer`);
+      }
+      report ??= buildStatusReport(message, decision, now);
+      const eventType = report.status.status === 'ACCP' ? spec.accepted.eventType : spec.rejected.eventType;
+      // Refuses an unexpected rp-state here, for this record alone (non-retriable: dead-lettered).
+      nextState(fromState, eventType);
+      return {
+        kind: 'answer',
+        record,
+        message,
+        report,
+        log,
+        change: {
+          fromState,
+          eventType,
+          transaction: message,
+          statusReport: report,
+          occurredAt: now,
+          causedBy: {
+            messageType: spec.messageType,
+            messageIdentification,
+            topic: record.topic,
+            partition: record.partition,
+            offset: record.offset,
+          },
+        },
+      };
+    }
+
+    return async (records, context) => {
+      const started = performance.now();
+      metrics.received(spec.flow, records.length);
+      const plans = await planByKey(records, context, deps.keyConcurrency, plan, (count) =>
+        metrics.failed(spec.consumer, count),
+      );
+      const answers = plans.filter((entry) => entry.kind === 'answer');
+      if (answers.length > 0) {
+        try {
+          // The state changes first (the tracker sequences them), then the outputs that let the next
+          // service act on the transaction.
+          const changes = await emitter.emit(answers.map((answer) => answer.change));
+          await spec.produce(answers, changes);
+        } catch (error) {
+          for (const answer of answers) context.fail(answer.record, error);
+          metrics.failed(spec.consumer, answers.length);
+          logger.warn(
+            { err: error, [spec.consumer]: answers.length },
+            `answers not produced; the ${spec.consumer} go to retry`,
+          );
+          return;
+        }
+        const finished = Date.now();
+        for (const answer of answers) {
+          answered.add(answer.message.transactionIdentifiers.uetr);
+          const reasonInfo = answer.report.status.reasonInfo ?? [];
+          const accepted = answer.report.status.status === 'ACCP';
+          metrics.validated(
+            spec.flow,
+            accepted ? 'accepted' : 'rejected',
+            reasonInfo.map((info) => info.reason.code),
+          );
+          metrics.latency(spec.flow, (finished - Date.parse(answer.record.timestamp)) / 1000);
+          answer.log.info(
+            {
+              status: answer.report.status.status,
+              reasons: reasonInfo.map((info) => info.reason.code),
+              reportId: answer.report.messageIdentifiers.messageIdentification,
+            },
+            `${spec.noun} ${accepted ? 'accepted' : 'rejected'}`,
+          );
+        }
+      }
+      metrics.batch(spec.consumer, (performance.now() - started) / 1000, records.length);
+    };
+  }
 
   async function planReport(
     record: ConsumedRecord<PaymentStatusReport>,
@@ -328,7 +399,7 @@ export function createValidatorHandlers(deps: ValidatorHandlerDeps): ValidatorHa
     metrics.batch('reports', (performance.now() - started) / 1000, records.length);
   };
 
-  return { debits, reports };
+  return { debits: answerHandler(debitFlow), credits: answerHandler(creditFlow), reports };
 }
 
 /** Whether a snapshot's state is final; a state this version does not know is not. */

@@ -23,7 +23,7 @@ export const validatorConfigSpec = defineConfig({
     doc: 'Partitions of topics created at start-up when missing; default: the topic catalogue',
   }),
   PARTICIPANTS: str({
-    doc: 'Participating banks (debit limits, actioning banks): a JSON file path or the JSON array',
+    doc: 'Participating banks (debit limits, actioning and creditor banks): a JSON file path or the JSON array',
   }),
   ...cdvConfig,
   CDV_PARAMETER_FILE: str({

@@ -15,6 +15,7 @@ export {
   type Rejection,
   type RejectionCode,
   type RuleContext,
+  validateCredit,
   validateDebit,
 } from './rules.ts';
 export {

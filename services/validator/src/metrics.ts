@@ -1,47 +1,83 @@
 import type { Metrics } from '@rp/runtime';
 
-/** Why a received debit was not validated (again). */
+/** Why a received debit or credit transfer was not validated (again). */
 export type SkipReason = 'already-answered' | 'repeated-in-batch' | 'past-validation';
 
+/** The two flows the validator answers: outbound direct debits and inbound credit transfer authorisations. */
+export type Flow = 'debit' | 'credit';
+
+/** The validator's consumers, as the `topic` label of the batch metrics names them. */
+export type ConsumerName = 'debits' | 'credits' | 'reports';
+
 export interface ValidatorMetrics {
-  debitsReceived(count: number): void;
-  debitValidated(outcome: 'accepted' | 'rejected', reasonCodes: readonly string[]): void;
-  debitSkipped(reason: SkipReason): void;
-  cdv(role: 'debtor' | 'creditor', status: string): void;
-  /** From the debit's arrival on the received topic to the acknowledgement of the report. */
-  debitLatency(seconds: number): void;
-  batch(topic: 'debits' | 'reports', seconds: number, records: number): void;
-  retried(topic: 'debits' | 'reports'): void;
-  failed(topic: 'debits' | 'reports', count: number): void;
+  received(flow: Flow, count: number): void;
+  validated(flow: Flow, outcome: 'accepted' | 'rejected', reasonCodes: readonly string[]): void;
+  skipped(flow: Flow, reason: SkipReason): void;
+  cdv(flow: Flow, role: 'debtor' | 'creditor', status: string): void;
+  /** From the transaction's arrival on its received topic to the acknowledgement of its last output. */
+  latency(flow: Flow, seconds: number): void;
+  batch(topic: ConsumerName, seconds: number, records: number): void;
+  retried(topic: ConsumerName): void;
+  failed(topic: ConsumerName, count: number): void;
   statusReport(status: string, outcome: 'applied' | 'ignored' | 'skipped'): void;
 }
 
+const latencyBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
+/**
+ * The debit counters keep their names (the console's overview reads them); credit transfers have their
+ * own, so that neither flow's figures include the other's. What both flows share carries a `flow` label.
+ */
 export function validatorMetrics(metrics: Metrics): ValidatorMetrics {
-  const received = metrics.counter(
-    'rp_validator_debits_received_total',
-    'Debits read from the received topic',
-  );
-  const validated = metrics.counter('rp_validator_debits_validated_total', 'Debits answered, by outcome', [
-    'outcome',
-  ]);
+  const received = {
+    debit: metrics.counter('rp_validator_debits_received_total', 'Debits read from the received topic'),
+    credit: metrics.counter(
+      'rp_validator_credits_received_total',
+      'Credit transfer authorisations read from the received topic',
+    ),
+  };
+  const validated = {
+    debit: metrics.counter('rp_validator_debits_validated_total', 'Debits answered, by outcome', ['outcome']),
+    credit: metrics.counter(
+      'rp_validator_credits_validated_total',
+      'Credit transfer authorisations answered, by outcome',
+      ['outcome'],
+    ),
+  };
+  const skipped = {
+    debit: metrics.counter('rp_validator_debits_skipped_total', 'Debits not validated again, by why', [
+      'reason',
+    ]),
+    credit: metrics.counter(
+      'rp_validator_credits_skipped_total',
+      'Credit transfer authorisations not validated again, by why',
+      ['reason'],
+    ),
+  };
+  const latency = {
+    debit: metrics.histogram(
+      'rp_validator_debit_latency_seconds',
+      'From the debit on the received topic to its status report acknowledged',
+      [],
+      { buckets: latencyBuckets },
+    ),
+    credit: metrics.histogram(
+      'rp_validator_credit_latency_seconds',
+      'From the credit transfer on the received topic to its answer acknowledged (state change, accepted credit)',
+      [],
+      { buckets: latencyBuckets },
+    ),
+  };
   const reasons = metrics.counter(
     'rp_validator_rejection_reasons_total',
-    'Reasons on RJCT reports, by ISO code',
-    ['code'],
+    'Reasons on RJCT reports, by flow and ISO code',
+    ['flow', 'code'],
   );
-  const skipped = metrics.counter('rp_validator_debits_skipped_total', 'Debits not validated again, by why', [
-    'reason',
-  ]);
-  const cdv = metrics.counter('rp_validator_cdv_outcomes_total', 'CDV outcomes by account side', [
+  const cdv = metrics.counter('rp_validator_cdv_outcomes_total', 'CDV outcomes by flow and account side', [
+    'flow',
     'role',
     'status',
   ]);
-  const latency = metrics.histogram(
-    'rp_validator_debit_latency_seconds',
-    'From the debit on the received topic to its status report acknowledged',
-    [],
-    { buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60] },
-  );
   const batches = metrics.histogram('rp_validator_batch_duration_seconds', 'Handler time per batch', [
     'topic',
   ]);
@@ -64,14 +100,14 @@ export function validatorMetrics(metrics: Metrics): ValidatorMetrics {
     ['status', 'outcome'],
   );
   return {
-    debitsReceived: (count) => received.inc(count),
-    debitValidated(outcome, codes) {
-      validated.inc({ outcome });
-      for (const code of codes) reasons.inc({ code });
+    received: (flow, count) => received[flow].inc(count),
+    validated(flow, outcome, codes) {
+      validated[flow].inc({ outcome });
+      for (const code of codes) reasons.inc({ flow, code });
     },
-    debitSkipped: (reason) => skipped.inc({ reason }),
-    cdv: (role, status) => cdv.inc({ role, status }),
-    debitLatency: (seconds) => latency.observe(seconds),
+    skipped: (flow, reason) => skipped[flow].inc({ reason }),
+    cdv: (flow, role, status) => cdv.inc({ flow, role, status }),
+    latency: (flow, seconds) => latency[flow].observe(seconds),
     batch(topic, seconds, records) {
       batches.observe({ topic }, seconds);
       batchRecords.inc({ topic }, records);

@@ -1,5 +1,6 @@
 import { type PaymentStatusReport, parseJsonExact, toJson, validatePaymentStatusReport } from '@rp/contracts';
 import { describe, expect, test } from 'vitest';
+import { validCredit } from '../test/credits.ts';
 import { validDebit } from '../test/debits.ts';
 import { buildStatusReport, reasonInformation, statusReportId } from './report.ts';
 
@@ -84,6 +85,67 @@ describe('building the report', () => {
             'Requested collection date 2025-03-13 is in the past',
             'Settlement date 2025-03-13 is in the past',
           ],
+        },
+      ],
+    });
+    assertValid(report);
+  });
+
+  test('a credit transfer: ACCP describing the credit, with the agents swapped', () => {
+    const credit = validCredit();
+    const report = buildStatusReport(credit, { accepted: true }, createdAt);
+    expect(report).toEqual({
+      messageIdentifiers: {
+        messageIdentification: statusReportId(credit.transactionIdentifiers.uetr),
+        creationDateTime: '2025-03-14T07:30:02.250Z',
+      },
+      originalMessageIdentifiers: credit.messageIdentifiers,
+      transactionIdentifiers: credit.transactionIdentifiers,
+      instructingAgent: { memberId: '250655' },
+      instructedAgent: { memberId: '632005' },
+      originalTransactionData: {
+        amounts: credit.amounts,
+        creditorAccount: credit.creditorAccount,
+        creditorAgent: credit.creditorAgent,
+        debtorAccount: credit.debtorAccount,
+        debtorAgent: credit.debtorAgent,
+        paymentMethod: 'CreditTransfer',
+        paymentTypeInformation: credit.paymentTypeInformation,
+      },
+      paymentScheme: {
+        schema: 'ZA_EFT',
+        schemeData: {
+          userReference: 'ACMESAL001 SALARY MAR25',
+          originatorEchoData: 'PAYRUN-2025-03',
+          businessReference: 'SAL-2025-03-0077',
+        },
+      },
+      status: { status: 'ACCP' },
+      schema: 'PaymentStatusReport',
+    });
+    assertValid(report);
+  });
+
+  test('a credit transfer without a debtor account: RJCT, still a valid message', () => {
+    const credit = validCredit();
+    delete credit.debtorAccount;
+    const report = buildStatusReport(
+      credit,
+      {
+        accepted: false,
+        reasons: [
+          { code: 'AC03', text: 'Creditor account failed CDV at branch 250655: check digit is wrong' },
+        ],
+      },
+      createdAt,
+    );
+    expect(report.originalTransactionData).not.toHaveProperty('debtorAccount');
+    expect(report.status).toEqual({
+      status: 'RJCT',
+      reasonInfo: [
+        {
+          reason: { code: 'AC03' },
+          additionalInfo: ['Creditor account failed CDV at branch 250655: check digit is wrong'],
         },
       ],
     });

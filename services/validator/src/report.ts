@@ -1,4 +1,5 @@
 import type {
+  CreditTransfer,
   DirectDebit,
   OriginalTransactionData,
   PaymentSchemeData,
@@ -13,37 +14,38 @@ const maxAdditionalInfo = 105;
 const maxInfoPerReason = 10;
 
 /**
- * The messageIdentification of the engine's status report on a debit: "RPV" and the UETR's 32 hex digits
- * (35 characters, the ISO limit). Unique because the validator answers each transaction once, and
- * deterministic, so a re-processed debit yields the same report id and the bank can drop the repeat.
+ * The messageIdentification of the engine's status report on a debit or a credit transfer: "RPV" and the
+ * UETR's 32 hex digits (35 characters, the ISO limit). Unique because the validator answers each
+ * transaction once, and deterministic, so a re-processed transaction yields the same report id and the
+ * bank can drop the repeat.
  */
 export function statusReportId(uetr: string): string {
   return `RPV${uetr.replaceAll('-', '').toUpperCase()}`;
 }
 
 /**
- * The engine's answer to an outbound debit (outboundDirectDebitResponse): ACCP, or RJCT with one
- * StatusReasonInformation per reason code, its texts as additionalInfo. The report goes back to the
- * bank that sent the debit, so the agents are swapped: the debit's instructed agent instructs the
- * report, and the report is addressed to the debit's instructing agent.
+ * The engine's answer to an outbound debit (outboundDirectDebitResponse) or an inbound credit transfer
+ * authorisation: ACCP, or RJCT with one StatusReasonInformation per reason code, its texts as
+ * additionalInfo. The report answers the bank that sent the message, so the agents are swapped: the
+ * message's instructed agent instructs the report, and the report is addressed to its instructing agent.
  */
 export function buildStatusReport(
-  debit: DirectDebit,
+  transaction: DirectDebit | CreditTransfer,
   decision: Decision,
   createdAt: Date,
 ): PaymentStatusReport {
-  const schemeData = reportSchemeData(debit.paymentScheme.schemeData);
+  const schemeData = reportSchemeData(transaction.paymentScheme.schemeData);
   return {
     messageIdentifiers: {
-      messageIdentification: statusReportId(debit.transactionIdentifiers.uetr),
+      messageIdentification: statusReportId(transaction.transactionIdentifiers.uetr),
       creationDateTime: createdAt.toISOString(),
     },
-    originalMessageIdentifiers: debit.messageIdentifiers,
-    transactionIdentifiers: debit.transactionIdentifiers,
-    ...(debit.instructedAgent ? { instructingAgent: debit.instructedAgent } : {}),
-    ...(debit.instructingAgent ? { instructedAgent: debit.instructingAgent } : {}),
-    originalTransactionData: originalTransactionData(debit),
-    paymentScheme: { schema: debit.paymentScheme.schema, ...(schemeData ? { schemeData } : {}) },
+    originalMessageIdentifiers: transaction.messageIdentifiers,
+    transactionIdentifiers: transaction.transactionIdentifiers,
+    ...(transaction.instructedAgent ? { instructingAgent: transaction.instructedAgent } : {}),
+    ...(transaction.instructingAgent ? { instructedAgent: transaction.instructingAgent } : {}),
+    originalTransactionData: originalTransactionData(transaction),
+    paymentScheme: { schema: transaction.paymentScheme.schema, ...(schemeData ? { schemeData } : {}) },
     status: decision.accepted
       ? { status: 'ACCP' }
       : { status: 'RJCT', reasonInfo: reasonInformation(decision.reasons) },
@@ -51,21 +53,28 @@ export function buildStatusReport(
   };
 }
 
-/** Key elements of the debit the initiating bank matches the report with; the parties' details stay out. */
-function originalTransactionData(debit: DirectDebit): OriginalTransactionData {
+/**
+ * Key elements of the original message the sending bank matches the report with: amounts, accounts,
+ * agents, payment method and type, the debit's settlement date. The parties' details stay out.
+ */
+function originalTransactionData(transaction: DirectDebit | CreditTransfer): OriginalTransactionData {
   return {
-    amounts: debit.amounts,
-    ...(debit.creditorAccount ? { creditorAccount: debit.creditorAccount } : {}),
-    creditorAgent: debit.creditorAgent,
-    debtorAccount: debit.debtorAccount,
-    debtorAgent: debit.debtorAgent,
-    paymentMethod: 'DirectDebit',
-    ...(debit.paymentTypeInformation ? { paymentTypeInformation: debit.paymentTypeInformation } : {}),
-    ...(debit.settlementDate ? { settlementDate: debit.settlementDate } : {}),
+    amounts: transaction.amounts,
+    ...(transaction.creditorAccount ? { creditorAccount: transaction.creditorAccount } : {}),
+    creditorAgent: transaction.creditorAgent,
+    ...(transaction.debtorAccount ? { debtorAccount: transaction.debtorAccount } : {}),
+    debtorAgent: transaction.debtorAgent,
+    paymentMethod: transaction.schema,
+    ...(transaction.paymentTypeInformation
+      ? { paymentTypeInformation: transaction.paymentTypeInformation }
+      : {}),
+    ...(transaction.schema === 'DirectDebit' && transaction.settlementDate
+      ? { settlementDate: transaction.settlementDate }
+      : {}),
   };
 }
 
-/** The references the initiating bank set; the shortened account numbers are already in the debit. */
+/** The references the sending bank set; the shortened account numbers are already in its message. */
 function reportSchemeData(data: PaymentSchemeData | undefined): PaymentSchemeData | undefined {
   if (data === undefined) return undefined;
   const kept: PaymentSchemeData = {

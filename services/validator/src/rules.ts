@@ -1,5 +1,13 @@
-import { compareDecimals, type DirectDebit, type IsoDate, type PaymentSchemeCode } from '@rp/contracts';
-import type { Participants } from '@rp/pipeline';
+import {
+  type Amount,
+  type CreditTransfer,
+  compareDecimals,
+  type DirectDebit,
+  type InstitutionIdentification,
+  type IsoDate,
+  type PaymentSchemeCode,
+} from '@rp/contracts';
+import type { Participant, Participants } from '@rp/pipeline';
 import {
   type AccountRole,
   type AccountVerifier,
@@ -55,59 +63,130 @@ const domesticCurrency = 'ZAR';
  * actioning bank. All rules run, so that the initiating bank can correct every discrepancy at once.
  */
 export function validateDebit(debit: DirectDebit, context: RuleContext): Decision {
+  // The limit is the initiating bank's: it submitted the debit (instructingAgent), on its creditor's behalf.
+  const memberId = debit.instructingAgent?.memberId ?? debit.creditorAgent.memberId;
+  const limits = participantOf(memberId, context)?.debitLimits;
   const reasons: Rejection[] = [
-    ...accountRules(debit, context),
+    ...verifiedAccountRules(debit, 'debtor', context),
+    ...verifiedAccountRules(debit, 'creditor', context),
     ...currencyRules(debit),
-    ...amountRules(debit, context),
+    ...amountRules(debit.amounts.bankSettlementAmount, { memberId, limits, per: 'debit' }),
     ...dateRules(debit, context),
     ...schemeDataRules(debit),
-    ...agentRules(debit, context),
+    ...deliveryAgentRules(debit.debtorAgent, 'debtor', context),
   ];
+  return decisionOf(reasons);
+}
+
+/**
+ * Every business rule of an inbound credit transfer authorisation, in report order: the accounts, the
+ * currency, the amount and the creditor bank's limit, the creditor bank. The credited account is held at
+ * the creditor's bank, a participant, so it is verified (CDV); the debtor's account is held at another
+ * institution, whose account rules the engine does not know, so only its form is checked. A credit
+ * transfer names no settlement or execution date, so no date rule applies.
+ */
+export function validateCredit(credit: CreditTransfer, context: RuleContext): Decision {
+  const memberId = credit.creditorAgent.memberId;
+  const limits = creditLimitsOf(participantOf(memberId, context));
+  const reasons: Rejection[] = [
+    ...accountFormRules(credit, 'debtor'),
+    ...verifiedAccountRules(credit, 'creditor', context),
+    ...currencyRules(credit),
+    ...amountRules(credit.amounts.bankSettlementAmount, { memberId, limits, per: 'credit' }),
+    ...deliveryAgentRules(credit.creditorAgent, 'creditor', context),
+  ];
+  return decisionOf(reasons);
+}
+
+function decisionOf(reasons: Rejection[]): Decision {
   return reasons.length === 0 ? { accepted: true } : { accepted: false, reasons };
 }
 
-function accountRules(debit: DirectDebit, context: RuleContext): Rejection[] {
-  if (!domesticSchemes.has(debit.paymentScheme.schema)) return [];
-  return (['debtor', 'creditor'] as const).flatMap((role) => {
-    const code = role === 'debtor' ? 'AC01' : 'AC03';
-    const side = role === 'debtor' ? 'Debtor' : 'Creditor';
-    const { account, agent, shortened } = sideOf(debit, role);
-    const accountNumber = accountNumberOf(account);
-    if (accountNumber === undefined) {
-      return [{ code, text: `${side} account number is required for ${debit.paymentScheme.schema}` }];
-    }
-    const branchCode = branchCodeOf(agent);
-    if (branchCode === undefined) {
-      return [{ code, text: `${side} agent names no branch, so the account cannot be verified` }];
-    }
-    const reasons: Rejection[] = [];
-    const outcome = context.accounts.verify({
-      branchCode,
-      accountNumber,
-      accountType: cdvAccountType(account?.type),
-    });
-    context.onCdv?.(role, outcome.status);
-    if (outcome.status === 'FAILED') {
-      reasons.push({ code, text: cdvFailureText(role, branchCode, outcome.reason) });
-    }
-    if (shortened !== undefined && withoutLeadingZeros(shortened) !== withoutLeadingZeros(accountNumber)) {
-      reasons.push({
-        code,
-        text: `Shortened ${role} account number in the scheme data differs from the ${role} account`,
-      });
-    }
-    return reasons;
+const reasonOfRole = { debtor: 'AC01', creditor: 'AC03' } as const;
+const sideName = { debtor: 'Debtor', creditor: 'Creditor' } as const;
+
+/**
+ * An account held at a participant: its number must pass CDV at its branch (South African schemes), and
+ * the ZA_EFT scheme data's shortened number, when given, must be the same account.
+ */
+function verifiedAccountRules(
+  transaction: DirectDebit | CreditTransfer,
+  role: AccountRole,
+  context: RuleContext,
+): Rejection[] {
+  const scheme = transaction.paymentScheme.schema;
+  if (!domesticSchemes.has(scheme)) return [];
+  const code = reasonOfRole[role];
+  const side = sideName[role];
+  const { account, agent, shortened } = sideOf(transaction, role);
+  const accountNumber = accountNumberOf(account);
+  if (accountNumber === undefined) {
+    return [{ code, text: `${side} account number is required for ${scheme}` }];
+  }
+  const branchCode = branchCodeOf(agent);
+  if (branchCode === undefined) {
+    return [{ code, text: `${side} agent names no branch, so the account cannot be verified` }];
+  }
+  const reasons: Rejection[] = [];
+  const outcome = context.accounts.verify({
+    branchCode,
+    accountNumber,
+    accountType: cdvAccountType(account?.type),
   });
+  context.onCdv?.(role, outcome.status);
+  if (outcome.status === 'FAILED') {
+    reasons.push({ code, text: cdvFailureText(role, branchCode, outcome.reason) });
+  }
+  return [...reasons, ...shortenedNumberRules(role, shortened, accountNumber)];
 }
 
-function currencyRules(debit: DirectDebit): Rejection[] {
-  const scheme = debit.paymentScheme.schema;
+/** A South African account number: 1 to 11 digits, not all zero (what CDV would refuse before any table). */
+const accountNumberForm = /^(?!0+$)\d{1,11}$/;
+
+/**
+ * An account held at another institution: the engine has no tables for it, so only its form is checked
+ * (South African schemes), and the shortened number against it. It may be absent: the debtor's bank
+ * knows whom it debited.
+ */
+function accountFormRules(transaction: DirectDebit | CreditTransfer, role: AccountRole): Rejection[] {
+  if (!domesticSchemes.has(transaction.paymentScheme.schema)) return [];
+  const { account, shortened } = sideOf(transaction, role);
+  const accountNumber = accountNumberOf(account);
+  if (accountNumber === undefined) return [];
+  const reasons: Rejection[] = accountNumberForm.test(accountNumber)
+    ? []
+    : [
+        {
+          code: reasonOfRole[role],
+          text: `${sideName[role]} account number must be 1 to 11 digits, not all zero`,
+        },
+      ];
+  return [...reasons, ...shortenedNumberRules(role, shortened, accountNumber)];
+}
+
+function shortenedNumberRules(
+  role: AccountRole,
+  shortened: string | undefined,
+  accountNumber: string,
+): Rejection[] {
+  if (shortened === undefined || withoutLeadingZeros(shortened) === withoutLeadingZeros(accountNumber))
+    return [];
+  return [
+    {
+      code: reasonOfRole[role],
+      text: `Shortened ${role} account number in the scheme data differs from the ${role} account`,
+    },
+  ];
+}
+
+function currencyRules(transaction: DirectDebit | CreditTransfer): Rejection[] {
+  const scheme = transaction.paymentScheme.schema;
   if (!domesticSchemes.has(scheme)) return [];
   const currencies = [
-    ['settlement amount', debit.amounts.bankSettlementAmount.currency],
-    ['instructed amount', debit.amounts.instructedAmount?.currency],
-    ['debtor account', debit.debtorAccount.currency],
-    ['creditor account', debit.creditorAccount?.currency],
+    ['settlement amount', transaction.amounts.bankSettlementAmount.currency],
+    ['instructed amount', transaction.amounts.instructedAmount?.currency],
+    ['debtor account', transaction.debtorAccount?.currency],
+    ['creditor account', transaction.creditorAccount?.currency],
   ] as const;
   return currencies.flatMap(([what, currency]) =>
     currency === undefined || currency === domesticCurrency
@@ -121,20 +200,40 @@ function currencyRules(debit: DirectDebit): Rejection[] {
   );
 }
 
-function amountRules(debit: DirectDebit, context: RuleContext): Rejection[] {
-  const { value, currency } = debit.amounts.bankSettlementAmount;
+function participantOf(memberId: string | undefined, context: RuleContext): Participant | undefined {
+  return memberId === undefined ? undefined : context.participants.get(memberId);
+}
+
+/**
+ * The creditor bank's limits per credit transfer (`creditLimits` of its participant entry, by currency),
+ * kept apart from its debit limits: what a bank allows on the debits it initiates says nothing about the
+ * credits its customers may receive. The participants' settings do not carry credit limits yet, so until
+ * they do no limit applies to credits.
+ */
+function creditLimitsOf(participant: Participant | undefined): Readonly<Record<string, string>> | undefined {
+  return (participant as (Participant & { creditLimits?: Readonly<Record<string, string>> }) | undefined)
+    ?.creditLimits;
+}
+
+function amountRules(
+  amount: Amount,
+  bank: {
+    memberId: string | undefined;
+    /** The bank's limit per transaction by currency; a currency without one has no limit. */
+    limits: Readonly<Record<string, string>> | undefined;
+    per: 'debit' | 'credit';
+  },
+): Rejection[] {
+  const { value, currency } = amount;
   if (compareDecimals(value, '0') <= 0) {
     return [{ code: 'AM12', text: 'The settlement amount must be greater than zero' }];
   }
-  // The limit is the initiating bank's: it submitted the debit (instructingAgent), on its creditor's behalf.
-  const memberId = debit.instructingAgent?.memberId ?? debit.creditorAgent.memberId;
-  const limit =
-    memberId === undefined ? undefined : context.participants.get(memberId)?.debitLimits[currency];
+  const limit = bank.limits?.[currency];
   if (limit !== undefined && compareDecimals(value, limit) > 0) {
     return [
       {
         code: 'AM02',
-        text: `Amount ${value} ${currency} exceeds the limit of ${limit} ${currency} per debit of bank ${memberId}`,
+        text: `Amount ${value} ${currency} exceeds the limit of ${limit} ${currency} per ${bank.per} of bank ${bank.memberId}`,
       },
     ];
   }
@@ -188,14 +287,24 @@ function schemeDataRules(debit: DirectDebit): Rejection[] {
   }));
 }
 
-/** The actioning bank (the debtor's) must be a participant: the engine delivers the debit to it. */
-function agentRules(debit: DirectDebit, context: RuleContext): Rejection[] {
-  const memberId = debit.debtorAgent.memberId;
+/**
+ * The bank the engine delivers the transaction to must be a participant, named by its member id: the
+ * actioning bank (the debtor's) for a debit, the creditor's bank for a credit transfer.
+ */
+function deliveryAgentRules(
+  agent: InstitutionIdentification,
+  role: AccountRole,
+  context: RuleContext,
+): Rejection[] {
+  const memberId = agent.memberId;
   if (memberId === undefined) {
-    return [{ code: 'AG01', text: 'The debtor agent has no memberId, so the debit cannot be delivered' }];
+    const what = role === 'debtor' ? 'debit' : 'credit';
+    return [{ code: 'AG01', text: `The ${role} agent has no memberId, so the ${what} cannot be delivered` }];
   }
   if (!context.participants.has(memberId)) {
-    return [{ code: 'AG01', text: `Debtor agent ${memberId} is not a participant of this engine` }];
+    return [
+      { code: 'AG01', text: `${sideName[role]} agent ${memberId} is not a participant of this engine` },
+    ];
   }
   return [];
 }

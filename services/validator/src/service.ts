@@ -1,4 +1,4 @@
-import type { DirectDebit, PaymentStatusReport, TopicName } from '@rp/contracts';
+import type { CreditTransfer, DirectDebit, PaymentStatusReport, TopicName } from '@rp/contracts';
 import {
   type ConsumerRunner,
   consumerGroupName,
@@ -24,6 +24,7 @@ export const serviceName = 'validator';
 /** What the validator reads. */
 export const consumedTopics = [
   'rp.directdebit.received.v1',
+  'rp.credittransfer.received.v1',
   'rp.statusreport.received.v1',
 ] as const satisfies readonly TopicName[];
 /** What the validator writes: its producer needs a codec for each. */
@@ -31,6 +32,7 @@ export const producedTopics = [
   'rp.transaction.state.v1',
   'rp.statusreport.outbound.v1',
   'rp.directdebit.accepted.v1',
+  'rp.credittransfer.accepted.v1',
 ] as const satisfies readonly TopicName[];
 
 export interface ValidatorOptions {
@@ -64,7 +66,7 @@ export interface ValidatorDeps {
 }
 
 export interface ValidatorService {
-  /** Joins both consumer groups; resolves once both consume. */
+  /** Joins the consumer groups (debits, credit transfers, reports); resolves once all of them consume. */
   start(): Promise<void>;
   /** Finishes the batches in progress, commits and leaves the groups. */
   stop(): Promise<void>;
@@ -93,12 +95,14 @@ export function createValidatorService(deps: ValidatorDeps): ValidatorService {
     answered: new RecentKeys(options.answeredCacheSize ?? 100_000),
   });
   const debitCodec = codecs['rp.directdebit.received.v1'];
+  const creditCodec = codecs['rp.credittransfer.received.v1'];
   const reportCodec = codecs['rp.statusreport.received.v1'];
-  if (!debitCodec || !reportCodec) {
-    throw new AppError('CONFIG_INVALID', `the validator needs codecs for ${consumedTopics.join(' and ')}`);
+  if (!debitCodec || !creditCodec || !reportCodec) {
+    throw new AppError('CONFIG_INVALID', `the validator needs codecs for ${consumedTopics.join(', ')}`);
   }
   const common = {
-    // A report dead-lettered for an outage is a debit that never completes: retried through outages.
+    // A record dead-lettered for an outage is a transaction never answered or never completed: retried
+    // through outages.
     retry: { ...outageRetryPolicy, ...options.retry },
     partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? 4,
   };
@@ -116,6 +120,15 @@ export function createValidatorService(deps: ValidatorDeps): ValidatorService {
         handleBatch: handlers.debits,
       });
       runners.push(debits);
+      const creditTopic = names['rp.credittransfer.received.v1'];
+      const credits = await kafka.runConsumer<CreditTransfer>({
+        ...common,
+        groupId: consumerGroupName(serviceName, creditTopic),
+        topics: [creditTopic],
+        codec: creditCodec,
+        handleBatch: handlers.credits,
+      });
+      runners.push(credits);
       const reports = await kafka.runConsumer<PaymentStatusReport>({
         ...common,
         groupId: consumerGroupName(serviceName, reportTopic),
@@ -131,6 +144,7 @@ export function createValidatorService(deps: ValidatorDeps): ValidatorService {
       runners = [];
       await Promise.all(stopping.map((runner) => runner.stop()));
     },
-    isRunning: () => runners.length === 2 && runners.every((runner) => runner.isRunning()),
+    isRunning: () =>
+      runners.length === consumedTopics.length && runners.every((runner) => runner.isRunning()),
   };
 }

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import {
   avroTypeOptions,
+  type CreditTransfer,
   type DirectDebit,
   type PaymentStatusReport,
   type TopicName,
@@ -37,7 +38,8 @@ import {
   producedTopics,
   type ValidatorService,
 } from '../src/service.ts';
-import { participants, validDebit, wrongDebtorAccountNumber } from './debits.ts';
+import { validCredit } from './credits.ts';
+import { creditorAccountNumber, participants, validDebit, wrongDebtorAccountNumber } from './debits.ts';
 import { readTopic, type TopicReader } from './topic-reader.ts';
 
 const logger = createLogger({
@@ -58,11 +60,12 @@ let service: ValidatorService;
 let closeCdv: () => void;
 let reports: TopicReader<PaymentStatusReport>;
 let accepted: TopicReader<DirectDebit>;
+let acceptedCredits: TopicReader<CreditTransfer>;
 let states: TopicReader<TransactionStateChanged>;
 let deadReports: TopicReader<PaymentStatusReport>;
 
 const collectionDate = () => addDays(businessDate(new Date()), 1);
-const uetrOf = (debit: DirectDebit) => debit.transactionIdentifiers.uetr;
+const uetrOf = (transaction: DirectDebit | CreditTransfer) => transaction.transactionIdentifiers.uetr;
 
 /** A debit as the ingress leaves it on the received topic. */
 function receive(...debits: DirectDebit[]): Promise<void> {
@@ -82,13 +85,13 @@ async function barrier(): Promise<void> {
   await reports.waitFor((record) => record.key === uetrOf(debit));
 }
 
-/** A snapshot as the tracker would have written it: the DirectDebit first, then the path of states. */
+/** A snapshot as the tracker would have written it: the transaction's message first, then the path of states. */
 async function recordSnapshot(
-  debit: DirectDebit,
+  transaction: DirectDebit | CreditTransfer,
   path: string[],
   extra: { report?: PaymentStatusReport } = {},
 ) {
-  const uetr = uetrOf(debit);
+  const uetr = uetrOf(transaction);
   const at = new Date();
   await store.transactions.applyChanges(
     path.map((to, index) => ({
@@ -103,10 +106,13 @@ async function recordSnapshot(
       ...(index === 0
         ? {
             message: {
-              kind: 'DirectDebit',
-              messageIdentification: debit.messageIdentifiers.messageIdentification,
+              kind: transaction.schema,
+              messageIdentification: transaction.messageIdentifiers.messageIdentification,
               at,
-              bodyJson: toJson('DirectDebit', debit),
+              bodyJson:
+                transaction.schema === 'DirectDebit'
+                  ? toJson('DirectDebit', transaction)
+                  : toJson('CreditTransfer', transaction),
             },
           }
         : {}),
@@ -171,6 +177,9 @@ beforeAll(async () => {
   if (!reportCodec || !debitCodec || !stateCodec || !receivedReportCodec) throw new Error('codecs missing');
   reports = await readTopic(kafka, names['rp.statusreport.outbound.v1'], reportCodec);
   accepted = await readTopic(kafka, names['rp.directdebit.accepted.v1'], debitCodec);
+  const creditCodec = codecs['rp.credittransfer.accepted.v1'];
+  if (!creditCodec) throw new Error('codecs missing');
+  acceptedCredits = await readTopic(kafka, names['rp.credittransfer.accepted.v1'], creditCodec);
   states = await readTopic(kafka, names['rp.transaction.state.v1'], stateCodec);
   deadReports = await readTopic(
     kafka,
@@ -180,7 +189,13 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await Promise.all([reports?.stop(), accepted?.stop(), states?.stop(), deadReports?.stop()]);
+  await Promise.all([
+    reports?.stop(),
+    accepted?.stop(),
+    acceptedCredits?.stop(),
+    states?.stop(),
+    deadReports?.stop(),
+  ]);
   await service?.stop();
   await producer?.disconnect();
   await input?.disconnect();
@@ -414,5 +429,147 @@ describe("actioning banks' reports", () => {
     expect(dead.value).toEqual(report);
     expect(dead.headers['rp-dlq-reason']).toBe('retries-exhausted');
     expect(states.records.filter((record) => record.key === uetrOf(debit))).toEqual([]);
+  });
+});
+
+describe('received credit transfer authorisations', () => {
+  /** A credit transfer as the ingress leaves it on the received topic. */
+  function receiveCredits(...credits: CreditTransfer[]): Promise<void> {
+    return input.send(
+      'rp.credittransfer.received.v1',
+      credits.map((credit) => ({
+        key: uetrOf(credit),
+        value: credit,
+        headers: { 'rp-state': 'CREDIT_AUTH_RECEIVED' },
+      })),
+    );
+  }
+
+  /**
+   * The credit consumer's barrier: a later valid credit's state change and accepted record have been
+   * read, so everything the validator produced for earlier credits on those two topics has been read too.
+   */
+  async function creditBarrier(): Promise<void> {
+    const credit = validCredit();
+    await receiveCredits(credit);
+    await acceptedCredits.waitFor((record) => record.key === uetrOf(credit));
+    await states.waitFor((record) => record.key === uetrOf(credit));
+  }
+
+  const recordsOf = <T>(reader: TopicReader<T>, credit: CreditTransfer) =>
+    reader.records.filter((record) => record.key === uetrOf(credit));
+
+  /** The credited account with its last digit changed: it fails the check digit test. */
+  const wrongCreditorAccountNumber = `${creditorAccountNumber.slice(0, -1)}${(Number(creditorAccountNumber.slice(-1)) + 1) % 10}`;
+
+  test('a valid credit: CREDIT_AUTH_ACCEPTED with an ACCP report, then the credit on the accepted topic', async () => {
+    const credit = validCredit();
+    const uetr = uetrOf(credit);
+    await receiveCredits(credit);
+
+    const forwarded = await acceptedCredits.waitFor((record) => record.key === uetr);
+    expect(forwarded.value).toEqual(credit);
+    expect(forwarded.headers['rp-state']).toBe('CREDIT_AUTH_ACCEPTED');
+    const change = await states.waitFor((record) => record.key === uetr);
+    expect(change.value).toMatchObject({
+      uetr,
+      fromState: 'CREDIT_AUTH_RECEIVED',
+      toState: 'CREDIT_AUTH_ACCEPTED',
+      eventType: 'CREDIT_AUTH_ACCEPTED',
+      emittedBy: 'validator',
+      transaction: credit,
+      statusReport: {
+        messageIdentifiers: { messageIdentification: statusReportId(uetr) },
+        originalMessageIdentifiers: credit.messageIdentifiers,
+        transactionIdentifiers: credit.transactionIdentifiers,
+        instructingAgent: { memberId: '250655' },
+        instructedAgent: { memberId: '632005' },
+        originalTransactionData: {
+          paymentMethod: 'CreditTransfer',
+          amounts: credit.amounts,
+          creditorAccount: credit.creditorAccount,
+          creditorAgent: credit.creditorAgent,
+        },
+        status: { status: 'ACCP' },
+      },
+      causedBy: {
+        messageType: 'CreditTransfer',
+        messageIdentification: credit.messageIdentifiers.messageIdentification,
+      },
+    });
+    expect(Date.parse(change.timestamp)).toBeLessThanOrEqual(Date.parse(forwarded.timestamp));
+    // Credits answer the sending bank with no report of their own yet: nothing on the outbound topic.
+    await creditBarrier();
+    await barrier();
+    expect(recordsOf(reports, credit)).toEqual([]);
+  });
+
+  test('a credit to an account failing CDV: CREDIT_AUTH_REJECTED with RJCT AC03, and nothing produced', async () => {
+    const credit = validCredit();
+    credit.creditorAccount.identification.value = wrongCreditorAccountNumber;
+    const uetr = uetrOf(credit);
+    await receiveCredits(credit);
+
+    const change = await states.waitFor((record) => record.key === uetr);
+    expect(change.value).toMatchObject({
+      fromState: 'CREDIT_AUTH_RECEIVED',
+      toState: 'CREDIT_AUTH_REJECTED',
+      eventType: 'CREDIT_AUTH_REJECTED',
+      transaction: credit,
+      causedBy: { messageType: 'CreditTransfer' },
+    });
+    expect(change.value.statusReport?.status).toEqual({
+      status: 'RJCT',
+      reasonInfo: [
+        {
+          reason: { code: 'AC03' },
+          additionalInfo: ['Creditor account failed CDV at branch 250655: check digit is wrong'],
+        },
+      ],
+    });
+    await creditBarrier();
+    expect(recordsOf(acceptedCredits, credit)).toEqual([]);
+    expect(recordsOf(states, credit)).toHaveLength(1);
+  });
+
+  test('the same credit twice in one send, then again later, is answered once', async () => {
+    const credit = validCredit();
+    await receiveCredits(credit, credit);
+    await acceptedCredits.waitFor((record) => record.key === uetrOf(credit));
+    await receiveCredits(credit);
+    await creditBarrier();
+    expect(recordsOf(states, credit)).toHaveLength(1);
+    expect(recordsOf(acceptedCredits, credit)).toHaveLength(1);
+  });
+
+  test('a credit already on its way to the creditor bank, or rejected, is skipped', async () => {
+    const delivering = validCredit();
+    await recordSnapshot(delivering, [
+      'CREDIT_AUTH_RECEIVED',
+      'CREDIT_AUTH_ACCEPTED',
+      'CREDIT_AUTH_DELIVERY_PENDING',
+    ]);
+    // Rejected before, although it would pass now: its rejection is final and was its only output.
+    const rejected = validCredit();
+    await recordSnapshot(rejected, ['CREDIT_AUTH_RECEIVED', 'CREDIT_AUTH_REJECTED']);
+    await receiveCredits(delivering, rejected);
+    await creditBarrier();
+    for (const credit of [delivering, rejected]) {
+      expect(recordsOf(states, credit)).toEqual([]);
+      expect(recordsOf(acceptedCredits, credit)).toEqual([]);
+    }
+  });
+
+  test('a credit recorded as accepted is passed on again, even if it would now fail', async () => {
+    // Accepted earlier, its accepted record may be missing; the creditor bank has left the scheme since.
+    const credit = validCredit();
+    credit.creditorAgent = { ...credit.creditorAgent, memberId: '999999' };
+    await recordSnapshot(credit, ['CREDIT_AUTH_RECEIVED', 'CREDIT_AUTH_ACCEPTED']);
+    await receiveCredits(credit);
+    const forwarded = await acceptedCredits.waitFor((record) => record.key === uetrOf(credit));
+    expect(forwarded.value).toEqual(credit);
+    expect(forwarded.headers['rp-state']).toBe('CREDIT_AUTH_ACCEPTED');
+    const change = await states.waitFor((record) => record.key === uetrOf(credit));
+    expect(change.value.statusReport?.status).toEqual({ status: 'ACCP' });
   });
 });
