@@ -1,5 +1,6 @@
 import {
   bankPaths,
+  type CreditTransfer,
   type DirectDebit,
   type PaymentStatusReport,
   type TransactionState,
@@ -9,7 +10,7 @@ import type { ConsumedRecord, HandlerContext } from '@rp/kafka';
 import type { Participant, Participants } from '@rp/pipeline';
 import { AppError } from '@rp/runtime';
 import type { TransactionRepository } from '@rp/store';
-import { type Deliverer, type DeliveryJob, stateHeader } from './delivery.ts';
+import { type Deliverer, type DeliveryJob, type DispatchOperation, stateHeader } from './delivery.ts';
 import type { DispatcherMetrics } from './metrics.ts';
 import { directDebitOfSnapshot } from './snapshot.ts';
 
@@ -28,6 +29,10 @@ export interface DispatchHandlers {
   statusReport(record: ConsumedRecord<PaymentStatusReport>, context: HandlerContext): Promise<void>;
   /** rp.directdebit.due.v1: POST {actioning bank}/inbound/direct-debit until 202. */
   dueDebit(record: ConsumedRecord<DirectDebit>, context: HandlerContext): Promise<void>;
+  /**
+   * rp.credittransfer.accepted.v1: POST {creditor's bank}/inbound/credit-transfer-authorization until 202.
+   */
+  creditTransfer(record: ConsumedRecord<CreditTransfer>, context: HandlerContext): Promise<void>;
 }
 
 /**
@@ -42,6 +47,11 @@ export function initiatingBankOf(report: PaymentStatusReport): string | undefine
 /** The actioning bank of a debit, which debits the account: the debtor agent. */
 export function actioningBankOf(debit: DirectDebit): string | undefined {
   return debit.debtorAgent.memberId;
+}
+
+/** The bank a credit transfer authorisation goes to, which credits the creditor: the creditor agent. */
+export function creditorBankOf(credit: CreditTransfer): string | undefined {
+  return credit.creditorAgent.memberId;
 }
 
 function participant(
@@ -69,15 +79,31 @@ function originOf(text: string | undefined, fallback: string): Date {
   return new Date(Number.isNaN(at) ? Date.parse(fallback) : at);
 }
 
+/** The transaction's state as the record's producer left it (rp-state), else the state its topic implies. */
+function fromStateOf(record: ConsumedRecord<unknown>, otherwise: TransactionState): TransactionState {
+  const header = record.headers[stateHeader];
+  return header !== undefined && header !== '' ? (header as TransactionState) : otherwise;
+}
+
 export function createDispatchHandlers(deps: DispatchHandlerDeps): DispatchHandlers {
   const { deliver, participants, transactions, metrics } = deps;
 
-  async function run(job: DeliveryJob, signal: AbortSignal): Promise<void> {
+  /**
+   * One record's delivery. The job is made inside, so that a record that cannot be delivered at all (its
+   * bank is not a participant) counts as failed like any other; a record that only waits for its next
+   * attempt does not.
+   */
+  async function run(
+    operation: DispatchOperation,
+    signal: AbortSignal,
+    job: () => Omit<DeliveryJob, 'operation'>,
+  ): Promise<void> {
+    metrics.received(operation);
     try {
-      await deliver(job, signal);
+      await deliver({ operation, ...job() }, signal);
     } catch (error) {
       if (!(error instanceof AppError && error.retriable && error.code.startsWith('DOWNSTREAM'))) {
-        metrics.failed(job.operation);
+        metrics.failed(operation);
       }
       throw error;
     }
@@ -85,76 +111,82 @@ export function createDispatchHandlers(deps: DispatchHandlerDeps): DispatchHandl
 
   return {
     async statusReport(record, context) {
-      metrics.received('outboundDirectDebitResponse');
       const report = record.value;
       const uetr = report.transactionIdentifiers.uetr;
-      const header = record.headers[stateHeader];
-      const fromState: TransactionState =
-        header !== undefined && header !== ''
-          ? (header as TransactionState)
-          : report.status.status === 'RJCT'
-            ? 'DEBIT_REJECTED'
-            : 'DEBIT_ACCEPTED';
-      await run(
-        {
-          operation: 'outboundDirectDebitResponse',
-          uetr,
-          messageIdentification: report.messageIdentifiers.messageIdentification,
-          bank: participant(participants, initiatingBankOf(report), 'initiating bank', uetr),
-          path: bankPaths.outboundDirectDebitResponse,
-          body: toJson('PaymentStatusReport', report),
-          fromState,
-          events: {
-            pending: 'DEBIT_STATUS_DELIVERY_PENDING',
-            delivered: 'DEBIT_STATUS_DELIVERED',
-            failure: 'DEBIT_STATUS_DELIVERY_FAILURE',
-          },
-          origin: originOf(report.messageIdentifiers.creationDateTime, record.timestamp),
-          messageType: 'PaymentStatusReport',
-          statusReport: report,
-          // The state changes carry the DirectDebit, which the report does not: one read by _id.
-          async transaction() {
-            const snapshot = await transactions.get(uetr);
-            const debit = snapshot === null ? undefined : directDebitOfSnapshot(snapshot);
-            if (debit === undefined) {
-              throw new AppError('NOT_FOUND', `transaction ${uetr}: no DirectDebit in its snapshot yet`, {
-                retriable: true,
-              });
-            }
-            return debit;
-          },
-          record,
+      return run('outboundDirectDebitResponse', context.signal, () => ({
+        uetr,
+        messageIdentification: report.messageIdentifiers.messageIdentification,
+        bank: participant(participants, initiatingBankOf(report), 'initiating bank', uetr),
+        path: bankPaths.outboundDirectDebitResponse,
+        body: toJson('PaymentStatusReport', report),
+        fromState: fromStateOf(record, report.status.status === 'RJCT' ? 'DEBIT_REJECTED' : 'DEBIT_ACCEPTED'),
+        events: {
+          pending: 'DEBIT_STATUS_DELIVERY_PENDING',
+          delivered: 'DEBIT_STATUS_DELIVERED',
+          failure: 'DEBIT_STATUS_DELIVERY_FAILURE',
         },
-        context.signal,
-      );
+        origin: originOf(report.messageIdentifiers.creationDateTime, record.timestamp),
+        messageType: 'PaymentStatusReport',
+        statusReport: report,
+        // The state changes carry the DirectDebit, which the report does not: one read by _id.
+        async transaction() {
+          const snapshot = await transactions.get(uetr);
+          const debit = snapshot === null ? undefined : directDebitOfSnapshot(snapshot);
+          if (debit === undefined) {
+            throw new AppError('NOT_FOUND', `transaction ${uetr}: no DirectDebit in its snapshot yet`, {
+              retriable: true,
+            });
+          }
+          return debit;
+        },
+        record,
+      }));
     },
 
     async dueDebit(record, context) {
-      metrics.received('inboundDirectDebit');
       const debit = record.value;
       const uetr = debit.transactionIdentifiers.uetr;
-      const header = record.headers[stateHeader];
-      await run(
-        {
-          operation: 'inboundDirectDebit',
-          uetr,
-          messageIdentification: debit.messageIdentifiers.messageIdentification,
-          bank: participant(participants, actioningBankOf(debit), 'actioning bank', uetr),
-          path: bankPaths.inboundDirectDebit,
-          body: toJson('DirectDebit', debit),
-          fromState: header !== undefined && header !== '' ? (header as TransactionState) : 'DEBIT_QUEUED',
-          events: {
-            pending: 'DEBIT_DELIVERY_PENDING',
-            delivered: 'DEBIT_DELIVERED',
-            failure: 'DEBIT_DELIVERY_FAILURE',
-          },
-          origin: originOf(record.headers[releasedAtHeader], record.timestamp),
-          messageType: 'DirectDebit',
-          transaction: async () => debit,
-          record,
+      return run('inboundDirectDebit', context.signal, () => ({
+        uetr,
+        messageIdentification: debit.messageIdentifiers.messageIdentification,
+        bank: participant(participants, actioningBankOf(debit), 'actioning bank', uetr),
+        path: bankPaths.inboundDirectDebit,
+        body: toJson('DirectDebit', debit),
+        fromState: fromStateOf(record, 'DEBIT_QUEUED'),
+        events: {
+          pending: 'DEBIT_DELIVERY_PENDING',
+          delivered: 'DEBIT_DELIVERED',
+          failure: 'DEBIT_DELIVERY_FAILURE',
         },
-        context.signal,
-      );
+        origin: originOf(record.headers[releasedAtHeader], record.timestamp),
+        messageType: 'DirectDebit',
+        transaction: async () => debit,
+        record,
+      }));
+    },
+
+    async creditTransfer(record, context) {
+      const credit = record.value;
+      const uetr = credit.transactionIdentifiers.uetr;
+      return run('inboundCreditTransferAuthorization', context.signal, () => ({
+        uetr,
+        messageIdentification: credit.messageIdentifiers.messageIdentification,
+        bank: participant(participants, creditorBankOf(credit), "creditor's bank", uetr),
+        path: bankPaths.inboundCreditTransferAuthorization,
+        body: toJson('CreditTransfer', credit),
+        fromState: fromStateOf(record, 'CREDIT_AUTH_ACCEPTED'),
+        events: {
+          pending: 'CREDIT_AUTH_DELIVERY_PENDING',
+          delivered: 'CREDIT_AUTH_DELIVERED',
+          failure: 'CREDIT_AUTH_DELIVERY_FAILURE',
+        },
+        // Accepted when the validator wrote the record (a retried record keeps that time): the credit is
+        // tried until the reconciliation window of that moment closes.
+        origin: new Date(record.timestamp),
+        messageType: 'CreditTransfer',
+        transaction: async () => credit,
+        record,
+      }));
     },
   };
 }

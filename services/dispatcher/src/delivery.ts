@@ -1,7 +1,10 @@
 import {
+  type CreditTransfer,
+  type DeliveryOperation,
   type DeliveryOutcome,
   type DirectDebit,
   type KnownEventType,
+  type MessageName,
   nextState,
   type PaymentStatusReport,
   type StateChangeCause,
@@ -21,7 +24,17 @@ import { keysFor, requestHeaders, type SigningKeys } from './signing.ts';
 /** Kafka header carrying the transaction's state on flow records, so the next service knows fromState. */
 export const stateHeader = 'rp-state';
 
-export type DispatchOperation = 'outboundDirectDebitResponse' | 'inboundDirectDebit';
+/** The calls the dispatcher makes on banks (event postings are the event-publisher's). */
+export type DispatchOperation = Extract<
+  DeliveryOperation,
+  'outboundDirectDebitResponse' | 'inboundDirectDebit' | 'inboundCreditTransferAuthorization'
+>;
+
+/** The messages the dispatcher delivers: what a state change's causedBy names before the bank answers. */
+export type DispatchMessageType = Extract<
+  MessageName,
+  'PaymentStatusReport' | 'DirectDebit' | 'CreditTransfer'
+>;
 
 /** One message to deliver to one bank, as a topic handler made it from a record. */
 export interface DeliveryJob {
@@ -42,10 +55,13 @@ export interface DeliveryJob {
   };
   /** When the message came into being in the engine: its reconciliation window, so its retry deadline. */
   readonly origin: Date;
-  readonly messageType: 'PaymentStatusReport' | 'DirectDebit';
+  readonly messageType: DispatchMessageType;
   readonly statusReport?: PaymentStatusReport;
-  /** The transaction's DirectDebit, for the state changes (read lazily: a report's needs a snapshot read). */
-  readonly transaction: () => Promise<DirectDebit>;
+  /**
+   * The transaction's payload the state changes carry: its DirectDebit or its CreditTransfer (read lazily:
+   * a report's needs a snapshot read).
+   */
+  readonly transaction: () => Promise<DirectDebit | CreditTransfer>;
   readonly record: ConsumedRecord<unknown>;
 }
 
@@ -132,7 +148,7 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
     }
     // Refuses an rp-state the transition table does not allow, before anything happens (dead-lettered).
     const pendingState = nextState(job.fromState, job.events.pending);
-    let transaction: DirectDebit | undefined;
+    let transaction: DirectDebit | CreditTransfer | undefined;
     const payload = async () => {
       try {
         transaction ??= await job.transaction();

@@ -1,4 +1,11 @@
-export { actioningBankOf, createDispatchHandlers, initiatingBankOf, releasedAtHeader } from './app.ts';
+export {
+  actioningBankOf,
+  createDispatchHandlers,
+  creditorBankOf,
+  type DispatchHandlers,
+  initiatingBankOf,
+  releasedAtHeader,
+} from './app.ts';
 export { type BankClient, type CallResult, createBankClient, describeCallError } from './bank-client.ts';
 export { type Admission, BankGate, BankGates, type CallHealth } from './bank-gate.ts';
 export { dispatcherConfigSpec } from './config.ts';
@@ -7,6 +14,8 @@ export {
   type Deliverer,
   DeliveryDeferred,
   type DeliveryJob,
+  type DispatchMessageType,
+  type DispatchOperation,
   stateHeader,
 } from './delivery.ts';
 export { backoffDelay, classifyStatus, nextAttemptAt, parseRetryAfter } from './retry.ts';

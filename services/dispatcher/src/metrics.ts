@@ -1,18 +1,19 @@
-import type { DeliveryOperation } from '@rp/contracts';
 import type { Metrics } from '@rp/runtime';
+import type { DispatchOperation } from './delivery.ts';
 
 export type DeferReason = 'not-yet-due' | 'bank-unresponsive' | 'bank-busy' | 'no-payload-yet';
 
+/** Series are labelled by operation: the call on a bank they count (one of DispatchOperation). */
 export interface DispatcherMetrics {
-  received(operation: DeliveryOperation): void;
-  attempt(operation: DeliveryOperation, bank: string, result: string, seconds: number): void;
-  delivered(operation: DeliveryOperation, sinceOriginSeconds: number): void;
-  finalFailure(operation: DeliveryOperation): void;
-  retryScheduled(operation: DeliveryOperation): void;
-  deferred(operation: DeliveryOperation, reason: DeferReason): void;
+  received(operation: DispatchOperation): void;
+  attempt(operation: DispatchOperation, bank: string, result: string, seconds: number): void;
+  delivered(operation: DispatchOperation, sinceOriginSeconds: number): void;
+  finalFailure(operation: DispatchOperation): void;
+  retryScheduled(operation: DispatchOperation): void;
+  deferred(operation: DispatchOperation, reason: DeferReason): void;
   /** Retries stopped at the reconciliation window's close. */
-  expired(operation: DeliveryOperation): void;
-  failed(operation: DeliveryOperation): void;
+  expired(operation: DispatchOperation): void;
+  failed(operation: DispatchOperation): void;
   inFlight(bank: string, calls: number): void;
 }
 

@@ -1,4 +1,4 @@
-import type { DirectDebit, PaymentStatusReport, TopicName } from '@rp/contracts';
+import type { CreditTransfer, DirectDebit, PaymentStatusReport, TopicName } from '@rp/contracts';
 import { type ConsumerRunner, consumerGroupName, type KafkaClient } from '@rp/kafka';
 import {
   createStateEmitter,
@@ -24,6 +24,7 @@ export const serviceName = 'dispatcher';
 export const consumedTopics = [
   'rp.statusreport.outbound.v1',
   'rp.directdebit.due.v1',
+  'rp.credittransfer.accepted.v1',
 ] as const satisfies readonly TopicName[];
 /** What the dispatcher writes: its producer needs a codec for each. */
 export const producedTopics = [
@@ -83,7 +84,7 @@ export interface DispatcherDeps {
 }
 
 export interface DispatcherService {
-  /** Joins both consumer groups; resolves once both consume. */
+  /** Joins the consumer groups (one per consumed topic); resolves once all of them consume. */
   start(): Promise<void>;
   /** Finishes the calls in progress, commits, leaves the groups, closes the connection pools. */
   stop(): Promise<void>;
@@ -107,11 +108,9 @@ export function createDispatcherService(deps: DispatcherDeps): DispatcherService
     async start() {
       const reportCodec = codecs['rp.statusreport.outbound.v1'];
       const dueCodec = codecs['rp.directdebit.due.v1'];
-      if (!reportCodec || !dueCodec) {
-        throw new AppError(
-          'CONFIG_INVALID',
-          `the dispatcher needs codecs for ${consumedTopics.join(' and ')}`,
-        );
+      const creditCodec = codecs['rp.credittransfer.accepted.v1'];
+      if (!reportCodec || !dueCodec || !creditCodec) {
+        throw new AppError('CONFIG_INVALID', `the dispatcher needs codecs for ${consumedTopics.join(', ')}`);
       }
       client = createBankClient({
         timeoutMs,
@@ -160,6 +159,7 @@ export function createDispatcherService(deps: DispatcherDeps): DispatcherService
       };
       const reportTopic = names['rp.statusreport.outbound.v1'];
       const dueTopic = names['rp.directdebit.due.v1'];
+      const creditTopic = names['rp.credittransfer.accepted.v1'];
       runners.push(
         await kafka.runConsumer<PaymentStatusReport>({
           ...common,
@@ -178,6 +178,17 @@ export function createDispatcherService(deps: DispatcherDeps): DispatcherService
           handleRecord: handlers.dueDebit,
         }),
       );
+      // A consumer group of its own: credits are delivered even while debit deliveries lag, and the other
+      // way round.
+      runners.push(
+        await kafka.runConsumer<CreditTransfer>({
+          ...common,
+          groupId: consumerGroupName(serviceName, creditTopic),
+          topics: [creditTopic],
+          codec: creditCodec,
+          handleRecord: handlers.creditTransfer,
+        }),
+      );
       logger.info({ groups: runners.map((runner) => runner.groupId) }, 'dispatcher consuming');
     },
     async stop() {
@@ -187,6 +198,7 @@ export function createDispatcherService(deps: DispatcherDeps): DispatcherService
       await client?.close();
       client = undefined;
     },
-    isRunning: () => runners.length === 2 && runners.every((runner) => runner.isRunning()),
+    isRunning: () =>
+      runners.length === consumedTopics.length && runners.every((runner) => runner.isRunning()),
   };
 }

@@ -2,12 +2,15 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import {
   avroTypeOptions,
+  type CreditTransfer,
   type DeliveryOutcome,
   type DirectDebit,
   type PaymentStatusReport,
+  parseJsonExact,
   type TopicName,
   type TransactionStateChanged,
   toJson,
+  validateCreditTransfer,
 } from '@rp/contracts';
 import { createAvroSerde, createKafka, type KafkaClient } from '@rp/kafka';
 import {
@@ -57,6 +60,12 @@ const example = JSON.parse(
   (name, value) => (name === 'value' && typeof value === 'number' ? String(value) : value),
 ) as DirectDebit;
 
+const creditExample = validateCreditTransfer(
+  parseJsonExact(
+    readFileSync(new URL('../../../avro/examples/CreditTransfer.json', import.meta.url), 'utf8'),
+  ),
+);
+
 let names: TopicNames;
 let codecs: Partial<PipelineCodecs>;
 let kafka: KafkaClient;
@@ -80,6 +89,20 @@ function debitFor(actioningBank: string): DirectDebit {
   };
   value.transactionIdentifiers = { ...value.transactionIdentifiers, uetr };
   value.debtorAgent = { ...value.debtorAgent, memberId: actioningBank };
+  return value;
+}
+
+/** A validated credit transfer authorisation for the creditor's bank `creditorBank`. */
+function creditFor(creditorBank: string): CreditTransfer {
+  if (!creditExample.ok) throw new Error('the CreditTransfer example is not valid');
+  const value = structuredClone(creditExample.value);
+  const uetr = randomUUID();
+  value.messageIdentifiers = {
+    messageIdentification: `C${uetr.replaceAll('-', '').slice(0, 24)}`,
+    creationDateTime: clock.now().toISOString(),
+  };
+  value.transactionIdentifiers = { ...value.transactionIdentifiers, uetr };
+  value.creditorAgent = { ...value.creditorAgent, memberId: creditorBank };
   return value;
 }
 
@@ -142,6 +165,17 @@ function sendDue(...debits: DirectDebit[]): Promise<void> {
   );
 }
 
+function sendCredits(...credits: CreditTransfer[]): Promise<void> {
+  return input.send(
+    'rp.credittransfer.accepted.v1',
+    credits.map((value) => ({
+      key: value.transactionIdentifiers.uetr,
+      value,
+      headers: { 'rp-state': 'CREDIT_AUTH_ACCEPTED' },
+    })),
+  );
+}
+
 const uetrOf = (value: { transactionIdentifiers: { uetr: string } }) => value.transactionIdentifiers.uetr;
 
 function outcome(uetr: string, match: (value: DeliveryOutcome) => boolean = () => true) {
@@ -170,10 +204,11 @@ beforeAll(async () => {
     stuck: () => 'hang',
     fast: () => ({ status: 202 }),
     closing: () => ({ status: 503, headers: { 'retry-after': '15' } }),
+    recovering: (call) => ({ status: call === 1 ? 503 : 202 }),
   });
   participants = parseParticipants(
     JSON.stringify(
-      ['ok', 'flaky', 'limited', 'refusing', 'stuck', 'fast', 'closing'].map((bank) => ({
+      ['ok', 'flaky', 'limited', 'refusing', 'stuck', 'fast', 'closing', 'recovering'].map((bank) => ({
         memberId: bank,
         name: `${bank} bank (test)`,
         baseUrl: `${banks.url}/${bank}`,
@@ -207,7 +242,7 @@ beforeAll(async () => {
     store,
     participants,
     windows: defaultWindowSettings,
-    signingKeys: parseSigningSecrets(JSON.stringify({ ok: secret })),
+    signingKeys: parseSigningSecrets(JSON.stringify({ ok: secret, recovering: secret })),
     logger,
     metrics,
     clock,
@@ -434,5 +469,146 @@ describe('the reconciliation window ends the retries', () => {
     await sendReports(after);
     await outcome(uetrOf(after));
     expect(banks.callsOf('closing')).toHaveLength(1);
+  });
+});
+
+describe("credit transfer authorisations to the creditor's bank", () => {
+  let offsetMs: number;
+  beforeAll(() => {
+    // A credit's retries run until the reconciliation window of the moment the validator accepted it,
+    // which is the record's time: real time. The engine's clock follows real time here, as in production.
+    offsetMs = clock.offsetMs;
+    clock.offsetMs = 0;
+  });
+  afterAll(() => {
+    clock.offsetMs = offsetMs;
+  });
+
+  test('503 then 202: PENDING then DELIVERED, two signed calls with the same id and body', async () => {
+    const credit = creditFor('recovering');
+    const uetr = uetrOf(credit);
+    const id = credit.messageIdentifiers.messageIdentification;
+    const labels = { operation: 'inboundCreditTransferAuthorization', bank: 'recovering' };
+    await sendCredits(credit);
+    const acknowledged = await outcome(uetr, (value) => value.result === 'ACKNOWLEDGED');
+    expect(acknowledged.headers['rp-state']).toBe('CREDIT_AUTH_DELIVERED');
+
+    const attempts = outcomes.records.filter((record) => record.key === uetr);
+    expect(
+      attempts.map(({ value, headers }) => [
+        value.operation,
+        value.targetBank,
+        value.messageIdentification,
+        value.attempt,
+        value.httpStatus,
+        value.result,
+        value.final,
+        headers['rp-state'],
+      ]),
+    ).toEqual([
+      [
+        'inboundCreditTransferAuthorization',
+        'recovering',
+        id,
+        1,
+        503,
+        'RETRYABLE_FAILURE',
+        false,
+        'CREDIT_AUTH_DELIVERY_PENDING',
+      ],
+      [
+        'inboundCreditTransferAuthorization',
+        'recovering',
+        id,
+        2,
+        202,
+        'ACKNOWLEDGED',
+        true,
+        'CREDIT_AUTH_DELIVERED',
+      ],
+    ]);
+    const retried = attempts[0]?.value;
+    expect(Date.parse(retried?.nextAttemptAt ?? '')).toBeGreaterThanOrEqual(
+      Date.parse(retried?.attemptedAt ?? ''),
+    );
+
+    const calls = banks.callsOf('recovering', id);
+    expect(calls).toHaveLength(2);
+    expect(calls.map((call) => call.path)).toEqual([
+      '/inbound/credit-transfer-authorization',
+      '/inbound/credit-transfer-authorization',
+    ]);
+    expect(calls.map((call) => call.headers['webhook-id'])).toEqual([id, id]);
+    expect(calls[1]?.body).toBe(calls[0]?.body);
+    const sent = JSON.parse(calls[0]?.body ?? '{}');
+    expect(sent).toMatchObject({
+      schema: 'CreditTransfer',
+      transactionIdentifiers: { uetr },
+      creditorAgent: { memberId: 'recovering' },
+    });
+    // Amounts as JSON numbers, as the bank's API shows them.
+    expect(calls[0]?.body).toContain(`"bankSettlementAmount":{"value":1234567890123.45,"currency":"ZAR"}`);
+    for (const call of calls) {
+      const timestamp = call.headers['webhook-timestamp'] ?? '';
+      const expected = createHmac('sha256', Buffer.from(secret.slice('whsec_'.length), 'base64'))
+        .update(`${id}.${timestamp}.${call.body}`)
+        .digest('base64');
+      expect(call.headers['webhook-signature']).toBe(`v1,${expected}`);
+      expect(call.headers.traceparent).toMatch(
+        new RegExp(`^00-${uetr.replaceAll('-', '')}-[0-9a-f]{16}-01$`),
+      );
+    }
+
+    const delivered = await states.waitFor(
+      (record) => record.key === uetr && record.value.eventType === 'CREDIT_AUTH_DELIVERED',
+    );
+    expect(stateChanges(uetr).map((change) => [change.eventType, change.fromState, change.toState])).toEqual([
+      ['CREDIT_AUTH_DELIVERY_PENDING', 'CREDIT_AUTH_ACCEPTED', 'CREDIT_AUTH_DELIVERY_PENDING'],
+      ['CREDIT_AUTH_DELIVERED', 'CREDIT_AUTH_DELIVERY_PENDING', 'CREDIT_AUTH_DELIVERED'],
+    ]);
+    expect(stateChanges(uetr)[0]?.causedBy).toMatchObject({
+      messageType: 'CreditTransfer',
+      messageIdentification: id,
+      topic: names['rp.credittransfer.accepted.v1'],
+    });
+    expect(delivered.value.emittedBy).toBe('dispatcher');
+    expect(delivered.value.transaction).toMatchObject({
+      schema: 'CreditTransfer',
+      transactionIdentifiers: { uetr },
+    });
+    expect(delivered.value.statusReport).toBeUndefined();
+
+    expect(await counter('rp_dispatcher_attempts_total', { ...labels, result: 'RETRYABLE_FAILURE' })).toBe(1);
+    expect(await counter('rp_dispatcher_attempts_total', { ...labels, result: 'ACKNOWLEDGED' })).toBe(1);
+  });
+
+  test('a final 4xx: CREDIT_AUTH_DELIVERY_FAILURE after one call', async () => {
+    const credit = creditFor('refusing');
+    const uetr = uetrOf(credit);
+    const id = credit.messageIdentifiers.messageIdentification;
+    await sendCredits(credit);
+    const refused = await outcome(uetr);
+    expect(refused.value).toMatchObject({
+      operation: 'inboundCreditTransferAuthorization',
+      targetBank: 'refusing',
+      attempt: 1,
+      httpStatus: 400,
+      result: 'FINAL_FAILURE',
+      final: true,
+    });
+    expect(refused.headers['rp-state']).toBe('CREDIT_AUTH_DELIVERY_FAILED');
+    await states.waitFor(
+      (record) => record.key === uetr && record.value.eventType === 'CREDIT_AUTH_DELIVERY_FAILURE',
+    );
+    expect(stateChanges(uetr).map((change) => [change.eventType, change.fromState, change.toState])).toEqual([
+      ['CREDIT_AUTH_DELIVERY_PENDING', 'CREDIT_AUTH_ACCEPTED', 'CREDIT_AUTH_DELIVERY_PENDING'],
+      ['CREDIT_AUTH_DELIVERY_FAILURE', 'CREDIT_AUTH_DELIVERY_PENDING', 'CREDIT_AUTH_DELIVERY_FAILED'],
+    ]);
+    // A later credit to the same bank is answered after it: the refused one was not tried again.
+    const later = creditFor('refusing');
+    await sendCredits(later);
+    await outcome(uetrOf(later));
+    expect(banks.callsOf('refusing', id)).toHaveLength(1);
+    expect(banks.callsOf('refusing', id)[0]?.path).toBe('/inbound/credit-transfer-authorization');
   });
 });
