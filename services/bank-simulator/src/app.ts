@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import {
   bankPaths,
+  type CreditTransfer,
   type DirectDebit,
   deliveryHeaders,
   type EventPosting,
@@ -19,7 +20,13 @@ import { type AppEnv, AppError, type Clock, type Logger, transactionLogger } fro
 import type { Context, Hono } from 'hono';
 import { type FaultAction, type FaultRoute, type FaultTable, parseFaultRule } from './faults.ts';
 import type { SimulatorMetrics } from './metrics.ts';
-import { type MessageKind, messageKinds, type SimulatorRecords } from './records.ts';
+import {
+  type MessageKind,
+  type MessageRoute,
+  messageKinds,
+  messageRoutes,
+  type SimulatorRecords,
+} from './records.ts';
 import type { InboundResponder } from './responder.ts';
 import { verifySignature } from './signature.ts';
 
@@ -27,7 +34,7 @@ export interface SimulatorRouteDeps {
   readonly records: SimulatorRecords;
   readonly faults: FaultTable;
   readonly responder: InboundResponder;
-  /** Signing secrets per bank; a bank without any receives postings unsigned. */
+  /** Signing secrets per bank; a bank without any receives postings and credits unsigned. */
   readonly signingSecrets: ReadonlyMap<string, readonly string[]>;
   readonly signatureToleranceSeconds: number | undefined;
   readonly clock: Clock;
@@ -98,34 +105,50 @@ export function registerSimulatorRoutes(app: Hono<AppEnv>, deps: SimulatorRouteD
           return early;
         }
       }
-      const response = await handle(c, memberId, body, { report: action.kind !== 'no-report' });
+      let response: Response;
+      try {
+        response = await handle(c, memberId, body, { report: action.kind !== 'no-report' });
+      } catch (error) {
+        // A refused call (a bad signature) is answered by the error handler: log what it will answer.
+        if (logged) logged.answer = error instanceof AppError ? error.status : 500;
+        throw error;
+      }
       if (logged) logged.answer = response.status;
       return response;
     });
   };
 
-  bankRoute('events', bankPaths.eventPosting, async (c, memberId, body) => {
+  /**
+   * Checks the engine's signature when the bank has secrets (a bank without any takes the call unsigned)
+   * and refuses the call with 401 when it does not match; true when it was checked and matched.
+   */
+  const checkSignature = (c: Context<AppEnv>, route: FaultRoute, memberId: string, body: string): boolean => {
     const secrets = deps.signingSecrets.get(memberId) ?? [];
+    if (secrets.length === 0) return false;
     const id = c.req.header(deliveryHeaders.id);
-    if (secrets.length > 0) {
-      const check = verifySignature({
-        secrets,
-        id,
-        timestamp: c.req.header(deliveryHeaders.timestamp),
-        signature: c.req.header(deliveryHeaders.signature),
-        body,
-        ...(deps.signatureToleranceSeconds === undefined
-          ? {}
-          : { toleranceSeconds: deps.signatureToleranceSeconds }),
-        now: deps.clock.now(),
-      });
-      if (!check.ok) {
-        records.count('events', memberId, 'signatureFailures');
-        metrics.signatureFailure(memberId);
-        deps.logger.warn({ memberId, eventId: id, reason: check.reason }, 'event posting signature refused');
-        throw new AppError('UNAUTHORIZED', `signature refused: ${check.reason}`);
-      }
+    const check = verifySignature({
+      secrets,
+      id,
+      timestamp: c.req.header(deliveryHeaders.timestamp),
+      signature: c.req.header(deliveryHeaders.signature),
+      body,
+      ...(deps.signatureToleranceSeconds === undefined
+        ? {}
+        : { toleranceSeconds: deps.signatureToleranceSeconds }),
+      now: deps.clock.now(),
+    });
+    if (!check.ok) {
+      records.count(route, memberId, 'signatureFailures');
+      metrics.signatureFailure(memberId);
+      deps.logger.warn({ memberId, route, webhookId: id, reason: check.reason }, 'signature refused');
+      throw new AppError('UNAUTHORIZED', `signature refused: ${check.reason}`);
     }
+    return true;
+  };
+
+  bankRoute('events', bankPaths.eventPosting, async (c, memberId, body) => {
+    const signatureVerified = checkSignature(c, 'events', memberId, body);
+    const id = c.req.header(deliveryHeaders.id);
     const parsed = parseBody(c, 'EventPosting', body);
     if (!parsed.ok) {
       records.count('events', memberId, 'invalid');
@@ -144,7 +167,7 @@ export function registerSimulatorRoutes(app: Hono<AppEnv>, deps: SimulatorRouteD
       uetr,
       eventId,
       receivedAt: deps.clock.now().toISOString(),
-      signatureVerified: secrets.length > 0,
+      signatureVerified,
       headers,
       posting,
     });
@@ -180,7 +203,7 @@ export function registerSimulatorRoutes(app: Hono<AppEnv>, deps: SimulatorRouteD
     // A resent debit (same messageIdentification) is acknowledged again but answered once; under a
     // 'no-report' fault it is acknowledged and never answered.
     if (storeMessage('inbound', 'inboundDirectDebit', memberId, debit)) {
-      if (options.report) deps.responder.respond(memberId, debit);
+      if (options.report) deps.responder.respond(memberId, { kind: 'inboundDirectDebit', message: debit });
       else
         transactionLogger(deps.logger, {
           uetr: debit.transactionIdentifiers.uetr,
@@ -190,11 +213,34 @@ export function registerSimulatorRoutes(app: Hono<AppEnv>, deps: SimulatorRouteD
     return c.json({ messageIdentification: debit.messageIdentifiers.messageIdentification }, 202);
   });
 
+  bankRoute('credit', bankPaths.inboundCreditTransferAuthorization, async (c, memberId, body, options) => {
+    const signatureVerified = checkSignature(c, 'credit', memberId, body);
+    const parsed = parseBody(c, 'CreditTransfer', body);
+    if (!parsed.ok) {
+      records.count('credit', memberId, 'invalid');
+      return parsed.response;
+    }
+    const credit = parsed.value;
+    // The engine redelivers a credit it got no 202 for (same webhook-id, same messageIdentification): the
+    // bank acknowledges it again but credits, and reports, once.
+    if (storeMessage('credit', 'inboundCreditTransferAuthorization', memberId, credit, signatureVerified)) {
+      if (options.report)
+        deps.responder.respond(memberId, { kind: 'inboundCreditTransferAuthorization', message: credit });
+      else
+        transactionLogger(deps.logger, {
+          uetr: credit.transactionIdentifiers.uetr,
+          messageIdentification: credit.messageIdentifiers.messageIdentification,
+        }).info({ memberId }, 'no-report fault: the credit transfer authorisation will not be answered');
+    }
+    return c.json({ messageIdentification: credit.messageIdentifiers.messageIdentification }, 202);
+  });
+
   function storeMessage(
     route: FaultRoute,
     kind: MessageKind,
     memberId: string,
-    body: DirectDebit | PaymentStatusReport,
+    body: DirectDebit | CreditTransfer | PaymentStatusReport,
+    signatureVerified?: boolean,
   ): boolean {
     const uetr = body.transactionIdentifiers.uetr;
     const messageIdentification = body.messageIdentifiers.messageIdentification;
@@ -205,6 +251,7 @@ export function registerSimulatorRoutes(app: Hono<AppEnv>, deps: SimulatorRouteD
       messageIdentification,
       at: deps.clock.now().toISOString(),
       body,
+      ...(signatureVerified === undefined ? {} : { signatureVerified }),
     });
     const log = transactionLogger(deps.logger, { uetr, messageIdentification });
     if (created) {
@@ -269,11 +316,13 @@ export function registerSimulatorRoutes(app: Hono<AppEnv>, deps: SimulatorRouteD
 
   app.get('/sim/requests', (c) => {
     const route = c.req.query('route');
-    if (route !== undefined && route !== 'outbound' && route !== 'inbound') {
-      throw queryError('route', 'must be outbound or inbound');
+    if (route !== undefined && !messageRoutes.includes(route as MessageRoute)) {
+      throw queryError('route', `must be one of ${messageRoutes.join(', ')}`);
     }
     const filter = optionalFilter(c, ['uetr', 'memberId']);
-    return c.json({ requests: records.requests({ ...filter, ...(route ? { route } : {}) }) });
+    return c.json({
+      requests: records.requests({ ...filter, ...(route ? { route: route as MessageRoute } : {}) }),
+    });
   });
 
   app.get('/sim/stats', (c) => c.json(records.stats()));

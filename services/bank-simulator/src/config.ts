@@ -9,19 +9,23 @@ export const bankSimulatorConfigSpec = defineConfig({
   LOG_LEVEL: oneOf(logLevels, { default: 'info', doc: 'Minimum level of the JSON log lines' }),
   ENGINE_URL: url({
     optional: true,
-    doc: "The engine's ingress base URL, where inbound debits are answered; unset: they are stored, not answered",
+    doc: "The engine's ingress base URL, where inbound debits and credit transfer authorisations are answered; unset: they are stored, not answered",
   }),
   RESPONSE_DELAY: duration({
     default: 50,
-    doc: 'How long a bank takes to debit the account before it reports',
+    doc: 'How long a bank takes to debit or credit the account before it reports',
   }),
   INSUFFICIENT_FUNDS_ACCOUNTS: list({
     optional: true,
     doc: 'Debtor account numbers the banks answer RJCT AM04 (insufficient funds) for',
   }),
+  CLOSED_ACCOUNTS: list({
+    optional: true,
+    doc: 'Creditor account numbers the banks answer RJCT AC04 (closed account) to credit transfer authorisations for',
+  }),
   SIGNING_SECRETS: str({
     optional: true,
-    doc: 'JSON {"<memberId>": ["secret", ...]}: secrets whose signatures a bank accepts (several during rotation)',
+    doc: 'JSON {"<memberId>": ["secret", ...]}: secrets whose signatures a bank accepts on postings and credits (several during rotation)',
   }),
   SIGNATURE_TOLERANCE: int({
     optional: true,

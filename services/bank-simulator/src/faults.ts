@@ -1,8 +1,15 @@
 import { AppError } from '@rp/runtime';
 
-/** The bank endpoints a fault can target; '*' is every one of them. */
-export type FaultRoute = 'events' | 'outbound' | 'inbound';
-export const faultRoutes: readonly FaultRoute[] = ['events', 'outbound', 'inbound'];
+/**
+ * The bank endpoints a fault can target; '*' is every one of them. `inbound` is the inbound direct
+ * debit, `credit` the credit transfer authorisation.
+ */
+export type FaultRoute = 'events' | 'outbound' | 'inbound' | 'credit';
+export const faultRoutes: readonly FaultRoute[] = ['events', 'outbound', 'inbound', 'credit'];
+
+/** The routes whose messages the bank answers with a status report of its own. */
+export type ReportingRoute = 'inbound' | 'credit';
+export const reportingRoutes: readonly ReportingRoute[] = ['inbound', 'credit'];
 
 export type FaultMode =
   /** Answer normally (a rule that overrides older ones). */
@@ -16,8 +23,9 @@ export type FaultMode =
   /** Never answer; the request hangs until the client gives up. */
   | { mode: 'no-response' }
   /**
-   * Inbound debits only: acknowledge the debit (202) as usual but never send the bank's own status report
-   * (spec section 7 row 9: no PaymentStatusReport from the actioning bank).
+   * Inbound debits and credit transfer authorisations only: acknowledge the message (202) as usual but
+   * never send the bank's own status report (spec section 7 row 9: no PaymentStatusReport from the
+   * actioning bank; likewise a creditor bank that never answers an authorisation).
    */
   | { mode: 'no-report' };
 
@@ -39,7 +47,7 @@ export type FaultAction =
   | { kind: 'delay'; ms: number }
   | { kind: 'error'; status: number; retryAfterSeconds?: number }
   | { kind: 'hang' }
-  /** Answer the inbound debit normally, but send no status report for it. */
+  /** Answer the inbound debit or credit normally, but send no status report for it. */
   | { kind: 'no-report' };
 
 interface ActiveRule {
@@ -155,11 +163,14 @@ export function parseFaultRule(json: unknown): FaultRule {
     case 'drop':
     case 'no-response':
       return { ...common, mode: raw.mode };
-    case 'no-report':
-      // Only an inbound debit is answered by a report: the rule applies to that route alone.
-      if (common.route !== undefined && common.route !== 'inbound')
-        throw invalid('/route', "mode 'no-report' applies to route 'inbound' only");
-      return { ...common, route: 'inbound', mode: 'no-report' };
+    case 'no-report': {
+      // Only inbound debits and credits are answered by a report. Without a route the rule means the
+      // inbound debits, as it did before banks answered credits.
+      const route = common.route ?? 'inbound';
+      if (!reportingRoutes.includes(route as ReportingRoute))
+        throw invalid('/route', "mode 'no-report' applies to route 'inbound' or 'credit' only");
+      return { ...common, route, mode: 'no-report' };
+    }
     case 'delay': {
       const ms = raw.ms;
       if (!Number.isSafeInteger(ms) || (ms as number) < 0)

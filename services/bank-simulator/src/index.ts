@@ -9,6 +9,8 @@ export {
   FaultTable,
   faultRoutes,
   parseFaultRule,
+  type ReportingRoute,
+  reportingRoutes,
 } from './faults.ts';
 export {
   type BankRequest,
@@ -16,6 +18,7 @@ export {
   type MessageKind,
   type MessageRoute,
   messageKinds,
+  messageRoutes,
   type ReceivedPosting,
   type RequestAnswer,
   type ResponseDelivery,
@@ -24,7 +27,11 @@ export {
   type SimulatorStats,
 } from './records.ts';
 export {
+  type AnsweredMessage,
+  buildCreditAuthorizationResponse,
   buildInboundResponse,
+  buildResponse,
+  creditorAccountOf,
   debtorAccountOf,
   defaultResponderRetry,
   InboundResponder,

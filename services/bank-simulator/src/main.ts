@@ -47,6 +47,7 @@ try {
     ...(config.ENGINE_URL === undefined ? {} : { engineUrl: config.ENGINE_URL }),
     responseDelayMs: config.RESPONSE_DELAY,
     insufficientFundsAccounts: config.INSUFFICIENT_FUNDS_ACCOUNTS ?? [],
+    closedAccounts: config.CLOSED_ACCOUNTS ?? [],
     signingSecrets: secrets as Record<string, string[]>,
     ...(config.SIGNATURE_TOLERANCE === undefined
       ? {}

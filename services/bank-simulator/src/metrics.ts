@@ -25,7 +25,7 @@ export function simulatorMetrics(metrics: Metrics): SimulatorMetrics {
   );
   const signatures = metrics.counter(
     'rp_banksim_signature_failures_total',
-    'Event postings refused for their signature',
+    'Event postings and credits refused for their signature',
     ['member_id'],
   );
   const faults = metrics.counter('rp_banksim_faults_injected_total', 'Requests a fault rule applied to', [

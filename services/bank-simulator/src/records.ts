@@ -1,11 +1,19 @@
-import type { DirectDebit, EventPosting, PaymentStatusReport } from '@rp/contracts';
+import type { CreditTransfer, DirectDebit, EventPosting, PaymentStatusReport } from '@rp/contracts';
+import type { FaultRoute } from './faults.ts';
 
 /** The messages the simulated banks exchange with the engine, named as the spec names the operations. */
-export type MessageKind = 'outboundDirectDebitResponse' | 'inboundDirectDebit' | 'inboundDirectDebitResponse';
+export type MessageKind =
+  | 'outboundDirectDebitResponse'
+  | 'inboundDirectDebit'
+  | 'inboundDirectDebitResponse'
+  | 'inboundCreditTransferAuthorization'
+  | 'inboundCreditTransferAuthorizationResponse';
 export const messageKinds: readonly MessageKind[] = [
   'outboundDirectDebitResponse',
   'inboundDirectDebit',
   'inboundDirectDebitResponse',
+  'inboundCreditTransferAuthorization',
+  'inboundCreditTransferAuthorizationResponse',
 ];
 
 /** One event posting a bank received, in arrival order. */
@@ -40,17 +48,23 @@ export interface ExchangedMessage {
   memberId: string;
   uetr: string;
   messageIdentification: string;
-  /** When it arrived (received kinds) or was first sent (inboundDirectDebitResponse). */
+  /** When it arrived (received kinds) or was first sent (the bank's own reports). */
   at: string;
   /** How many more times the same messageIdentification arrived. */
   duplicates: number;
-  body: DirectDebit | PaymentStatusReport;
-  /** inboundDirectDebitResponse only. */
+  /**
+   * Received credit transfer authorisations only: whether the engine's signature was checked (the bank
+   * has secrets) and matched.
+   */
+  signatureVerified?: boolean;
+  body: DirectDebit | CreditTransfer | PaymentStatusReport;
+  /** The bank's own reports only (inboundDirectDebitResponse, inboundCreditTransferAuthorizationResponse). */
   delivery?: ResponseDelivery;
 }
 
 /** The message routes, whose every request (faulted or not) is kept in the request log. */
-export type MessageRoute = 'outbound' | 'inbound';
+export type MessageRoute = Exclude<FaultRoute, 'events'>;
+export const messageRoutes: readonly MessageRoute[] = ['outbound', 'inbound', 'credit'];
 
 /** What a request to a message route got: an HTTP status, a destroyed connection, or nothing at all. */
 export type RequestAnswer = number | 'dropped' | 'no-response';
@@ -86,8 +100,8 @@ export interface RouteCounters {
 }
 
 export interface SimulatorStats {
-  routes: Record<'events' | 'outbound' | 'inbound', RouteCounters>;
-  banks: Record<string, Record<'events' | 'outbound' | 'inbound', RouteCounters>>;
+  routes: Record<FaultRoute, RouteCounters>;
+  banks: Record<string, Record<FaultRoute, RouteCounters>>;
   duplicates: number;
   signatureFailures: number;
   /**
@@ -107,10 +121,11 @@ const emptyCounters = (): RouteCounters => ({
   faultsInjected: 0,
 });
 
-const emptyRoutes = (): Record<'events' | 'outbound' | 'inbound', RouteCounters> => ({
+const emptyRoutes = (): Record<FaultRoute, RouteCounters> => ({
   events: emptyCounters(),
   outbound: emptyCounters(),
   inbound: emptyCounters(),
+  credit: emptyCounters(),
 });
 
 type Counter = keyof RouteCounters;
@@ -148,7 +163,7 @@ export class SimulatorRecords {
     };
   }
 
-  count(route: 'events' | 'outbound' | 'inbound', memberId: string, counter: Counter): void {
+  count(route: FaultRoute, memberId: string, counter: Counter): void {
     this.#stats.routes[route][counter] += 1;
     const bank = this.#stats.banks[memberId] ?? emptyRoutes();
     this.#stats.banks[memberId] = bank;

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
+  type CreditTransfer,
   type DirectDebit,
   type PaymentStatusReport,
   parseJsonExact,
@@ -8,7 +9,7 @@ import {
   validate,
 } from '@rp/contracts';
 import { AppError, type Clock, type Logger, transactionLogger } from '@rp/runtime';
-import type { ExchangedMessage, SimulatorRecords } from './records.ts';
+import type { ExchangedMessage, MessageKind, SimulatorRecords } from './records.ts';
 
 export interface ResponderRetry {
   /** First wait after a failed attempt. */
@@ -29,22 +30,61 @@ export const defaultResponderRetry: ResponderRetry = {
 };
 
 export interface ResponderOptions {
-  /** The engine's base URL; the report goes to `{engineUrl}/api/v1/inbound/direct-debit-response`. */
+  /**
+   * The engine's base URL; a debit's report goes to `{engineUrl}/api/v1/inbound/direct-debit-response`,
+   * a credit's to `{engineUrl}/api/v1/inbound/credit-transfer-authorization-response`.
+   */
   engineUrl: string | undefined;
-  /** How long the bank "takes" to debit the account before it reports. */
+  /** How long the bank "takes" to debit or credit the account before it reports. */
   responseDelayMs: number;
   /** Debtor account numbers the bank answers RJCT AM04 (insufficient funds) for. */
   insufficientFunds: ReadonlySet<string>;
+  /** Creditor account numbers the bank answers RJCT AC04 (closed account) for. */
+  closedAccounts: ReadonlySet<string>;
   retry: ResponderRetry;
   records: SimulatorRecords;
   clock: Clock;
   logger: Logger;
 }
 
+/** A message the bank answers with a PaymentStatusReport of its own. */
+export type AnsweredMessage =
+  /** The bank is the debtor's: it debits the account (ACSC) or finds it unpaid (RJCT). */
+  | { kind: 'inboundDirectDebit'; message: DirectDebit }
+  /** The bank is the creditor's: it credits the account (ACSC) or refuses it (RJCT). */
+  | { kind: 'inboundCreditTransferAuthorization'; message: CreditTransfer };
+
+/** Where the report on each kind of message goes, and how the records and the log name it. */
+const answers = {
+  inboundDirectDebit: {
+    path: servicePaths.inboundDirectDebitResponse,
+    kind: 'inboundDirectDebitResponse',
+    subject: 'inbound debit',
+    label: 'inbound debit response',
+  },
+  inboundCreditTransferAuthorization: {
+    path: servicePaths.inboundCreditTransferAuthorizationResponse,
+    kind: 'inboundCreditTransferAuthorizationResponse',
+    subject: 'credit transfer authorisation',
+    label: 'credit authorisation response',
+  },
+} as const satisfies Record<
+  AnsweredMessage['kind'],
+  { path: string; kind: MessageKind; subject: string; label: string }
+>;
+
 /** The debtor's account number: the EFT shortened number when present, else the account identification. */
 export function debtorAccountOf(debit: DirectDebit): string | undefined {
   return (
     debit.paymentScheme.schemeData?.shortenedDebtorAccountNumber ?? debit.debtorAccount.identification?.value
+  );
+}
+
+/** The creditor's account number: the EFT shortened number when present, else the account identification. */
+export function creditorAccountOf(credit: CreditTransfer): string {
+  return (
+    credit.paymentScheme.schemeData?.shortenedCreditorAccountNumber ??
+    credit.creditorAccount.identification.value
   );
 }
 
@@ -88,6 +128,66 @@ export function buildInboundResponse(
       : { status: 'ACSC' },
     schema: 'PaymentStatusReport',
   };
+  return checkedReport(report);
+}
+
+/**
+ * The creditor bank's PaymentStatusReport for a credit transfer authorisation: ACSC (the creditor was
+ * credited), or RJCT AC04 when the creditor's account is one the bank is told is closed. The bank (the
+ * credit's creditorAgent) instructs, the debtor's agent is instructed. Validated like any report the
+ * engine receives.
+ */
+export function buildCreditAuthorizationResponse(
+  credit: CreditTransfer,
+  creditorBank: string,
+  options: { closedAccounts: ReadonlySet<string>; now: Date; messageIdentification?: string },
+): PaymentStatusReport {
+  const closed = options.closedAccounts.has(creditorAccountOf(credit));
+  const report: PaymentStatusReport = {
+    messageIdentifiers: {
+      messageIdentification: options.messageIdentification ?? newMessageIdentification(),
+      creationDateTime: options.now.toISOString(),
+    },
+    originalMessageIdentifiers: credit.messageIdentifiers,
+    transactionIdentifiers: credit.transactionIdentifiers,
+    // The bank the engine delivered the credit to is the one answering it.
+    instructingAgent: { ...credit.creditorAgent, memberId: creditorBank },
+    instructedAgent: credit.debtorAgent,
+    originalTransactionData: {
+      amounts: credit.amounts,
+      creditor: credit.creditor,
+      creditorAccount: credit.creditorAccount,
+      creditorAgent: credit.creditorAgent,
+      debtor: credit.debtor,
+      ...(credit.debtorAccount === undefined ? {} : { debtorAccount: credit.debtorAccount }),
+      debtorAgent: credit.debtorAgent,
+      paymentMethod: 'CreditTransfer',
+      ...(credit.paymentTypeInformation === undefined
+        ? {}
+        : { paymentTypeInformation: credit.paymentTypeInformation }),
+    },
+    paymentScheme: credit.paymentScheme,
+    status: closed
+      ? { status: 'RJCT', reasonInfo: [{ reason: { code: 'AC04' }, additionalInfo: ['Account closed'] }] }
+      : { status: 'ACSC' },
+    schema: 'PaymentStatusReport',
+  };
+  return checkedReport(report);
+}
+
+/** The bank's report on a message it answers. */
+export function buildResponse(
+  answered: AnsweredMessage,
+  bank: string,
+  options: { insufficientFunds: ReadonlySet<string>; closedAccounts: ReadonlySet<string>; now: Date },
+): PaymentStatusReport {
+  return answered.kind === 'inboundDirectDebit'
+    ? buildInboundResponse(answered.message, bank, options)
+    : buildCreditAuthorizationResponse(answered.message, bank, options);
+}
+
+/** The report as the engine will read it (amounts through their JSON form), refused if it is invalid. */
+function checkedReport(report: PaymentStatusReport): PaymentStatusReport {
   const checked = validate('PaymentStatusReport', parseJsonExact(toJson('PaymentStatusReport', report)));
   if (!checked.ok) {
     throw new AppError('INTERNAL', `the simulated report is invalid: ${JSON.stringify(checked.errors)}`);
@@ -96,10 +196,11 @@ export function buildInboundResponse(
 }
 
 /**
- * Answers inbound debits the way an actioning bank does: after a delay, POSTs its report to the engine
- * and resends the same report (same messageIdentification) with backoff until the engine answers 202;
- * 409 means the engine has it already. Every other answer, and no answer, is retried up to
- * `maxAttempts` (a 422 can be the engine's snapshot lagging its Kafka log).
+ * Answers inbound debits the way an actioning bank does, and credit transfer authorisations the way a
+ * creditor bank does: after a delay, POSTs its report to the engine and resends the same report (same
+ * messageIdentification) with backoff until the engine answers 202; 409 means the engine has it already.
+ * Every other answer, and no answer, is retried up to `maxAttempts` (a 422 can be the engine's snapshot
+ * lagging its Kafka log).
  */
 export class InboundResponder {
   readonly #options: ResponderOptions;
@@ -110,20 +211,21 @@ export class InboundResponder {
     this.#options = options;
   }
 
-  /** Schedules the report for a stored inbound debit. */
-  respond(memberId: string, debit: DirectDebit): void {
+  /** Schedules the report for a stored inbound debit or credit transfer authorisation. */
+  respond(memberId: string, answered: AnsweredMessage): void {
     const { engineUrl, records, logger } = this.#options;
+    const { subject, label } = answers[answered.kind];
     const log = transactionLogger(logger, {
-      uetr: debit.transactionIdentifiers.uetr,
-      messageIdentification: debit.messageIdentifiers.messageIdentification,
+      uetr: answered.message.transactionIdentifiers.uetr,
+      messageIdentification: answered.message.messageIdentifiers.messageIdentification,
     });
     if (engineUrl === undefined) {
-      log.warn({ memberId }, 'no engine URL configured: the inbound debit is not answered');
+      log.warn({ memberId }, `no engine URL configured: the ${subject} is not answered`);
       return;
     }
     if (this.#stopping.signal.aborted) return;
-    const task = this.#run(memberId, debit, log).catch((error: unknown) => {
-      log.error({ err: error, memberId }, 'inbound debit response failed');
+    const task = this.#run(memberId, answered, log).catch((error: unknown) => {
+      log.error({ err: error, memberId }, `${label} failed`);
     });
     this.#inFlight.add(task);
     void task.finally(() => {
@@ -132,12 +234,14 @@ export class InboundResponder {
     });
   }
 
-  async #run(memberId: string, debit: DirectDebit, log: Logger): Promise<void> {
+  async #run(memberId: string, answered: AnsweredMessage, log: Logger): Promise<void> {
     const { records, retry, clock } = this.#options;
+    const { path, kind, label } = answers[answered.kind];
     await this.#sleep(this.#options.responseDelayMs);
     if (this.#stopping.signal.aborted) return;
-    const report = buildInboundResponse(debit, memberId, {
+    const report = buildResponse(answered, memberId, {
       insufficientFunds: this.#options.insufficientFunds,
+      closedAccounts: this.#options.closedAccounts,
       now: clock.now(),
     });
     const body = toJson('PaymentStatusReport', report);
@@ -147,7 +251,7 @@ export class InboundResponder {
       state: 'pending',
     };
     records.addMessage({
-      kind: 'inboundDirectDebitResponse',
+      kind,
       memberId,
       uetr: report.transactionIdentifiers.uetr,
       messageIdentification: report.messageIdentifiers.messageIdentification,
@@ -156,7 +260,7 @@ export class InboundResponder {
       delivery,
     });
     records.responseSent();
-    const url = `${this.#options.engineUrl?.replace(/\/+$/, '')}${servicePaths.inboundDirectDebitResponse}`;
+    const url = `${this.#options.engineUrl?.replace(/\/+$/, '')}${path}`;
     const reportLog = log.child({
       reportId: report.messageIdentifiers.messageIdentification,
       status: report.status.status,
@@ -181,22 +285,16 @@ export class InboundResponder {
         if (response.status === 202 || response.status === 409) {
           delivery.state = 'done';
           records.responseSettled('acknowledged');
-          reportLog.info({ attempt, httpStatus: response.status }, 'inbound debit response acknowledged');
+          reportLog.info({ attempt, httpStatus: response.status }, `${label} acknowledged`);
           return;
         }
         const retryAfter = Number(response.headers.get('retry-after'));
         if (Number.isFinite(retryAfter) && retryAfter > 0) retryAfterMs = retryAfter * 1000;
-        reportLog.warn(
-          { attempt, httpStatus: response.status },
-          'inbound debit response not acknowledged; retrying',
-        );
+        reportLog.warn({ attempt, httpStatus: response.status }, `${label} not acknowledged; retrying`);
       } catch (error) {
         delivery.lastStatus = null;
         delivery.lastError = error instanceof Error ? error.message : String(error);
-        reportLog.warn(
-          { attempt, error: delivery.lastError },
-          'inbound debit response got no answer; retrying',
-        );
+        reportLog.warn({ attempt, error: delivery.lastError }, `${label} got no answer; retrying`);
       }
       records.touched();
       if (attempt < retry.maxAttempts) {
@@ -207,7 +305,7 @@ export class InboundResponder {
     }
     delivery.state = 'failed';
     records.responseSettled('failed');
-    reportLog.error({ attempts: delivery.attempts }, 'inbound debit response gave up');
+    reportLog.error({ attempts: delivery.attempts }, `${label} gave up`);
   }
 
   #sleep(ms: number): Promise<void> {

@@ -25,13 +25,21 @@ export interface BankSimulatorConfig {
   /** Listen port for `start()`; 0 (default) takes a free one. */
   port?: number;
   host?: string;
-  /** The engine's base URL (its ingress): inbound debits are answered there. Absent: they are not answered. */
+  /**
+   * The engine's base URL (its ingress): inbound debits and credit transfer authorisations are answered
+   * there. Absent: they are stored, not answered.
+   */
   engineUrl?: string;
-  /** How long after an inbound debit the bank reports (ms). Default 50. */
+  /** How long after an inbound debit or credit the bank reports (ms). Default 50. */
   responseDelayMs?: number;
   /** Debtor account numbers answered RJCT AM04 (insufficient funds). */
   insufficientFundsAccounts?: readonly string[];
-  /** Signing secrets per member id; several during a rotation. A bank without any accepts unsigned postings. */
+  /** Creditor account numbers whose credits are answered RJCT AC04 (closed account). */
+  closedAccounts?: readonly string[];
+  /**
+   * Signing secrets per member id; several during a rotation. A bank without any accepts unsigned postings
+   * and credits.
+   */
   signingSecrets?: Readonly<Record<string, readonly string[]>>;
   /** Largest accepted age of a posting's webhook-timestamp, in seconds; absent: not checked. */
   signatureToleranceSeconds?: number;
@@ -84,6 +92,7 @@ export function createBankSimulator(config: BankSimulatorConfig = {}): BankSimul
     engineUrl: config.engineUrl,
     responseDelayMs: config.responseDelayMs ?? 50,
     insufficientFunds: new Set(config.insufficientFundsAccounts ?? []),
+    closedAccounts: new Set(config.closedAccounts ?? []),
     retry: { ...defaultResponderRetry, ...config.retry },
     records,
     clock,

@@ -2,9 +2,12 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
+  bankPaths,
+  type CreditTransfer,
   type DirectDebit,
   deliveryHeaders,
   type EventPosting,
+  type PaymentStatusReport,
   parseJsonExact,
   servicePaths,
   toJson,
@@ -18,7 +21,7 @@ import { signPosting } from './signature.ts';
 
 const examples = new URL('../../../avro/examples/', import.meta.url);
 
-function example<N extends 'DirectDebit' | 'EventPosting'>(name: N, file: string) {
+function example<N extends 'DirectDebit' | 'EventPosting' | 'CreditTransfer'>(name: N, file: string) {
   const result = validate(name, parseJsonExact(readFileSync(new URL(file, examples), 'utf8')));
   if (!result.ok) throw new Error(`${file}: ${JSON.stringify(result.errors)}`);
   return result.value;
@@ -26,6 +29,7 @@ function example<N extends 'DirectDebit' | 'EventPosting'>(name: N, file: string
 
 const debit = example('DirectDebit', 'DirectDebit.za-eft-on-us.json') as DirectDebit;
 const posting = example('EventPosting', 'TransactionStatePosting.debit-queued.json') as EventPosting;
+const credit = example('CreditTransfer', 'CreditTransfer.json') as CreditTransfer;
 const postingUetr = '2f6c1e0a-8b4d-4c7e-9a1f-3d5b7c9e1a24';
 const bank = '250655';
 const logger = createLogger({ service: 'bank-simulator-test', level: 'silent' });
@@ -308,11 +312,16 @@ describe('faults', () => {
     ]);
   });
 
-  it('accepts no-report on the inbound route only', async () => {
+  it('accepts no-report on the inbound and credit routes only (inbound when no route is named)', async () => {
     const { client } = await start();
     await expect(client.setFault({ mode: 'no-report', route: 'outbound' })).rejects.toThrow(/422/);
+    await expect(client.setFault({ mode: 'no-report', route: '*' })).rejects.toThrow(/422/);
     await client.setFault({ mode: 'no-report' });
-    expect(await client.listFaults()).toEqual([{ mode: 'no-report', route: 'inbound' }]);
+    await client.setFault({ mode: 'no-report', route: 'credit' });
+    expect(await client.listFaults()).toEqual([
+      { mode: 'no-report', route: 'inbound' },
+      { mode: 'no-report', route: 'credit' },
+    ]);
   });
 
   it('refuses an invalid fault rule with 422', async () => {
@@ -341,26 +350,53 @@ describe('faults', () => {
   });
 });
 
-/** A stand-in for the engine's ingress: answers with the statuses given, then 202, and keeps the bodies. */
+const reportPaths: readonly string[] = [
+  servicePaths.inboundDirectDebitResponse,
+  servicePaths.inboundCreditTransferAuthorizationResponse,
+];
+
+/**
+ * A stand-in for the engine's ingress: answers the banks' reports with the statuses given, then 202
+ * (anything else 404), and keeps every request.
+ */
 async function fakeIngress(statuses: number[]) {
   const bodies: string[] = [];
-  const waiters: (() => void)[] = [];
+  const requests: { path: string; status: number; body: string }[] = [];
+  const waiters = new Set<() => void>();
   const server = createServer((request: IncomingMessage, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      const status =
-        request.url === servicePaths.inboundDirectDebitResponse ? (statuses.shift() ?? 202) : 404;
-      bodies.push(Buffer.concat(chunks).toString('utf8'));
+      const path = request.url ?? '';
+      const status = reportPaths.includes(path) ? (statuses.shift() ?? 202) : 404;
+      const body = Buffer.concat(chunks).toString('utf8');
+      bodies.push(body);
+      requests.push({ path, status, body });
       response.writeHead(status, status === 503 ? { 'retry-after': '0' } : {}).end();
-      if (status === 202 || status === 409) for (const wake of waiters.splice(0)) wake();
+      for (const check of [...waiters]) check();
     });
   });
   servers.push(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const acknowledged = new Promise<void>((resolve) => waiters.push(resolve));
-  return { url, bodies, acknowledged };
+  /** Resolves once the engine acknowledged (202 or 409) `count` reports. */
+  const acknowledgedCount = (count: number) =>
+    new Promise<void>((resolve) => {
+      const check = () => {
+        if (requests.filter((entry) => entry.status === 202 || entry.status === 409).length < count) return;
+        waiters.delete(check);
+        resolve();
+      };
+      waiters.add(check);
+      check();
+    });
+  return { url, bodies, requests, acknowledged: acknowledgedCount(1), acknowledgedCount };
+}
+
+function parseReport(body: string): PaymentStatusReport {
+  const report = validate('PaymentStatusReport', parseJsonExact(body));
+  if (!report.ok) throw new Error(JSON.stringify(report.errors));
+  return report.value;
 }
 
 describe('inbound debits', () => {
@@ -474,5 +510,254 @@ describe('inbound debits', () => {
         : undefined;
     }, 5_000);
     expect(new Set(waited?.map((message) => message.messageIdentification)).size).toBe(2);
+  });
+});
+
+describe('credit transfer authorisations', () => {
+  const retry = { initialDelayMs: 10, maxDelayMs: 50 };
+  const secret = 'credit-secret-0123456789';
+  const signingSecrets = { [bank]: [secret] };
+  const uetr = credit.transactionIdentifiers.uetr;
+  const id = credit.messageIdentifiers.messageIdentification;
+  const reportPath = servicePaths.inboundCreditTransferAuthorizationResponse;
+  const creditorAccount = credit.creditorAccount.identification.value;
+
+  /** Another credit of the same shape: its own message, its own transaction, to `account`. */
+  const otherCredit = (suffix: string, account = creditorAccount): CreditTransfer => ({
+    ...credit,
+    messageIdentifiers: {
+      ...credit.messageIdentifiers,
+      messageIdentification: `RTC202503141015000000${suffix}`,
+    },
+    transactionIdentifiers: {
+      ...credit.transactionIdentifiers,
+      uetr: `7d0b2c6e-1f3a-4e5b-8c9d-0a1b2c3d4e${suffix}`,
+    },
+    creditorAccount: {
+      ...credit.creditorAccount,
+      identification: { ...credit.creditorAccount.identification, value: account },
+    },
+  });
+
+  const post = (simulator: BankSimulator, body: string, headers: Record<string, string>) =>
+    fetch(`${simulator.bankUrl(bank)}${bankPaths.inboundCreditTransferAuthorization}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body,
+    });
+
+  /** The credit as the engine delivers it: signed, webhook-id its messageIdentification. */
+  const sendCredit = (simulator: BankSimulator, body: CreditTransfer = credit) => {
+    const text = toJson('CreditTransfer', body);
+    return post(simulator, text, signedHeaders(secret, body.messageIdentifiers.messageIdentification, text));
+  };
+
+  it('acknowledges a signed credit, then reports ACSC to the engine, resent until it answers 202', async () => {
+    const ingress = await fakeIngress([503]);
+    const { simulator, client } = await start({
+      engineUrl: ingress.url,
+      responseDelayMs: 5,
+      retry,
+      signingSecrets,
+    });
+    const response = await sendCredit(simulator);
+    expect(response.status).toBe(202);
+    expect(await response.json()).toEqual({ messageIdentification: id });
+    await ingress.acknowledged;
+    expect(ingress.requests.map((entry) => [entry.path, entry.status])).toEqual([
+      [reportPath, 503],
+      [reportPath, 202],
+    ]);
+    expect(new Set(ingress.bodies).size).toBe(1);
+    // The amount reaches the engine to the cent, as a JSON number.
+    expect(ingress.bodies[0]).toContain('"value":1234567890123.45');
+    const report = parseReport(ingress.bodies[0] as string);
+    expect(report.status).toEqual({ status: 'ACSC' });
+    expect(report.transactionIdentifiers).toEqual(credit.transactionIdentifiers);
+    expect(report.originalMessageIdentifiers).toEqual(credit.messageIdentifiers);
+    expect(report.instructingAgent).toEqual(credit.creditorAgent);
+    expect(report.instructingAgent?.memberId).toBe(bank);
+    expect(report.instructedAgent).toEqual(credit.debtorAgent);
+    expect(report.paymentScheme).toEqual(credit.paymentScheme);
+    expect(report.originalTransactionData).toEqual({
+      amounts: credit.amounts,
+      creditor: credit.creditor,
+      creditorAccount: credit.creditorAccount,
+      creditorAgent: credit.creditorAgent,
+      debtor: credit.debtor,
+      debtorAccount: credit.debtorAccount,
+      debtorAgent: credit.debtorAgent,
+      paymentMethod: 'CreditTransfer',
+      paymentTypeInformation: credit.paymentTypeInformation,
+    });
+    expect(report.messageIdentifiers.messageIdentification).toHaveLength(35);
+    expect(report.messageIdentifiers.messageIdentification).not.toBe(id);
+
+    const sent = await simulator.records.waitFor(() => {
+      const [message] = simulator.records.messages({
+        kind: 'inboundCreditTransferAuthorizationResponse',
+        uetr,
+      });
+      return message?.delivery?.state === 'done' ? message : undefined;
+    }, 5_000);
+    expect(sent?.delivery).toMatchObject({ attempts: 2, lastStatus: 202, state: 'done' });
+    expect(await client.messages('inboundCreditTransferAuthorization', uetr)).toMatchObject([
+      { memberId: bank, messageIdentification: id, signatureVerified: true, duplicates: 0 },
+    ]);
+    expect(await client.messages('inboundDirectDebitResponse')).toEqual([]);
+    expect(await client.requests({ route: 'credit', uetr })).toMatchObject([
+      { route: 'credit', memberId: bank, messageIdentification: id, webhookId: id, answer: 202 },
+    ]);
+    const stats = await client.stats();
+    expect(stats.routes.credit).toMatchObject({ received: 1, accepted: 1, duplicates: 0 });
+    expect(stats.routes.inbound.received).toBe(0);
+    expect(stats.responses).toMatchObject({ sent: 1, attempts: 2, acknowledged: 1, pending: 0 });
+  });
+
+  it('answers RJCT AC04 for a closed creditor account, and credits the others', async () => {
+    const ingress = await fakeIngress([]);
+    const open = otherCredit('01', '62000000047');
+    const { simulator } = await start({
+      engineUrl: ingress.url,
+      responseDelayMs: 5,
+      retry,
+      signingSecrets,
+      closedAccounts: [creditorAccount],
+      // Insufficient funds concern debits: a credit to such an account is still credited.
+      insufficientFundsAccounts: ['62000000047'],
+    });
+    expect((await sendCredit(simulator)).status).toBe(202);
+    expect((await sendCredit(simulator, open)).status).toBe(202);
+    await ingress.acknowledgedCount(2);
+    const statuses = new Map(
+      ingress.bodies.map((body) => {
+        const report = parseReport(body);
+        return [report.transactionIdentifiers.uetr, report.status];
+      }),
+    );
+    expect(statuses).toEqual(
+      new Map([
+        [
+          uetr,
+          { status: 'RJCT', reasonInfo: [{ reason: { code: 'AC04' }, additionalInfo: ['Account closed'] }] },
+        ],
+        [open.transactionIdentifiers.uetr, { status: 'ACSC' }],
+      ]),
+    );
+  });
+
+  it('refuses an unsigned, a badly signed or a stale credit with 401, stores and answers none', async () => {
+    const ingress = await fakeIngress([]);
+    const { simulator, client } = await start({
+      engineUrl: ingress.url,
+      responseDelayMs: 5,
+      retry,
+      signingSecrets,
+      signatureToleranceSeconds: 300,
+    });
+    const text = toJson('CreditTransfer', credit);
+    const stale = String(Math.floor(Date.now() / 1000) - 3_600);
+    const refused = [
+      await post(simulator, text, {}),
+      await post(simulator, text, signedHeaders('another-secret-000000', id, text)),
+      await post(simulator, text, signedHeaders(secret, id, toJson('CreditTransfer', otherCredit('02')))),
+      await post(simulator, text, signedHeaders(secret, id, text, stale)),
+    ];
+    expect(refused.map((response) => response.status)).toEqual([401, 401, 401, 401]);
+    expect(await client.messages('inboundCreditTransferAuthorization')).toEqual([]);
+    expect((await client.requests({ route: 'credit', uetr })).map((request) => request.answer)).toEqual([
+      401, 401, 401, 401,
+    ]);
+    const stats = await client.stats();
+    expect(stats.signatureFailures).toBe(4);
+    expect(stats.banks[bank]?.credit).toMatchObject({ received: 4, signatureFailures: 4, accepted: 0 });
+
+    // Signed but not a CreditTransfer: the signature passes, the body does not.
+    const notCredit = toJson('DirectDebit', debit);
+    expect((await post(simulator, notCredit, signedHeaders(secret, 'dd', notCredit))).status).toBe(422);
+    expect((await client.stats()).routes.credit.invalid).toBe(1);
+
+    // A good credit after them: its report is the only one the engine gets.
+    const good = otherCredit('03');
+    expect((await sendCredit(simulator, good)).status).toBe(202);
+    await ingress.acknowledged;
+    expect(ingress.bodies.map((body) => parseReport(body).transactionIdentifiers.uetr)).toEqual([
+      good.transactionIdentifiers.uetr,
+    ]);
+
+    // A bank without secrets takes credits unsigned, and says it did not check them.
+    const { simulator: unsigned, client: unsignedClient } = await start();
+    expect((await post(unsigned, text, {})).status).toBe(202);
+    expect(await unsignedClient.messages('inboundCreditTransferAuthorization')).toMatchObject([
+      { messageIdentification: id, signatureVerified: false },
+    ]);
+  });
+
+  it('acknowledges a redelivered credit again but answers it once', async () => {
+    const ingress = await fakeIngress([]);
+    const { simulator, client } = await start({
+      engineUrl: ingress.url,
+      responseDelayMs: 5,
+      retry,
+      signingSecrets,
+    });
+    const text = toJson('CreditTransfer', credit);
+    const now = Math.floor(Date.now() / 1000);
+    // The engine signs each attempt afresh: same webhook-id, a later timestamp.
+    const first = await post(simulator, text, signedHeaders(secret, id, text, String(now)));
+    const again = await post(simulator, text, signedHeaders(secret, id, text, String(now + 1)));
+    expect([first.status, again.status]).toEqual([202, 202]);
+    expect(await again.json()).toEqual({ messageIdentification: id });
+    // A later credit's report arriving means the redelivery's would have been sent before it.
+    const later = otherCredit('04');
+    expect((await sendCredit(simulator, later)).status).toBe(202);
+    await ingress.acknowledgedCount(2);
+    expect(ingress.bodies.map((body) => parseReport(body).transactionIdentifiers.uetr).sort()).toEqual(
+      [uetr, later.transactionIdentifiers.uetr].sort(),
+    );
+    expect(await client.messages('inboundCreditTransferAuthorization', uetr)).toMatchObject([
+      { messageIdentification: id, duplicates: 1 },
+    ]);
+    expect(await client.messages('inboundCreditTransferAuthorizationResponse', uetr)).toHaveLength(1);
+    expect((await client.requests({ route: 'credit', uetr })).map((request) => request.webhookId)).toEqual([
+      id,
+      id,
+    ]);
+    expect((await client.stats()).routes.credit).toMatchObject({ received: 3, accepted: 2, duplicates: 1 });
+  });
+
+  it('applies faults set for the credit route, and only those', async () => {
+    const ingress = await fakeIngress([]);
+    const { simulator, client } = await start({ engineUrl: ingress.url, responseDelayMs: 5, retry });
+    const silent = otherCredit('05');
+    const silentUetr = silent.transactionIdentifiers.uetr;
+    // Faults on the other routes leave credits alone.
+    await client.setFault({ mode: 'error', status: 500, route: 'inbound' });
+    await client.setFault({ mode: 'drop', route: 'events' });
+    await client.setFault({ mode: 'no-report', route: 'credit', uetr: silentUetr });
+    await client.setFault({ mode: 'error', status: 503, route: 'credit', uetr, count: 1 });
+    await client.setFault({ mode: 'drop', route: 'credit', uetr, count: 1 });
+
+    expect((await sendCredit(simulator, silent)).status).toBe(202);
+    await expect(sendCredit(simulator)).rejects.toThrow();
+    expect((await sendCredit(simulator)).status).toBe(503);
+    expect((await sendCredit(simulator)).status).toBe(202);
+    await ingress.acknowledged;
+    // The silent credit came first: its report would have arrived before this one.
+    expect(ingress.bodies.map((body) => parseReport(body).transactionIdentifiers.uetr)).toEqual([uetr]);
+
+    expect((await client.requests({ route: 'credit', uetr })).map((r) => [r.fault, r.answer])).toEqual([
+      ['drop', 'dropped'],
+      ['error', 503],
+      [undefined, 202],
+    ]);
+    expect(await client.requests({ route: 'credit', uetr: silentUetr })).toMatchObject([
+      { fault: 'no-report', answer: 202 },
+    ]);
+    expect(
+      (await client.messages('inboundCreditTransferAuthorization')).map((message) => message.uetr),
+    ).toEqual([silentUetr, uetr]);
+    expect(await client.messages('inboundCreditTransferAuthorizationResponse', silentUetr)).toEqual([]);
+    expect((await client.stats()).routes.credit).toMatchObject({ faultsInjected: 3, accepted: 2 });
   });
 });
