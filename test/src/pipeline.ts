@@ -9,7 +9,9 @@ import {
   type Pipeline,
   type PipelineEndpoints,
   type PipelineService,
+  type SampleCreditOptions,
   type SampleDebitOptions,
+  sampleCredit,
   sampleOnUsDebit,
 } from '@rp/launcher';
 import { infra } from '@rp/testkit';
@@ -59,7 +61,7 @@ export interface Snapshot {
   uetr: string;
   state: string;
   lastSeq: number;
-  history: { seq: number; from: string | null; to: string; eventType: string; service: string }[];
+  history: { seq: number; from: string | null; to: string; eventType: string; service: string; at: string }[];
   messages: { kind: string; messageIdentification: string }[];
   deliveryAttempts: {
     messageIdentification: string;
@@ -86,6 +88,13 @@ export interface EndToEnd {
   post(path: string, body: string, headers?: Record<string, string>): Promise<Response>;
   /** An on-us debit of the default bank, collected today, sent as `outboundDirectDebit`. */
   sendDebit(options?: SampleDebitOptions): Promise<SentDebit>;
+  /**
+   * A credit transfer authorisation for a customer of the default bank, sent by the clearing house as
+   * `inboundCreditTransferAuthorization` with its bearer token (`token: null` sends none).
+   */
+  sendCredit(options?: SampleCreditOptions & { token?: string | null }): Promise<SentDebit>;
+  /** The scheduler's view of today's windows (`GET /admin/windows`). */
+  windows(): Promise<WindowsView>;
   /** Declares credits final and opens today's debit window (the scheduler's admin trigger). */
   openDebitWindow(): Promise<unknown>;
   /** Closes today's reconciliation window; answers the scheduler's summary. */
@@ -115,6 +124,17 @@ export interface EndToEnd {
   /** Stops a service (SIGTERM) and starts it again on the same port; waits until it is ready. */
   restart(service: PipelineService): Promise<void>;
   stop(): Promise<void>;
+}
+
+/** The parts of the scheduler's `GET /admin/windows` the tests read. */
+export interface WindowsView {
+  businessDate: string;
+  debitWindow: {
+    state: string;
+    creditsFinalised: boolean;
+    creditsFinalisedBy?: string;
+    creditsInFlight?: number;
+  };
 }
 
 export interface ReconciliationEntry {
@@ -273,6 +293,22 @@ export async function startEndToEnd(
         body: sample.body,
       };
     },
+    async sendCredit({ token, ...creditOptions } = {}) {
+      const sample = sampleCredit(root, creditOptions);
+      const bearer = token === undefined ? pipeline.scheme.token : token;
+      const response = await post(
+        'inbound/credit-transfer-authorization',
+        sample.body,
+        bearer === null ? {} : { authorization: `Bearer ${bearer}` },
+      );
+      return {
+        uetr: sample.uetr,
+        messageIdentification: sample.messageIdentification,
+        response,
+        body: sample.body,
+      };
+    },
+    windows: async () => (await json(await fetch(`${scheduler}/admin/windows`), 'windows')) as WindowsView,
     openDebitWindow: () => adminPost(`${scheduler}/admin/windows/debit/open`, 'open debit window'),
     closeReconciliationWindow: () =>
       adminPost(`${scheduler}/admin/windows/reconciliation/close`, 'close reconciliation window'),

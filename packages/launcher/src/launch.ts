@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream, existsSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -91,6 +91,11 @@ export interface Pipeline {
   readonly participants: readonly Participant[];
   /** Each bank's signing secrets, as the event publisher and the simulator share them. */
   readonly signingSecrets: Readonly<Record<string, readonly string[]>>;
+  /**
+   * The clearing house's credentials on the scheme-facing routes (the ingress holds only the token's
+   * SHA-256): send `Authorization: Bearer <token>`.
+   */
+  readonly scheme: { readonly id: string; readonly token: string };
   readonly ports: Readonly<Record<PipelineService, number>>;
   /** `http://127.0.0.1:<port>` of a service. */
   url(service: PipelineService): string;
@@ -205,6 +210,8 @@ export async function launchPipeline(options: LaunchOptions): Promise<Pipeline> 
     banks.map((bank) => [bank.memberId, [`whsec_${randomBytes(32).toString('base64')}`]]),
   );
 
+  const scheme = { id: 'za-clearing-house', token: randomBytes(32).toString('base64url') };
+
   const common: NodeJS.ProcessEnv = {
     ...process.env,
     KAFKA_BROKERS: options.endpoints.kafkaBrokers.join(','),
@@ -215,6 +222,11 @@ export async function launchPipeline(options: LaunchOptions): Promise<Pipeline> 
     TOPIC_PARTITIONS: '3',
     PARTICIPANTS: JSON.stringify(participants),
     SIGNING_SECRETS: JSON.stringify(signingSecrets),
+    // The dispatcher signs its calls on banks with the same secrets; the simulator checks credits with them.
+    BANK_SIGNING_SECRETS: JSON.stringify(signingSecrets),
+    SCHEME_CLIENTS: JSON.stringify([
+      { id: scheme.id, tokenSha256: createHash('sha256').update(scheme.token).digest('hex') },
+    ]),
     RP_ALLOW_SYNTHETIC_CDV: 'true',
     ENGINE_URL: url('ingress'),
     LOG_LEVEL: 'info',
@@ -344,6 +356,7 @@ export async function launchPipeline(options: LaunchOptions): Promise<Pipeline> 
     database,
     participants,
     signingSecrets,
+    scheme,
     ports,
     url,
     apiUrl: `${url('ingress')}/api/v1`,
