@@ -26,6 +26,17 @@ const creditJourney = [
 /** A Baobab account the simulated bank reports as closed: it refuses credits to it (RJCT AC04). */
 const closedAccount = baobab.currentAccount(6_200_000_900);
 
+/** An inbound off-us debit's journey: no status report to deliver, so queued once accepted. */
+const offUsJourney = [
+  'DEBIT_REQUEST_RECEIVED',
+  'DEBIT_REQUEST_ACCEPTED',
+  'DEBIT_QUEUED',
+  'DEBIT_DELIVERY_PENDING',
+  'DEBIT_DELIVERED',
+  'DEBIT_RESPONSE_ACCEPTED',
+  'DEBIT_COMPLETED',
+] as const;
+
 let e2e: EndToEnd;
 beforeAll(async () => {
   // The scheduler starts once the cycle's credits are in flight: with none in flight it would open the
@@ -51,7 +62,7 @@ function instantOf(snapshot: Snapshot, eventType: string): number {
 }
 
 describe('credits and the debits that wait for them', () => {
-  it('holds every debit of the cycle while a credit is in flight, then carries credits and debits through', async () => {
+  it('holds every debit of the cycle (on-us and off-us) while a credit is in flight, then carries all through', async () => {
     // The creditor's bank refuses the authorisations with 503 until the fault is cleared: the credits
     // stay in flight (CREDIT_AUTH_DELIVERY_PENDING), retried by the dispatcher.
     await e2e.bank.setFault({ route: 'credit', mode: 'error', status: 503 });
@@ -67,26 +78,34 @@ describe('credits and the debits that wait for them', () => {
       expect(debit.response.status).toBe(202);
       debits.push(debit);
     }
+    // Inbound off-us debits from the clearing house join the same queue.
+    const offUs = [];
+    for (let index = 0; index < 2; index += 1) {
+      const debit = await e2e.sendOffUsDebit();
+      expect(debit.response.status).toBe(202);
+      offUs.push(debit);
+    }
     for (const credit of credits) await e2e.waitForEvent(credit.uetr, 'CREDIT_AUTH_DELIVERY_PENDING');
     for (const debit of debits) await e2e.waitForEvent(debit.uetr, 'DEBIT_STATUS_DELIVERED');
+    for (const debit of offUs) await e2e.waitForEvent(debit.uetr, 'DEBIT_REQUEST_ACCEPTED');
 
     await e2e.pipeline.start('scheduler');
-    for (const debit of debits) await e2e.waitForEvent(debit.uetr, 'DEBIT_QUEUED');
+    for (const debit of [...debits, ...offUs]) await e2e.waitForEvent(debit.uetr, 'DEBIT_QUEUED');
     const waiting = await waitUntil(async () => {
       const view = await e2e.windows();
       return view.debitWindow.state === 'awaiting-credits' ? view : undefined;
     }, 'the debit window to wait for credits');
     expect(waiting.debitWindow.creditsFinalised).toBe(false);
     expect(waiting.debitWindow.creditsInFlight).toBe(credits.length);
-    expect((await e2e.queue()).depth).toBeGreaterThanOrEqual(debits.length);
-    for (const debit of debits) {
+    expect((await e2e.queue()).depth).toBeGreaterThanOrEqual(debits.length + offUs.length);
+    for (const debit of [...debits, ...offUs]) {
       expect(await e2e.bank.messages('inboundDirectDebit', debit.uetr)).toEqual([]);
     }
 
     // The bank takes the authorisations again: delivered, answered (ACSC), final. Then the window opens.
     await e2e.bank.clearFaults();
     for (const credit of credits) await e2e.waitForEvent(credit.uetr, 'CREDIT_AUTH_RESPONSE_ACCEPTED');
-    for (const debit of debits) await e2e.waitForEvent(debit.uetr, 'DEBIT_COMPLETED');
+    for (const debit of [...debits, ...offUs]) await e2e.waitForEvent(debit.uetr, 'DEBIT_COMPLETED');
     const opened = await e2e.windows();
     expect(opened.debitWindow).toMatchObject({ state: 'open', creditsFinalisedBy: 'credits' });
 
@@ -105,6 +124,18 @@ describe('credits and the debits that wait for them', () => {
         ),
       )),
     );
+    for (const debit of offUs) {
+      const snapshot = await e2e.waitForTransaction(
+        debit.uetr,
+        (found) => found.state === 'DEBIT_COMPLETED',
+        'done',
+      );
+      expect(instantOf(snapshot, 'DEBIT_DELIVERY_PENDING')).toBeGreaterThanOrEqual(lastCreditFinal);
+      // No initiating bank among the participants: no status report goes back; queued once accepted.
+      expect(await e2e.eventTypes(debit.uetr)).toEqual([...offUsJourney]);
+      expect(await e2e.bank.messages('outboundDirectDebitResponse', debit.uetr)).toEqual([]);
+      expect(await e2e.bank.messages('inboundDirectDebit', debit.uetr)).toHaveLength(1);
+    }
     for (const debit of debits) {
       const snapshot = await e2e.waitForTransaction(
         debit.uetr,

@@ -12,6 +12,7 @@ import {
   type SampleCreditOptions,
   type SampleDebitOptions,
   sampleCredit,
+  sampleOffUsDebit,
   sampleOnUsDebit,
 } from '@rp/launcher';
 import { infra } from '@rp/testkit';
@@ -93,6 +94,8 @@ export interface EndToEnd {
    * `inboundCreditTransferAuthorization` with its bearer token (`token: null` sends none).
    */
   sendCredit(options?: SampleCreditOptions & { token?: string | null }): Promise<SentDebit>;
+  /** An inbound off-us debit on a default bank's account, sent by the clearing house with its token. */
+  sendOffUsDebit(options?: SampleDebitOptions): Promise<SentDebit>;
   /** The scheduler's view of today's windows (`GET /admin/windows`). */
   windows(): Promise<WindowsView>;
   /** Declares credits final and opens today's debit window (the scheduler's admin trigger). */
@@ -301,6 +304,18 @@ export async function startEndToEnd(
         sample.body,
         bearer === null ? {} : { authorization: `Bearer ${bearer}` },
       );
+      return {
+        uetr: sample.uetr,
+        messageIdentification: sample.messageIdentification,
+        response,
+        body: sample.body,
+      };
+    },
+    async sendOffUsDebit(debitOptions = {}) {
+      const sample = sampleOffUsDebit(root, debitOptions);
+      const response = await post('inbound/direct-debit', sample.body, {
+        authorization: `Bearer ${pipeline.scheme.token}`,
+      });
       return {
         uetr: sample.uetr,
         messageIdentification: sample.messageIdentification,

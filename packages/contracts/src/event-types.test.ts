@@ -72,6 +72,23 @@ describe('transaction state machine', () => {
     expect(isFinalState('DEBIT_COMPLETED')).toBe(true);
   });
 
+  it('queues an inbound off-us debit once accepted, with no status report to deliver', () => {
+    const journey = [
+      'DEBIT_REQUEST_RECEIVED',
+      'DEBIT_REQUEST_ACCEPTED',
+      'DEBIT_QUEUED',
+      'DEBIT_DELIVERY_PENDING',
+      'DEBIT_DELIVERED',
+      'DEBIT_RESPONSE_ACCEPTED',
+      'DEBIT_COMPLETED',
+    ] as const;
+    let state: KnownTransactionState | undefined;
+    for (const eventType of journey) state = nextState(state, eventType);
+    expect(state).toBe('DEBIT_COMPLETED');
+    // A rejected debit is never queued, whichever way it came in.
+    expect(() => nextState('DEBIT_REJECTED', 'DEBIT_QUEUED')).toThrow(/not allowed/);
+  });
+
   it('tells an accepted status delivery from a rejected one', () => {
     expect(nextState('DEBIT_ACCEPTED', 'DEBIT_STATUS_DELIVERY_PENDING')).toBe(
       'DEBIT_ACCEPTANCE_DELIVERY_PENDING',

@@ -71,7 +71,8 @@ const esm = (
 export const transactionEventTypes: Readonly<Record<KnownEventType, EventTypeInfo>> = {
   DEBIT_REQUEST_RECEIVED: {
     flow: 'debit',
-    trigger: 'A bank POSTs outboundDirectDebit and the engine has stored it durably (before answering 202).',
+    trigger:
+      'A bank POSTs outboundDirectDebit, or a clearing house POSTs an inbound off-us debit (inboundDirectDebitFromScheme), and the engine has stored it durably (before answering 202).',
     emittedBy: 'ingress',
     direction: 'OUTBOUND',
     esm: esm('RECEIVED', 'IN_PROGRESS'),
@@ -116,7 +117,7 @@ export const transactionEventTypes: Readonly<Record<KnownEventType, EventTypeInf
   DEBIT_QUEUED: {
     flow: 'debit',
     trigger:
-      'The accepted debit is held in the debit queue until the debit window opens after credits are finalised.',
+      'The accepted debit is held in the debit queue until the debit window opens after credits are finalised: an on-us debit once its ACCP status report was delivered to the initiating bank, an inbound off-us debit from a clearing house as soon as it is accepted (no status report goes back).',
     emittedBy: 'scheduler',
     direction: 'OUTBOUND',
     esm: esm('ON_HOLD', 'IN_PROGRESS'),
@@ -234,7 +235,11 @@ export interface TransactionStateInfo {
 /** Every transaction state. Final states end the transaction's processing in the engine. */
 export const transactionStates: Readonly<Record<KnownTransactionState, TransactionStateInfo>> = {
   DEBIT_RECEIVED: { description: 'Outbound debit stored, awaiting validation.', final: false },
-  DEBIT_ACCEPTED: { description: 'Validated; its ACCP status report awaits delivery.', final: false },
+  DEBIT_ACCEPTED: {
+    description:
+      'Validated; its ACCP status report awaits delivery (an inbound off-us debit from a clearing house has none: it awaits the queue).',
+    final: false,
+  },
   DEBIT_REJECTED: {
     description: 'Refused by validation; its RJCT status report awaits delivery.',
     final: false,
@@ -336,6 +341,9 @@ const journey: readonly Transition[] = [
     to: 'DEBIT_STATUS_DELIVERY_FAILED',
   },
   { from: 'DEBIT_ACCEPTANCE_DELIVERED', eventType: 'DEBIT_QUEUED', to: 'DEBIT_QUEUED' },
+  // An inbound off-us debit from a clearing house has no initiating bank among the participants: no status
+  // report is delivered, and it is queued once accepted.
+  { from: 'DEBIT_ACCEPTED', eventType: 'DEBIT_QUEUED', to: 'DEBIT_QUEUED' },
   { from: 'DEBIT_QUEUED', eventType: 'DEBIT_DELIVERY_PENDING', to: 'DEBIT_DELIVERY_PENDING' },
   { from: 'DEBIT_DELIVERY_PENDING', eventType: 'DEBIT_DELIVERED', to: 'DEBIT_DELIVERED' },
   { from: 'DEBIT_DELIVERY_PENDING', eventType: 'DEBIT_DELIVERY_FAILURE', to: 'DEBIT_DELIVERY_FAILED' },

@@ -14,12 +14,14 @@ export {
 } from './launch.ts';
 export {
   baobab,
+  externalBank,
   johannesburgDate,
   type SampleCredit,
   type SampleCreditOptions,
   type SampleDebit,
   type SampleDebitOptions,
   sampleCredit,
+  sampleOffUsDebit,
   sampleOnUsDebit,
   validAccount,
 } from './samples.ts';

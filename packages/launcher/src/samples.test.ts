@@ -2,7 +2,14 @@ import { fileURLToPath } from 'node:url';
 import { CdvEngine, syntheticTables } from '@rp/cdv';
 import { parseJsonExact, validate } from '@rp/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { baobab, johannesburgDate, sampleCredit, sampleOnUsDebit } from './samples.ts';
+import {
+  baobab,
+  externalBank,
+  johannesburgDate,
+  sampleCredit,
+  sampleOffUsDebit,
+  sampleOnUsDebit,
+} from './samples.ts';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 let engine: CdvEngine;
@@ -56,5 +63,25 @@ describe('sample credits', () => {
     expect(sample.messageIdentification).toHaveLength(35);
     expect(sampleCredit(root).uetr).not.toBe(sample.uetr);
     expect(() => sampleCredit(root, { amount: '-1' })).toThrow(/amount/);
+  });
+});
+
+describe('sample off-us debits', () => {
+  it('is a valid DirectDebit from a bank outside the engine, actioned by Baobab on an account that passes CDV', () => {
+    const sample = sampleOffUsDebit(root, { amount: '42.10' });
+    expect(sample.body).toContain('"value":42.10');
+    const result = validate('DirectDebit', parseJsonExact(sample.body));
+    expect(result.ok ? [] : result.errors).toEqual([]);
+    const debit = result.ok ? result.value : undefined;
+    expect(debit?.creditorAgent.memberId).toBe(externalBank.memberId);
+    expect(debit?.instructingAgent?.memberId).toBe(externalBank.memberId);
+    expect(debit?.debtorAgent.memberId).toBe(baobab.memberId);
+    expect(debit?.paymentScheme.schemeData).toMatchObject({
+      shortenedCreditorAccountNumber: externalBank.account,
+    });
+    const accountNumber = debit?.debtorAccount.identification?.value ?? '';
+    expect(engine.verify({ branchCode: baobab.memberId, accountNumber, accountType: '2' }).status).toBe(
+      'PASSED',
+    );
   });
 });

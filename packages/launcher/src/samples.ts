@@ -87,6 +87,38 @@ export function sampleOnUsDebit(root: string, options: SampleDebitOptions = {}):
   return { uetr, messageIdentification, body: bodyWithAmount(debit, options.amount), debit };
 }
 
+/** A bank outside the engine (Absa's member id): the creditor's bank of an inbound off-us debit. */
+export const externalBank = {
+  memberId: '632005',
+  name: 'Absa Bank',
+  branch: '632005',
+  /** An account number of the right form; the engine cannot verify another bank's accounts. */
+  account: '40700000011',
+} as const;
+
+/**
+ * An inbound off-us ZA_EFT direct debit, as a clearing house sends it: collected for a customer of a bank
+ * outside the engine (the creditor's), from a Baobab Bank account (the debtor's, which Baobab actions).
+ * Built like `sampleOnUsDebit`, with the creditor's side and the instructing agent moved to that bank.
+ */
+export function sampleOffUsDebit(root: string, options: SampleDebitOptions = {}): SampleDebit {
+  const sample = sampleOnUsDebit(root, {
+    ...options,
+    creditorAccount: options.creditorAccount ?? externalBank.account,
+  });
+  const debit = structuredClone(sample.debit);
+  const agent = {
+    memberId: externalBank.memberId,
+    name: externalBank.name,
+    clearingSystemMemberId: { clearingSystem: 'ZANCC', memberId: externalBank.memberId },
+    branch: { identification: externalBank.branch, name: `${externalBank.name} Universal Branch` },
+  };
+  debit.creditorAgent = agent;
+  debit.instructingAgent = { memberId: externalBank.memberId };
+  debit.instructedAgent = { memberId: baobab.memberId };
+  return { ...sample, body: bodyWithAmount(debit, options.amount), debit };
+}
+
 /**
  * The message as JSON text, with `amount` (an exact decimal literal) as both amounts when given: the
  * literal goes into the text as it is, never through a binary float.

@@ -20,7 +20,14 @@ import {
   validatePaymentStatusReport,
   validationProblem,
 } from '@rp/contracts';
-import type { Participant, Participants, PipelineProducer, StateEmitter } from '@rp/pipeline';
+import {
+  originHeader,
+  type Participant,
+  type Participants,
+  type PipelineProducer,
+  type StateEmitter,
+  schemeOrigin,
+} from '@rp/pipeline';
 import { type AppEnv, type Clock, isRetriable, type Logger, transactionLogger } from '@rp/runtime';
 import type { IdempotencyRepository, TransactionRepository } from '@rp/store';
 import type { Context, Hono } from 'hono';
@@ -46,9 +53,12 @@ export interface IngressRoutesOptions {
   readonly emitter: StateEmitter;
   readonly idempotency: IdempotencyRepository;
   readonly transactions: TransactionRepository;
-  /** The banks: a credit transfer authorisation is only taken for one of them. */
+  /** The banks: a clearing house's credit transfer or direct debit is only taken for one of them. */
   readonly participants: Participants;
-  /** The payment schemes allowed to submit credit transfer authorisations, by their token's digest. */
+  /**
+   * The payment schemes allowed to submit credit transfer authorisations and inbound off-us debits, by
+   * their token's digest.
+   */
   readonly schemes: SchemeClients;
   readonly resolveCaller: CallerResolver;
   readonly clock: Clock;
@@ -135,7 +145,8 @@ interface ReportFlow<K extends TransactionKind> {
 
 /**
  * The routes: outboundDirectDebit and inboundDirectDebitResponse (banks), inboundCreditTransferAuthorization
- * (payment schemes), inboundCreditTransferAuthorizationResponse (banks), and the API documents.
+ * and inboundDirectDebitFromScheme (payment schemes), inboundCreditTransferAuthorizationResponse (banks),
+ * and the API documents.
  */
 export function registerIngressRoutes(app: Hono<AppEnv>, options: IngressRoutesOptions): void {
   const { producer, emitter, idempotency, transactions, clock, metrics } = options;
@@ -170,7 +181,7 @@ export function registerIngressRoutes(app: Hono<AppEnv>, options: IngressRoutesO
     }),
   };
 
-  const scheme: Identification<CreditTransfer, SchemeSender> = {
+  const scheme: Identification<CreditTransfer | DirectDebit, SchemeSender> = {
     authenticate(headers) {
       const authentication = authenticateScheme(options.schemes, headers.get('authorization'));
       if (!authentication.ok) return authentication;
@@ -184,33 +195,71 @@ export function registerIngressRoutes(app: Hono<AppEnv>, options: IngressRoutesO
     },
   };
 
+  /**
+   * A debit's first state change, then the debit for the validator. `extraHeaders` tells the services
+   * after it where the debit came from when that changes its journey.
+   */
+  async function produceReceivedDebit(
+    debit: DirectDebit,
+    extraHeaders: Record<string, string> = {},
+  ): Promise<void> {
+    const [change] = await emitter.emit([
+      {
+        eventType: 'DEBIT_REQUEST_RECEIVED',
+        transaction: debit,
+        causedBy: {
+          messageType: 'DirectDebit',
+          messageIdentification: debit.messageIdentifiers.messageIdentification,
+        },
+      },
+    ]);
+    await producer.send('rp.directdebit.received.v1', [
+      {
+        key: debit.transactionIdentifiers.uetr,
+        value: debit,
+        headers: { ...extraHeaders, [stateHeader]: change?.toState ?? 'DEBIT_RECEIVED' },
+      },
+    ]);
+  }
+
   const outboundDirectDebit: Receiver<DirectDebit, BankSender> = {
     operation: 'outboundDirectDebit',
     startsTransaction: true,
     sender: bank,
     validate: validateDirectDebit,
-    admit: async (debit) => ({
-      ok: true,
-      async produce() {
-        const [change] = await emitter.emit([
-          {
-            eventType: 'DEBIT_REQUEST_RECEIVED',
-            transaction: debit,
-            causedBy: {
-              messageType: 'DirectDebit',
-              messageIdentification: debit.messageIdentifiers.messageIdentification,
+    admit: async (debit) => ({ ok: true, produce: () => produceReceivedDebit(debit) }),
+  };
+
+  const inboundDirectDebitFromScheme: Receiver<DirectDebit, SchemeSender> = {
+    operation: 'inboundDirectDebitFromScheme',
+    startsTransaction: true,
+    sender: scheme,
+    validate: validateDirectDebit,
+    async admit(debit) {
+      // The engine holds the debit until the debit window and then delivers it to the debtor's bank (the
+      // actioning bank): a bank it does not serve cannot action it.
+      const actioningBank = debit.debtorAgent.memberId;
+      if (actioningBank === undefined || !options.participants.has(actioningBank)) {
+        return {
+          ok: false,
+          errors: [
+            {
+              pointer: '/debtorAgent/memberId',
+              detail:
+                actioningBank === undefined
+                  ? "is required: it names the debtor's bank, which actions the debit"
+                  : `${actioningBank} is not a participant of this engine`,
             },
-          },
-        ]);
-        await producer.send('rp.directdebit.received.v1', [
-          {
-            key: debit.transactionIdentifiers.uetr,
-            value: debit,
-            headers: { [stateHeader]: change?.toState ?? 'DEBIT_RECEIVED' },
-          },
-        ]);
-      },
-    }),
+          ],
+        };
+      }
+      return {
+        ok: true,
+        // The initiating bank is the clearing house's, not a participant: the origin tells the services
+        // after the ingress that no status report goes back and the debit is queued once accepted.
+        produce: () => produceReceivedDebit(debit, { [originHeader]: schemeOrigin }),
+      };
+    },
   };
 
   const inboundDirectDebitResponse: Receiver<PaymentStatusReport, BankSender> = {
@@ -310,6 +359,9 @@ export function registerIngressRoutes(app: Hono<AppEnv>, options: IngressRoutesO
   );
   app.post(servicePaths.inboundCreditTransferAuthorizationResponse, (c) =>
     options.track(() => receive(c, inboundCreditTransferAuthorizationResponse)),
+  );
+  app.post(servicePaths.schemeInboundDirectDebit, (c) =>
+    options.track(() => receive(c, inboundDirectDebitFromScheme)),
   );
 
   /**

@@ -24,7 +24,7 @@ export const ingressConfigSpec = defineConfig({
   PARTICIPANTS: str({ doc: 'Participating banks: path of a JSON file, or the JSON array itself' }),
   SCHEME_CLIENTS: str({
     optional: true,
-    doc: 'Payment schemes allowed to submit credit transfer authorisations: JSON [{"id","tokenSha256"}] (hex SHA-256 of each bearer token), or the path of a JSON file; unset: none',
+    doc: 'Payment schemes allowed to submit credit transfer authorisations and inbound off-us direct debits: JSON [{"id","tokenSha256"}] (hex SHA-256 of each bearer token), or the path of a JSON file; unset: none',
   }),
   KAFKA_DELIVERY_TIMEOUT: duration({
     default: 5_000,

@@ -37,7 +37,9 @@ try {
   const participants = loadParticipants(config.PARTICIPANTS);
   const schemes = loadSchemeClients(config.SCHEME_CLIENTS);
   if (schemes.length === 0) {
-    logger.warn('no SCHEME_CLIENTS configured: every credit transfer authorisation will be refused (401)');
+    logger.warn(
+      'no SCHEME_CLIENTS configured: every credit transfer authorisation and inbound off-us direct debit will be refused (401)',
+    );
   }
   const names = resolveTopicNames(config.TOPIC_NAMESPACE);
   const kafka = createKafka({

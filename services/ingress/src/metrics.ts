@@ -5,7 +5,8 @@ export type IngressOperation =
   | 'outboundDirectDebit'
   | 'inboundDirectDebitResponse'
   | 'inboundCreditTransferAuthorization'
-  | 'inboundCreditTransferAuthorizationResponse';
+  | 'inboundCreditTransferAuthorizationResponse'
+  | 'inboundDirectDebitFromScheme';
 
 /**
  * How a request ended. `accepted`: first receipt, produced; `replayed`: a resend answered from the

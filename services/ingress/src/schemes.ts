@@ -3,8 +3,9 @@ import { readFileSync } from 'node:fs';
 import { AppError } from '@rp/runtime';
 
 /**
- * A payment scheme or clearing house allowed to submit credit transfer authorisations. It has credentials
- * of its own, separate from the banks': it speaks for the scheme, never for a participant.
+ * A payment scheme or clearing house allowed to submit credit transfer authorisations and inbound off-us
+ * direct debits. It has credentials of its own, separate from the banks': it speaks for the scheme, never
+ * for a participant.
  */
 export interface SchemeClient {
   /** How the engine names the scheme: in idempotency keys, logs and problem details. */

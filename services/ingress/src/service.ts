@@ -38,8 +38,8 @@ export interface IngressDeps {
   readonly store: Pick<Store, 'idempotency' | 'transactions'>;
   readonly participants: Participants;
   /**
-   * The payment schemes allowed to submit credit transfer authorisations, with their own credentials.
-   * Default none: the scheme-facing route then refuses every request (401).
+   * The payment schemes allowed to submit credit transfer authorisations and inbound off-us direct debits,
+   * with their own credentials. Default none: the scheme-facing routes then refuse every request (401).
    */
   readonly schemes?: SchemeClients;
   readonly logger: Logger;

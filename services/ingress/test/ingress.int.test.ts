@@ -14,10 +14,12 @@ import { createAvroSerde, createKafka, type KafkaClient } from '@rp/kafka';
 import {
   createPipelineProducer,
   createPlainCodecs,
+  originHeader,
   type PipelineCodecs,
   type PipelineProducer,
   parseParticipants,
   resolveTopicNames,
+  schemeOrigin,
   type TopicNames,
   topicSpecs,
 } from '@rp/pipeline';
@@ -26,7 +28,13 @@ import { connectStore, type Store } from '@rp/store';
 import { infra, uniqueName } from '@rp/testkit';
 import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { idempotencyKey, payloadHash, producedMarkerKey, schemeIdempotencyKey } from '../src/idempotency.ts';
+import {
+  idempotencyKey,
+  payloadHash,
+  producedMarkerKey,
+  schemeIdempotencyKey,
+  transactionKey,
+} from '../src/idempotency.ts';
 import { parseSchemeClients, tokenSha256 } from '../src/schemes.ts';
 import { createIngressService, type IngressService, producedTopics } from '../src/service.ts';
 import { canonicalAmounts, creditBody, debitBody, messageId, reportBody } from './fixtures.ts';
@@ -123,6 +131,24 @@ const postCredit = (credit: CreditTransfer, authorization: string | null = `Bear
     'application/json',
     authorization === null ? {} : { authorization },
   );
+/** A clearing house's inbound off-us debit: with the scheme's bearer token unless told otherwise. */
+const postSchemeDebit = (debit: DirectDebit, authorization: string | null = `Bearer ${schemeToken}`) =>
+  post(
+    healthy,
+    servicePaths.schemeInboundDirectDebit,
+    JSON.stringify(debit),
+    'application/json',
+    authorization === null ? {} : { authorization },
+  );
+/**
+ * An inbound off-us debit as a clearing house sends it: the creditor and the initiating bank are another
+ * scheme's (470010, not a participant), the debtor's bank 250655 actions it.
+ */
+const offUsDebitBody = (): DirectDebit => {
+  const debit = debitBody();
+  const external = { memberId: '470010', name: 'Capitec Bank' };
+  return { ...debit, creditorAgent: external, instructingAgent: { memberId: '470010' } };
+};
 const postCreditResponse = (report: PaymentStatusReport) =>
   post(healthy, servicePaths.inboundCreditTransferAuthorizationResponse, JSON.stringify(report));
 
@@ -213,6 +239,8 @@ describe('POST outbound/direct-debit', () => {
 
     const record = await received.waitFor((entry) => entry.key === uetr);
     expect(record.headers['rp-state']).toBe('DEBIT_RECEIVED');
+    // A bank's own debit: its status report goes back to it, so no origin marks it.
+    expect(record.headers[originHeader]).toBeUndefined();
     expect(record.value).toEqual(canonicalAmounts(debit));
     const change = await states.waitFor((entry) => entry.key === uetr);
     expect(change.value).toMatchObject({
@@ -664,6 +692,120 @@ describe('POST inbound/credit-transfer-authorization (payment schemes)', () => {
   });
 });
 
+describe('POST inbound/direct-debit (payment schemes)', () => {
+  test('answers 202 once DEBIT_REQUEST_RECEIVED and the debit, marked as from a scheme, are on their topics', async () => {
+    const debit = offUsDebitBody();
+    expect(participants.has('470010')).toBe(false);
+    const uetr = debit.transactionIdentifiers.uetr;
+    const { messageIdentification } = debit.messageIdentifiers;
+    const response = await postSchemeDebit(debit);
+    expect(response.status).toBe(202);
+    expect(await response.json()).toEqual({
+      messageIdentification,
+      uetr,
+      receivedAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
+    });
+
+    const record = await received.waitFor((entry) => entry.key === uetr);
+    expect(record.headers['rp-state']).toBe('DEBIT_RECEIVED');
+    expect(record.headers[originHeader]).toBe(schemeOrigin);
+    expect(record.value).toEqual(canonicalAmounts(debit));
+    const change = await states.waitFor((entry) => entry.key === uetr);
+    expect(change.value).toMatchObject({
+      uetr,
+      toState: 'DEBIT_RECEIVED',
+      eventType: 'DEBIT_REQUEST_RECEIVED',
+      emittedBy: 'ingress',
+      causedBy: { messageType: 'DirectDebit', messageIdentification },
+      transaction: canonicalAmounts(debit),
+    });
+    expect(change.value.fromState).toBeUndefined();
+    expect(Date.parse(change.timestamp)).toBeLessThanOrEqual(Date.parse(record.timestamp));
+
+    // Claimed under the scheme's own key, apart from any bank's.
+    expect(await store.idempotency.get(schemeIdempotencyKey(schemeId, messageIdentification))).not.toBeNull();
+    expect(await store.idempotency.get(idempotencyKey('470010', messageIdentification))).toBeNull();
+    expect((await outcomes(healthy))['inboundDirectDebitFromScheme:accepted']).toBeGreaterThanOrEqual(1);
+  });
+
+  test('without the scheme token, or with a bank-style request, 401 before the body is read, and no claim', async () => {
+    const debit = offUsDebitBody();
+    const { messageIdentification } = debit.messageIdentifiers;
+    const refusedBefore = (await outcomes(healthy))['inboundDirectDebitFromScheme:unauthorized'] ?? 0;
+    const missing = await postSchemeDebit(debit, null);
+    expect(missing.status).toBe(401);
+    expect(missing.headers.get('www-authenticate')).toBe('Bearer');
+    expect(missing.headers.get('content-type')).toBe('application/problem+json');
+    expect(await missing.json()).toMatchObject({
+      type: '/problems/unauthorized',
+      status: 401,
+      instance: servicePaths.schemeInboundDirectDebit,
+    });
+    const wrong = await postSchemeDebit(debit, `Bearer ${randomBytes(32).toString('base64url')}`);
+    expect(wrong.status).toBe(401);
+    expect(wrong.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
+    const malformed = await post(healthy, servicePaths.schemeInboundDirectDebit, '{"messageIdentifiers": {');
+    expect(malformed.status).toBe(401);
+    expect((await outcomes(healthy))['inboundDirectDebitFromScheme:unauthorized']).toBe(refusedBefore + 3);
+    expect(await store.idempotency.get(schemeIdempotencyKey(schemeId, messageIdentification))).toBeNull();
+
+    // The same debit with the token is then a first receipt.
+    expect((await postSchemeDebit(debit)).status).toBe(202);
+  });
+
+  test('a debit on a bank that is not a participant gets 422 at debtorAgent, and leaves no claim', async () => {
+    const debit = offUsDebitBody();
+    const { messageIdentification } = debit.messageIdentifiers;
+    const response = await postSchemeDebit({
+      ...debit,
+      debtorAgent: { ...debit.debtorAgent, memberId: '999999' },
+    });
+    expect(response.status).toBe(422);
+    expect(response.headers.get('content-type')).toBe('application/problem+json');
+    expect(await response.json()).toMatchObject({
+      type: '/problems/validation-failed',
+      errors: [{ pointer: '/debtorAgent/memberId', detail: '999999 is not a participant of this engine' }],
+    });
+    const { memberId: _none, ...anonymous } = debit.debtorAgent;
+    const unnamed = await postSchemeDebit({ ...debit, debtorAgent: anonymous });
+    expect(unnamed.status).toBe(422);
+    expect(await unnamed.json()).toMatchObject({ errors: [{ pointer: '/debtorAgent/memberId' }] });
+    expect(await store.idempotency.get(schemeIdempotencyKey(schemeId, messageIdentification))).toBeNull();
+    expect(await store.idempotency.get(transactionKey(debit.transactionIdentifiers.uetr))).toBeNull();
+  });
+
+  test('a resend gets the same 202 and is produced once; a used UETR is a 409', async () => {
+    const debit = offUsDebitBody();
+    const uetr = debit.transactionIdentifiers.uetr;
+    const { messageIdentification } = debit.messageIdentifiers;
+    const first = await postSchemeDebit(debit);
+    expect(first.status).toBe(202);
+    const resend = await postSchemeDebit(debit);
+    expect(resend.status).toBe(202);
+    expect(await resend.json()).toEqual(await first.json());
+
+    await readPastKey(received, 'rp.directdebit.received.v1', canonicalAmounts(debit));
+    const copies = received.records.filter(
+      (entry) =>
+        entry.key === uetr && entry.value.messageIdentifiers.messageIdentification === messageIdentification,
+    );
+    expect(copies).toHaveLength(1);
+    const changes = states.records.filter(
+      (entry) => entry.key === uetr && entry.value.eventType === 'DEBIT_REQUEST_RECEIVED',
+    );
+    expect(changes).toHaveLength(1);
+    expect((await outcomes(healthy))['inboundDirectDebitFromScheme:replayed']).toBeGreaterThanOrEqual(1);
+
+    // The UETR is the transaction's whichever route started it: a bank's debit naming it is refused too.
+    const sameUetr = await postDebit(debitBody({ transactionIdentifiers: debit.transactionIdentifiers }));
+    expect(sameUetr.status).toBe(409);
+    expect(await sameUetr.json()).toMatchObject({
+      type: '/problems/duplicate-transaction',
+      errors: [{ pointer: '/transactionIdentifiers/uetr' }],
+    });
+  });
+});
+
 describe('POST inbound/credit-transfer-authorization-response', () => {
   test('answers 202 once CREDIT_AUTH_RESPONSE_ACCEPTED is on the state topic, and forwards nothing', async () => {
     const credit = await deliveredCredit();
@@ -762,11 +904,20 @@ describe('API documents', () => {
     const document = (await openapi.json()) as { openapi: string; paths: Record<string, unknown> };
     expect(document.openapi).toMatch(/^3\.1/);
     expect(Object.keys(document.paths)).toContain(servicePaths.outboundDirectDebit);
-    const schemeRoute = (
-      document.paths as Record<string, { post: { security?: unknown; responses: Record<string, unknown> } }>
-    )[servicePaths.inboundCreditTransferAuthorization];
-    expect(schemeRoute?.post.responses).toHaveProperty('401');
-    expect(schemeRoute?.post.security).toEqual([{ schemeBearerToken: [] }]);
+    const paths = document.paths as Record<
+      string,
+      { post: { operationId: string; security?: unknown; responses: Record<string, unknown> } }
+    >;
+    for (const path of [
+      servicePaths.inboundCreditTransferAuthorization,
+      servicePaths.schemeInboundDirectDebit,
+    ]) {
+      expect(paths[path]?.post.responses).toHaveProperty('401');
+      expect(paths[path]?.post.security).toEqual([{ schemeBearerToken: [] }]);
+    }
+    expect(paths[servicePaths.schemeInboundDirectDebit]?.post.operationId).toBe(
+      'inboundDirectDebitFromScheme',
+    );
     const asyncapi = await fetch(`${healthy.server.url}/api/v1/asyncapi.json`);
     expect(((await asyncapi.json()) as { asyncapi: string }).asyncapi).toMatch(/^3\./);
   });

@@ -6,7 +6,8 @@ import { type Collection, type Db, MongoServerError } from 'mongodb';
  * before they join the debit queue (the store's DebitQueueRepository, which orders them for their
  * window). `_id` = UETR. The two halves of the join (the accepted debit, the report's acknowledgement)
  * come from two topics in either order; each half is one atomic upsert, and the one that completes the
- * pair makes the debit ready.
+ * pair makes the debit ready. A debit from a clearing house has no initiating bank among the
+ * participants and no report to wait for: its accepted record alone makes it ready.
  *
  * A document stays after the debit was made ready or withdrawn (reconciled), as a tombstone: a record
  * delivered again must not bring the debit back. Tombstones are purged after the topics' retention.
@@ -23,6 +24,8 @@ export interface IntakeEntry {
   debitJson?: string;
   /** When the scheduler first saw the accepted debit: its place in the queue's order. */
   acceptedAt?: Date;
+  /** The debit came from a clearing house (`rp-origin: scheme`): no status report will be acknowledged. */
+  fromScheme?: boolean;
   /** When the initiating bank's 202 to the ACCP report was first seen. */
   statusReportAcknowledgedAt?: Date;
   statusReportId?: string;
@@ -35,6 +38,7 @@ interface IntakeDocument {
   status: IntakeStatus;
   debitJson?: string;
   acceptedAt?: Date;
+  fromScheme?: boolean;
   statusReportAcknowledgedAt?: Date;
   statusReportId?: string;
   windowDate?: string;
@@ -59,9 +63,20 @@ export class DebitIntakeRepository {
     );
   }
 
-  /** Records the accepted debit; returns the entry after the write (ready to go when both halves are in). */
-  recordAccepted(uetr: string, debitJson: string, at: Date): Promise<IntakeEntry> {
-    return this.#upsert(uetr, { $set: { debitJson, updatedAt: at }, $min: { acceptedAt: at } });
+  /**
+   * Records the accepted debit; returns the entry after the write (ready to go when both halves are in,
+   * or at once for a debit from a clearing house).
+   */
+  recordAccepted(
+    uetr: string,
+    debitJson: string,
+    at: Date,
+    options: { fromScheme?: boolean } = {},
+  ): Promise<IntakeEntry> {
+    return this.#upsert(uetr, {
+      $set: { debitJson, updatedAt: at, ...(options.fromScheme ? { fromScheme: true } : {}) },
+      $min: { acceptedAt: at },
+    });
   }
 
   /** Records the initiating bank's acknowledgement of the ACCP report. */
@@ -169,6 +184,7 @@ function toEntry(document: IntakeDocument): IntakeEntry {
     status: document.status,
     ...(document.debitJson === undefined ? {} : { debitJson: document.debitJson }),
     ...(document.acceptedAt === undefined ? {} : { acceptedAt: document.acceptedAt }),
+    ...(document.fromScheme === true ? { fromScheme: true } : {}),
     ...(document.statusReportAcknowledgedAt === undefined
       ? {}
       : { statusReportAcknowledgedAt: document.statusReportAcknowledgedAt }),
@@ -178,7 +194,10 @@ function toEntry(document: IntakeDocument): IntakeEntry {
   };
 }
 
-/** Both halves are in and the debit has not moved on. */
+/**
+ * Both halves are in (for a debit from a clearing house, the accepted debit is all there is) and the
+ * debit has not moved on.
+ */
 export function isComplete(
   entry: IntakeEntry,
 ): entry is IntakeEntry & { debitJson: string; acceptedAt: Date } {
@@ -186,6 +205,6 @@ export function isComplete(
     entry.status === 'awaiting' &&
     entry.debitJson !== undefined &&
     entry.acceptedAt !== undefined &&
-    entry.statusReportAcknowledgedAt !== undefined
+    (entry.fromScheme === true || entry.statusReportAcknowledgedAt !== undefined)
   );
 }

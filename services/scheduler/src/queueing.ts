@@ -1,6 +1,6 @@
 import { type DeliveryOutcome, type DirectDebit, type StateChangeCause, toJson } from '@rp/contracts';
 import type { ConsumedRecord } from '@rp/kafka';
-import type { StateEmitter } from '@rp/pipeline';
+import { originHeader, type StateEmitter, schemeOrigin } from '@rp/pipeline';
 import { AppError, type Clock, type Logger, transactionLogger } from '@rp/runtime';
 import type { DebitQueueRepository } from '@rp/store';
 import { type DebitIntakeRepository, type IntakeEntry, isComplete } from './intake.ts';
@@ -21,7 +21,10 @@ export interface QueueingDeps {
 }
 
 export interface QueueingHandlers {
-  /** rp.directdebit.accepted.v1: the debit waits for its ACCP report's acknowledgement. */
+  /**
+   * rp.directdebit.accepted.v1: the debit waits for its ACCP report's acknowledgement; one from a clearing
+   * house (`rp-origin: scheme`) has no report to wait for and is queued at once.
+   */
   accepted(record: ConsumedRecord<DirectDebit>): Promise<void>;
   /** rp.delivery.outcome.v1: the initiating bank's 202 to an ACCP report makes its debit ready. */
   outcome(record: ConsumedRecord<DeliveryOutcome>): Promise<void>;
@@ -42,9 +45,10 @@ export function createQueueingHandlers(deps: QueueingDeps): QueueingHandlers {
   const calendar = windows.calendar;
 
   /**
-   * Both halves are in: DEBIT_QUEUED first (acknowledged before anything can release the debit, so the
-   * dispatcher's DEBIT_DELIVERY_PENDING always follows it), then the queue, then the intake entry. A
-   * failure half way is repeated whole on the retried record: each step is idempotent.
+   * Both halves are in (or the debit came from a clearing house): DEBIT_QUEUED first (acknowledged
+   * before anything can release the debit, so the dispatcher's DEBIT_DELIVERY_PENDING always follows
+   * it), then the queue, then the intake entry. A failure half way is repeated whole on the retried
+   * record: each step is idempotent.
    */
   async function makeReady(
     entry: IntakeEntry & { debitJson: string; acceptedAt: Date },
@@ -61,9 +65,11 @@ export function createQueueingHandlers(deps: QueueingDeps): QueueingHandlers {
       messageIdentification: debit.messageIdentifiers.messageIdentification,
     });
     const now = clock.now();
+    // A debit from a clearing house skipped the status report: it is queued straight from DEBIT_ACCEPTED.
+    const fromScheme = entry.fromScheme === true;
     await emitter.emit([
       {
-        fromState: 'DEBIT_ACCEPTANCE_DELIVERED',
+        fromState: fromScheme ? 'DEBIT_ACCEPTED' : 'DEBIT_ACCEPTANCE_DELIVERED',
         eventType: 'DEBIT_QUEUED',
         transaction: debit,
         causedBy: cause,
@@ -81,13 +87,13 @@ export function createQueueingHandlers(deps: QueueingDeps): QueueingHandlers {
       windowDate,
       requestedCollectionDate: debit.requestedCollectionDate ?? windowDate,
       creditorAgentMemberId: creditorAgentKey(debit),
-      origin: 'on-us',
+      origin: fromScheme ? 'inbound' : 'on-us',
       enqueuedAt: entry.acceptedAt,
       messageJson: entry.debitJson,
     });
     await intake.markReady(entry.uetr, windowDate, now);
     metrics.queued();
-    log.info({ windowDate, orderKey, outcome }, 'debit queued for its window');
+    log.info({ windowDate, orderKey, outcome, fromScheme }, 'debit queued for its window');
     deps.onQueued(windowDate);
   }
 
@@ -97,7 +103,9 @@ export function createQueueingHandlers(deps: QueueingDeps): QueueingHandlers {
       if (record.attempt > 1) metrics.retried('accepted');
       const debit = record.value;
       const uetr = debit.transactionIdentifiers.uetr;
-      const entry = await intake.recordAccepted(uetr, toJson('DirectDebit', debit), clock.now());
+      const entry = await intake.recordAccepted(uetr, toJson('DirectDebit', debit), clock.now(), {
+        fromScheme: record.headers[originHeader] === schemeOrigin,
+      });
       if (entry.status !== 'awaiting') {
         metrics.ignored('accepted', entry.status);
         return;

@@ -21,6 +21,9 @@ import {
  * | DEBIT_DELIVERY_FAILED                            | 3   | the actioning bank refused it with a final 4xx             |
  * | DEBIT_DELIVERED, DEBIT_RESPONSE_ACCEPTED         | 9   | no final status report from the actioning bank             |
  *
+ * An inbound off-us debit from a clearing house owes no status report; left DEBIT_ACCEPTED it was never
+ * queued, and it is still raised as row 4: the snapshot does not say where a debit came from.
+ *
  * Credits (later) follow the same grammar: received or accepted 4, delivery pending 7/8, delivery
  * failed 3, delivered 9.
  */

@@ -10,9 +10,11 @@ import { createAvroSerde, createKafka, type KafkaClient } from '@rp/kafka';
 import {
   createPipelineProducer,
   createPlainCodecs,
+  originHeader,
   type PipelineCodecs,
   type PipelineProducer,
   resolveTopicNames,
+  schemeOrigin,
   type TopicNames,
   topicSpecs,
 } from '@rp/pipeline';
@@ -107,6 +109,31 @@ function accept(...debits: DirectDebit[]): Promise<void> {
   );
 }
 
+/** The validator's record of an inbound off-us debit from a clearing house: no status report goes back. */
+function acceptFromScheme(value: DirectDebit): Promise<void> {
+  return input.send('rp.directdebit.accepted.v1', [
+    {
+      key: uetrOf(value),
+      value,
+      headers: { 'rp-state': 'DEBIT_ACCEPTED', [originHeader]: schemeOrigin },
+    },
+  ]);
+}
+
+/** Accepted records the scheduler handled and left alone for `reason` so far. */
+async function ignoredAccepted(reason: string): Promise<number> {
+  const text = await (await service.app.request('/metrics')).text();
+  const line = text
+    .split('\n')
+    .find(
+      (candidate) =>
+        candidate.startsWith('rp_scheduler_ignored_records_total{') &&
+        candidate.includes('topic="accepted"') &&
+        candidate.includes(`reason="${reason}"`),
+    );
+  return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(' ') + 1));
+}
+
 function queuedChange(value: DirectDebit) {
   return states.waitFor(
     (record) => record.key === uetrOf(value) && record.value.eventType === 'DEBIT_QUEUED',
@@ -119,7 +146,7 @@ function queuedChange(value: DirectDebit) {
  */
 async function barrier<T>(
   reader: TopicReader<T>,
-  topic: 'rp.directdebit.due.v1' | 'rp.reconciliation.v1',
+  topic: 'rp.directdebit.due.v1' | 'rp.reconciliation.v1' | 'rp.transaction.state.v1',
   value: T,
 ) {
   const key = uniqueName('marker');
@@ -191,7 +218,9 @@ describe('the debit queue', () => {
   const later = debit({ creditorAgent: '250655', collectionDate: tuesday });
   const reversed = debit({ creditorAgent: '250655', collectionDate: monday });
   const unacknowledged = debit({ creditorAgent: '250655', collectionDate: monday });
-  const expectedOrder = [early, baobab1, baobab2, reversed, capitec, aloe].map(uetrOf);
+  // From a clearing house, accepted after aloe for the same creditor agent: it follows aloe.
+  const offUs = debit({ creditorAgent: '632005', collectionDate: monday });
+  const expectedOrder = [early, baobab1, baobab2, reversed, capitec, aloe, offUs].map(uetrOf);
 
   test('accepted debits wait for the acknowledgement of their ACCP report, then are queued', async () => {
     // One after another, each recorded before the clock moves on: the time queued decides between equals.
@@ -234,6 +263,42 @@ describe('the debit queue', () => {
     expect(states.records.some((record) => record.key === uetrOf(unacknowledged))).toBe(false);
   });
 
+  test('an accepted debit from a clearing house is queued at once: no status report is acknowledged for it', async () => {
+    clock.advance(1_000);
+    await acceptFromScheme(offUs);
+    const change = await queuedChange(offUs);
+    expect(change.value).toMatchObject({
+      fromState: 'DEBIT_ACCEPTED',
+      toState: 'DEBIT_QUEUED',
+      emittedBy: 'scheduler',
+      causedBy: { messageType: 'DirectDebit' },
+    });
+    // DEBIT_QUEUED first, then the queue, then the intake entry.
+    await eventually(async () => expect((await intake.get(uetrOf(offUs)))?.status).toBe('ready'));
+    expect(await store.debitQueue.get(uetrOf(offUs))).toMatchObject({
+      windowDate: monday,
+      origin: 'inbound',
+    });
+    const view = await getJson<QueueView>('/admin/queue');
+    expect(view.byWindow).toEqual({ [monday]: 7, [tuesday]: 1 });
+    expect(view.awaitingStatusReport).toBe(1);
+
+    // Delivered again: the tombstone keeps it from being queued twice.
+    const ignoredBefore = await ignoredAccepted('ready');
+    clock.advance(1_000);
+    await acceptFromScheme(offUs);
+    await eventually(async () => expect(await ignoredAccepted('ready')).toBe(ignoredBefore + 1));
+    const marker = await barrier(states, 'rp.transaction.state.v1', change.value);
+    expect(
+      states.records
+        .slice(0, marker)
+        .filter((record) => record.key === uetrOf(offUs) && record.value.eventType === 'DEBIT_QUEUED'),
+    ).toHaveLength(1);
+    expect((await store.debitQueue.get(uetrOf(offUs)))?.enqueuedAt).toEqual(
+      (await intake.get(uetrOf(offUs)))?.acceptedAt,
+    );
+  });
+
   test('nothing leaves before the debit window opens', async () => {
     clock.set(sast(`${monday}T07:59:59`));
     await service.tick();
@@ -254,8 +319,9 @@ describe('the debit queue', () => {
       expect(record.headers['rp-state']).toBe('DEBIT_QUEUED');
       expect(record.headers['rp-window-date']).toBe(monday);
       expect(record.value.messageIdentifiers).toEqual(
-        [aloe, baobab1, capitec, baobab2, early, reversed].find((value) => uetrOf(value) === record.key)
-          ?.messageIdentifiers,
+        [aloe, baobab1, capitec, baobab2, early, reversed, offUs].find(
+          (value) => uetrOf(value) === record.key,
+        )?.messageIdentifiers,
       );
     }
     expect(await store.debitQueue.depth(monday)).toBe(0);

@@ -10,14 +10,27 @@ import {
   transactionStates,
 } from '@rp/contracts';
 import type { BatchContext, BatchHandler, ConsumedRecord } from '@rp/kafka';
-import type { Participants, PipelineProducer, StateChangeInput, StateEmitter } from '@rp/pipeline';
+import {
+  originHeader,
+  type Participants,
+  type PipelineProducer,
+  type StateChangeInput,
+  type StateEmitter,
+  schemeOrigin,
+} from '@rp/pipeline';
 import { AppError, type Clock, type Logger, transactionLogger } from '@rp/runtime';
 import type { TransactionRepository } from '@rp/store';
 import type { AccountVerifier } from './accounts.ts';
 import { businessDate } from './dates.ts';
 import type { Flow, SkipReason, ValidatorMetrics } from './metrics.ts';
 import { buildStatusReport, statusReportId } from './report.ts';
-import { type Decision, type RuleContext, validateCredit, validateDebit } from './rules.ts';
+import {
+  type Decision,
+  type RuleContext,
+  validateCredit,
+  validateDebit,
+  validateSchemeDebit,
+} from './rules.ts';
 import { directDebitOfSnapshot, statusReportOfSnapshot } from './snapshot.ts';
 
 /** Kafka header carrying the transaction's state on flow records, so the next service knows fromState. */
@@ -70,6 +83,8 @@ interface Answer<M> {
   readonly report: PaymentStatusReport;
   readonly change: StateChangeInput;
   readonly log: Logger;
+  /** An inbound off-us debit, sent by a clearing house: no participant initiated it. */
+  readonly fromScheme: boolean;
 }
 
 type AnswerPlan<M> = { kind: 'skip' } | ({ kind: 'answer' } & Answer<M>);
@@ -90,13 +105,18 @@ interface AnswerFlow<M extends DirectDebit | CreditTransfer> {
   readonly accepted: { readonly eventType: TransactionEventType; readonly state: TransactionState };
   readonly rejected: { readonly eventType: TransactionEventType; readonly state: TransactionState };
   /**
+   * Whether the record came from a clearing house rather than a participant (always false for credits);
+   * throws on an origin this version does not know, which dead-letters that record alone.
+   */
+  fromScheme(record: ConsumedRecord<M>): boolean;
+  /**
    * States in which the transaction is (re)answered: none yet or the received state (the snapshot may
    * lag the state topic), and the answered states whose outputs may not all have been produced (a
    * failure between the state change's acknowledgement and theirs). Any other state means the outputs
    * exist: the record is skipped.
    */
-  readonly answerable: ReadonlySet<string>;
-  validate(message: M, context: RuleContext): Decision;
+  answerable(fromScheme: boolean): ReadonlySet<string>;
+  validate(message: M, context: RuleContext, fromScheme: boolean): Decision;
   /**
    * The outputs after the acknowledged state changes, in order (`changes[i]` is `answers[i]`'s change). A
    * failure fails the batch's answers: retry tiers, then the dead-letter topic.
@@ -124,13 +144,14 @@ export function createValidatorHandlers(deps: ValidatorHandlerDeps): ValidatorHa
     receivedState: 'DEBIT_RECEIVED',
     accepted: { eventType: 'DEBIT_REQUEST_ACCEPTED', state: 'DEBIT_ACCEPTED' },
     rejected: { eventType: 'DEBIT_REQUEST_REJECTED', state: 'DEBIT_REJECTED' },
-    // Past DEBIT_ACCEPTED / DEBIT_REJECTED, the dispatcher has consumed the report, which is produced
-    // after the accepted debit: both exist.
-    answerable: new Set<TransactionState>(['DEBIT_RECEIVED', 'DEBIT_ACCEPTED', 'DEBIT_REJECTED']),
-    validate: validateDebit,
+    fromScheme: isFromScheme,
+    answerable: (fromScheme) => (fromScheme ? schemeDebitAnswerable : debitAnswerable),
+    validate: (debit, context, fromScheme) =>
+      fromScheme ? validateSchemeDebit(debit, context) : validateDebit(debit, context),
     async produce(answers, changes) {
       // The accepted debits first, then the reports: a report downstream means its accepted debit is on
-      // its topic (see answerable).
+      // its topic (see answerable). An off-us debit keeps its origin, so that the scheduler queues it at
+      // once (no initiating bank awaits an acceptance).
       const accepted = answers.flatMap((answer, index) =>
         answer.report.status.status === 'ACCP' ? [{ answer, state: changes[index]?.toState }] : [],
       );
@@ -140,16 +161,25 @@ export function createValidatorHandlers(deps: ValidatorHandlerDeps): ValidatorHa
           accepted.map(({ answer, state }) => ({
             key: answer.message.transactionIdentifiers.uetr,
             value: answer.message,
-            headers: { [stateHeader]: state ?? 'DEBIT_ACCEPTED' },
+            headers: {
+              [stateHeader]: state ?? 'DEBIT_ACCEPTED',
+              ...(answer.fromScheme ? { [originHeader]: schemeOrigin } : {}),
+            },
           })),
         );
       }
+      // Only a participant's debit is answered with a report: there is no way back to a clearing house
+      // yet, so an off-us debit's report is only recorded with its state change.
+      const reported = answers.flatMap((answer, index) =>
+        answer.fromScheme ? [] : [{ answer, state: changes[index]?.toState }],
+      );
+      if (reported.length === 0) return;
       await producer.send(
         'rp.statusreport.outbound.v1',
-        answers.map((answer, index) => ({
+        reported.map(({ answer, state }) => ({
           key: answer.message.transactionIdentifiers.uetr,
           value: answer.report,
-          headers: { [stateHeader]: changes[index]?.toState ?? '' },
+          headers: { [stateHeader]: state ?? '' },
         })),
       );
     },
@@ -163,9 +193,8 @@ export function createValidatorHandlers(deps: ValidatorHandlerDeps): ValidatorHa
     receivedState: 'CREDIT_AUTH_RECEIVED',
     accepted: { eventType: 'CREDIT_AUTH_ACCEPTED', state: 'CREDIT_AUTH_ACCEPTED' },
     rejected: { eventType: 'CREDIT_AUTH_REJECTED', state: 'CREDIT_AUTH_REJECTED' },
-    // A rejected credit is final and its state change is its only output, so CREDIT_AUTH_REJECTED is
-    // complete. An accepted one's forwarded credit may be missing until the dispatcher has taken it.
-    answerable: new Set<TransactionState>(['CREDIT_AUTH_RECEIVED', 'CREDIT_AUTH_ACCEPTED']),
+    fromScheme: () => false,
+    answerable: () => creditAnswerable,
     validate: validateCredit,
     async produce(answers, changes) {
       // Only accepted credits go on, to their delivery to the creditor's bank. A rejected credit has no
@@ -201,22 +230,27 @@ export function createValidatorHandlers(deps: ValidatorHandlerDeps): ValidatorHa
       if (!firstOfKey) return skip('repeated-in-batch');
       if (answered.has(uetr)) return skip('already-answered');
       const fromState = stateOf(record, spec.receivedState);
+      const fromScheme = spec.fromScheme(record);
 
       // One read by _id: the duplicate check. The UETR names one transaction; a record of it arriving
       // again (redelivery, a resend produced twice) must not be answered differently.
       const snapshot = await transactions.get(uetr);
       const recorded = snapshot?.state ?? null;
-      if (recorded !== null && !spec.answerable.has(recorded))
+      if (recorded !== null && !spec.answerable(fromScheme).has(recorded))
         return skip('past-validation', { state: recorded });
 
       const now = clock.now();
-      let decision: Decision = spec.validate(message, {
-        participants: deps.participants,
-        accounts: deps.accounts,
-        today: businessDate(now),
-        maxDaysAhead: deps.maxDaysAhead,
-        onCdv: (role, status) => metrics.cdv(spec.flow, role, status),
-      });
+      let decision: Decision = spec.validate(
+        message,
+        {
+          participants: deps.participants,
+          accounts: deps.accounts,
+          today: businessDate(now),
+          maxDaysAhead: deps.maxDaysAhead,
+          onCdv: (role, status) => metrics.cdv(spec.flow, role, status),
+        },
+        fromScheme,
+      );
       let report: PaymentStatusReport | undefined;
       if (snapshot !== null && (recorded === spec.accepted.state || recorded === spec.rejected.state)) {
         // Answered before: repeat the recorded answer, never contradict it (a date may have rolled over,
@@ -248,6 +282,7 @@ export function createValidatorHandlers(deps: ValidatorHandlerDeps): ValidatorHa
         message,
         report,
         log,
+        fromScheme,
         change: {
           fromState,
           eventType,
@@ -400,6 +435,49 @@ export function createValidatorHandlers(deps: ValidatorHandlerDeps): ValidatorHa
   };
 
   return { debits: answerHandler(debitFlow), credits: answerHandler(creditFlow), reports };
+}
+
+/**
+ * Debit states in which a participant's debit is (re)answered. Past DEBIT_ACCEPTED / DEBIT_REJECTED, the
+ * dispatcher has consumed the report, which is produced after the accepted debit: both exist.
+ */
+const debitAnswerable: ReadonlySet<string> = new Set<TransactionState>([
+  'DEBIT_RECEIVED',
+  'DEBIT_ACCEPTED',
+  'DEBIT_REJECTED',
+]);
+
+/**
+ * An off-us debit's rejection is complete once its state change is acknowledged: no report goes back to
+ * the clearing house yet, so nothing else is produced for it. An accepted one's accepted record may be
+ * missing until the scheduler has queued it.
+ */
+const schemeDebitAnswerable: ReadonlySet<string> = new Set<TransactionState>([
+  'DEBIT_RECEIVED',
+  'DEBIT_ACCEPTED',
+]);
+
+/**
+ * A rejected credit is final and its state change is its only output, so CREDIT_AUTH_REJECTED is
+ * complete. An accepted one's forwarded credit may be missing until the dispatcher has taken it.
+ */
+const creditAnswerable: ReadonlySet<string> = new Set<TransactionState>([
+  'CREDIT_AUTH_RECEIVED',
+  'CREDIT_AUTH_ACCEPTED',
+]);
+
+/**
+ * Whether a debit came from a clearing house (the ingress marks it with rp-origin: scheme) rather than
+ * from a participating bank. An origin this version does not know is refused rather than guessed: an
+ * off-us debit answered as a participant's would send a report to a bank that never asked.
+ */
+function isFromScheme(record: ConsumedRecord<unknown>): boolean {
+  const origin = record.headers[originHeader];
+  if (origin === undefined || origin === '') return false;
+  if (origin === schemeOrigin) return true;
+  throw new AppError('VALIDATION_FAILED', `unknown ${originHeader} header ${JSON.stringify(origin)}`, {
+    retriable: false,
+  });
 }
 
 /** Whether a snapshot's state is final; a state this version does not know is not. */

@@ -17,6 +17,7 @@ export {
   type RuleContext,
   validateCredit,
   validateDebit,
+  validateSchemeDebit,
 } from './rules.ts';
 export {
   consumedTopics,

@@ -79,6 +79,31 @@ export function validateDebit(debit: DirectDebit, context: RuleContext): Decisio
 }
 
 /**
+ * Every business rule of an inbound off-us debit, one a clearing house sent on behalf of a creditor's bank
+ * outside the engine, in report order. The debtor's account is held at the actioning bank, a participant,
+ * so it is verified (CDV) as for an on-us debit; the creditor's account is held elsewhere, so only its form
+ * is checked. The dates and the scheme data are a debit's. No limit applies: the participants' debit
+ * limits bound the debits a bank initiates, and the engine holds no limit on the debits a bank receives.
+ * The creditor's bank need not be a participant; the debtor's bank, which actions the debit, must be.
+ */
+export function validateSchemeDebit(debit: DirectDebit, context: RuleContext): Decision {
+  const reasons: Rejection[] = [
+    ...verifiedAccountRules(debit, 'debtor', context),
+    ...accountFormRules(debit, 'creditor'),
+    ...currencyRules(debit),
+    ...amountRules(debit.amounts.bankSettlementAmount, {
+      memberId: debit.debtorAgent.memberId,
+      limits: undefined,
+      per: 'debit',
+    }),
+    ...dateRules(debit, context),
+    ...schemeDataRules(debit),
+    ...deliveryAgentRules(debit.debtorAgent, 'debtor', context),
+  ];
+  return decisionOf(reasons);
+}
+
+/**
  * Every business rule of an inbound credit transfer authorisation, in report order: the accounts, the
  * currency, the amount and the creditor bank's limit, the creditor bank. The credited account is held at
  * the creditor's bank, a participant, so it is verified (CDV); the debtor's account is held at another
@@ -144,9 +169,9 @@ function verifiedAccountRules(
 const accountNumberForm = /^(?!0+$)\d{1,11}$/;
 
 /**
- * An account held at another institution: the engine has no tables for it, so only its form is checked
- * (South African schemes), and the shortened number against it. It may be absent: the debtor's bank
- * knows whom it debited.
+ * An account held at another institution (a credit's debtor account, an off-us debit's creditor account):
+ * the engine has no tables for it, so only its form is checked (South African schemes), and the shortened
+ * number against it. It may be absent: the other institution knows its own customer.
  */
 function accountFormRules(transaction: DirectDebit | CreditTransfer, role: AccountRole): Rejection[] {
   if (!domesticSchemes.has(transaction.paymentScheme.schema)) return [];

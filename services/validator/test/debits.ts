@@ -76,3 +76,28 @@ export function validDebit(collectionDate: string, overrides: Partial<DirectDebi
   debit.settlementDate = collectionDate;
   return { ...debit, ...overrides };
 }
+
+/** A bank outside the engine (not a participant): the creditor's bank of an off-us debit. */
+export const outsideBank = '198765';
+
+/**
+ * The off-us creditor's account: well formed, but it fails CDV at Baobab Bank's branch, so a debit that
+ * verified it as an on-us creditor account would be rejected.
+ */
+export const outsideCreditorAccountNumber = '62000000013';
+
+/**
+ * An inbound off-us debit every rule accepts on `collectionDate`: a clearing house sent it for a creditor
+ * at a bank outside the engine, debiting the same valid debtor account at Baobab Bank.
+ */
+export function schemeDebit(collectionDate: string, overrides: Partial<DirectDebit> = {}): DirectDebit {
+  const debit = validDebit(collectionDate);
+  debit.instructingAgent = { memberId: outsideBank };
+  debit.instructedAgent = { memberId: bank };
+  debit.creditorAgent = { memberId: outsideBank, branch: { identification: outsideBank } };
+  if (!debit.creditorAccount?.identification || !debit.paymentScheme.schemeData)
+    throw new Error('validDebit changed');
+  debit.creditorAccount.identification.value = outsideCreditorAccountNumber;
+  debit.paymentScheme.schemeData.shortenedCreditorAccountNumber = outsideCreditorAccountNumber;
+  return { ...debit, ...overrides };
+}

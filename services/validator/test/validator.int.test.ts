@@ -39,7 +39,13 @@ import {
   type ValidatorService,
 } from '../src/service.ts';
 import { validCredit } from './credits.ts';
-import { creditorAccountNumber, participants, validDebit, wrongDebtorAccountNumber } from './debits.ts';
+import {
+  creditorAccountNumber,
+  participants,
+  schemeDebit,
+  validDebit,
+  wrongDebtorAccountNumber,
+} from './debits.ts';
 import { readTopic, type TopicReader } from './topic-reader.ts';
 
 const logger = createLogger({
@@ -352,6 +358,108 @@ describe('received debits', () => {
     expect(report.value).toEqual(canonical);
     await barrier();
     expect(accepted.records.filter((record) => record.key === uetrOf(debit))).toEqual([]);
+  });
+});
+
+describe('received off-us debits', () => {
+  /** An off-us debit as the ingress leaves it on the received topic: marked as sent by a clearing house. */
+  function receiveFromScheme(...debits: DirectDebit[]): Promise<void> {
+    return input.send(
+      'rp.directdebit.received.v1',
+      debits.map((debit) => ({
+        key: uetrOf(debit),
+        value: debit,
+        headers: { 'rp-state': 'DEBIT_RECEIVED', 'rp-origin': 'scheme' },
+      })),
+    );
+  }
+
+  const recordsOf = <T>(reader: TopicReader<T>, debit: DirectDebit) =>
+    reader.records.filter((record) => record.key === uetrOf(debit));
+
+  test('a valid off-us debit: DEBIT_ACCEPTED with its ACCP report, then the accepted debit keeping its origin, and no outbound report', async () => {
+    const debit = schemeDebit(collectionDate());
+    const uetr = uetrOf(debit);
+    await receiveFromScheme(debit);
+
+    const forwarded = await accepted.waitFor((record) => record.key === uetr);
+    expect(forwarded.value).toEqual(debit);
+    expect(forwarded.headers['rp-state']).toBe('DEBIT_ACCEPTED');
+    expect(forwarded.headers['rp-origin']).toBe('scheme');
+    const change = await states.waitFor((record) => record.key === uetr);
+    expect(change.value).toMatchObject({
+      fromState: 'DEBIT_RECEIVED',
+      toState: 'DEBIT_ACCEPTED',
+      eventType: 'DEBIT_REQUEST_ACCEPTED',
+      emittedBy: 'validator',
+      transaction: debit,
+      statusReport: {
+        messageIdentifiers: { messageIdentification: statusReportId(uetr) },
+        transactionIdentifiers: debit.transactionIdentifiers,
+        status: { status: 'ACCP' },
+      },
+      causedBy: {
+        messageType: 'DirectDebit',
+        messageIdentification: debit.messageIdentifiers.messageIdentification,
+      },
+    });
+    expect(Date.parse(change.timestamp)).toBeLessThanOrEqual(Date.parse(forwarded.timestamp));
+    // A later on-us debit's report on the single partition: any report for the off-us one came before it.
+    await barrier();
+    expect(recordsOf(reports, debit)).toEqual([]);
+    expect(recordsOf(accepted, debit)).toHaveLength(1);
+    expect(recordsOf(states, debit)).toHaveLength(1);
+  });
+
+  test('an off-us debit from an account failing CDV: DEBIT_REJECTED with RJCT AC01, and nothing produced', async () => {
+    const debit = schemeDebit(collectionDate());
+    if (debit.debtorAccount.identification)
+      debit.debtorAccount.identification.value = wrongDebtorAccountNumber;
+    if (debit.paymentScheme.schemeData)
+      debit.paymentScheme.schemeData.shortenedDebtorAccountNumber = wrongDebtorAccountNumber;
+    const uetr = uetrOf(debit);
+    await receiveFromScheme(debit);
+
+    const change = await states.waitFor((record) => record.key === uetr);
+    expect(change.value).toMatchObject({
+      fromState: 'DEBIT_RECEIVED',
+      toState: 'DEBIT_REJECTED',
+      eventType: 'DEBIT_REQUEST_REJECTED',
+      transaction: debit,
+      causedBy: { messageType: 'DirectDebit' },
+    });
+    expect(change.value.statusReport?.status).toEqual({
+      status: 'RJCT',
+      reasonInfo: [
+        {
+          reason: { code: 'AC01' },
+          additionalInfo: ['Debtor account failed CDV at branch 250655: check digit is wrong'],
+        },
+      ],
+    });
+    await barrier();
+    expect(recordsOf(accepted, debit)).toEqual([]);
+    expect(recordsOf(reports, debit)).toEqual([]);
+    expect(recordsOf(states, debit)).toHaveLength(1);
+  });
+
+  test('an off-us debit recorded as rejected is skipped; one recorded as accepted is passed on again', async () => {
+    // Rejected before, although it would pass now: its state change was its only output.
+    const rejected = schemeDebit(collectionDate());
+    await recordSnapshot(rejected, ['DEBIT_RECEIVED', 'DEBIT_REJECTED']);
+    // Accepted before, its accepted record may be missing; today its date is in the past.
+    const acceptedBefore = schemeDebit(addDays(businessDate(new Date()), -2));
+    await recordSnapshot(acceptedBefore, ['DEBIT_RECEIVED', 'DEBIT_ACCEPTED']);
+    await receiveFromScheme(rejected, acceptedBefore);
+
+    const forwarded = await accepted.waitFor((record) => record.key === uetrOf(acceptedBefore));
+    expect(forwarded.headers).toMatchObject({ 'rp-state': 'DEBIT_ACCEPTED', 'rp-origin': 'scheme' });
+    const change = await states.waitFor((record) => record.key === uetrOf(acceptedBefore));
+    expect(change.value.statusReport?.status).toEqual({ status: 'ACCP' });
+    await barrier();
+    expect(recordsOf(reports, acceptedBefore)).toEqual([]);
+    for (const reader of [states, accepted, reports] as TopicReader<unknown>[])
+      expect(recordsOf(reader, rejected)).toEqual([]);
   });
 });
 

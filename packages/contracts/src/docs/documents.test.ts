@@ -31,6 +31,11 @@ describe('OpenAPI document', () => {
       '503',
     ]);
     expect(document.paths).toHaveProperty(['/api/v1/inbound/direct-debit-response']);
+    // The clearing house's routes take its bearer token: a 401 is one of their answers, not the banks'.
+    for (const path of ['/api/v1/inbound/direct-debit', '/api/v1/inbound/credit-transfer-authorization']) {
+      expect(document.paths[path]?.post.responses).toHaveProperty('401');
+    }
+    expect(outbound?.post.responses).not.toHaveProperty('401');
     expect(Object.keys(document.webhooks)).toEqual(
       expect.arrayContaining(['events', 'outbound-direct-debit-response', 'inbound-direct-debit']),
     );

@@ -61,6 +61,16 @@ const serviceOperations: Operation[] = [
     schemeCredentials: true,
   },
   {
+    path: servicePaths.schemeInboundDirectDebit,
+    operationId: 'inboundDirectDebitFromScheme',
+    summary: 'Submit an inbound off-us direct debit',
+    sentBy: 'A payment scheme or clearing house, with its own bearer token (not a bank).',
+    description:
+      "A direct debit from another scheme's bank on an account at a participating bank (the event DEBIT_REQUEST_RECEIVED is posted for it). The engine validates it and holds it in the debit queue until the debit window, then delivers it to the actioning bank; no status report goes back to the clearing house. 202 once stored. debtorAgent.memberId must name a participant (422 otherwise). A resent debit with the same messageIdentification and the same content gets the same 202; different content under a used messageIdentification, or a UETR another message already started a transaction with, is a 409. The spec does not show this path; it is the engine's choice.",
+    body: 'DirectDebit',
+    schemeCredentials: true,
+  },
+  {
     path: servicePaths.inboundCreditTransferAuthorizationResponse,
     operationId: 'inboundCreditTransferAuthorizationResponse',
     summary: 'Answer a credit transfer authorisation',
@@ -212,7 +222,7 @@ export function buildOpenApiDocument(set: SchemaSet): Json {
       title: 'Regulated Payments engine',
       version: eventsApiVersion,
       description:
-        'The bank-facing HTTP API of the payments engine (on-us direct debits, credit transfer authorisations) and, as webhooks, the calls it makes on participating banks. Message schemas are generated from the Avro schemas in avro/. Amounts are JSON numbers kept exact end to end. Unknown members are refused (422). Every success is 202; errors are application/problem+json (RFC 9457).',
+        'The bank-facing HTTP API of the payments engine (on-us direct debits, inbound off-us direct debits and credit transfer authorisations from clearing houses) and, as webhooks, the calls it makes on participating banks. Message schemas are generated from the Avro schemas in avro/. Amounts are JSON numbers kept exact end to end. Unknown members are refused (422). Every success is 202; errors are application/problem+json (RFC 9457).',
       license: { name: 'Apache 2.0', identifier: 'Apache-2.0' },
     },
     jsonSchemaDialect,

@@ -11,6 +11,7 @@ export const servicePaths = {
   inboundDirectDebitResponse: `${apiPrefix}/inbound/direct-debit-response`,
   inboundCreditTransferAuthorization: `${apiPrefix}/inbound/credit-transfer-authorization`,
   inboundCreditTransferAuthorizationResponse: `${apiPrefix}/inbound/credit-transfer-authorization-response`,
+  schemeInboundDirectDebit: `${apiPrefix}/inbound/direct-debit`,
 } as const;
 
 /**
