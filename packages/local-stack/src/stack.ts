@@ -122,14 +122,16 @@ function failure(component: Component, config: StackConfig, reason: string): Sta
 }
 
 async function waitUntilAnswers(component: Component, config: StackConfig, started: DetachedProcess) {
-  const marker = processMarker(config);
   let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
   void started.exited.then((value) => {
     exit = value;
   });
   const deadline = Date.now() + component.startTimeoutMs;
   for (;;) {
-    if (exit !== undefined || !processAlive(started.pid, marker)) {
+    // Our own child: its exit, or its pid gone, says it died. Not the command-line marker: until the
+    // child has exec'd the component, its command line is still this process's, and a busy machine
+    // makes that window long enough to be seen.
+    if (exit !== undefined || !pidExists(started.pid)) {
       const how = exit ? `exit code ${exit.code ?? '-'}, signal ${exit.signal ?? '-'}` : 'process gone';
       throw failure(component, config, `exited while starting (${how})`);
     }
@@ -381,3 +383,13 @@ export async function killComponent(
 }
 
 export { components as stackComponents };
+
+/** Whether a process with this pid exists (any process: the caller knows it is its own child). */
+function pidExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

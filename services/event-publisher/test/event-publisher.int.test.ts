@@ -155,15 +155,20 @@ describe('event publisher on the real stack', () => {
     );
     expect(env.publisher.parkedLanes).toBe(0);
 
-    // Metrics: every posting counted once as delivered, none retried; bank C's postings and bank B's
-    // ESM_STATE postings (a class it does not take) go nowhere.
+    // Metrics: every posting counted once as delivered; bank C's postings and bank B's ESM_STATE postings
+    // (a class it does not take) go nowhere. Retries: the banks answer at once, so only an attempt that
+    // outlived its timeout on a loaded machine is sent again, and every copy a bank got twice was one.
     expect(await env.metric('rp_events_deliveries_total', { member_id: bankA, outcome: 'delivered' })).toBe(
       forA.length,
     );
     expect(await env.metric('rp_events_deliveries_total', { member_id: bankB, outcome: 'delivered' })).toBe(
       forB.length,
     );
-    expect(await env.metric('rp_events_retries_total')).toBe(0);
+    const repeats =
+      env.banks.a.received.length - forA.length + (env.banks.b.received.length - forB.length);
+    const retries = await env.metric('rp_events_retries_total');
+    expect(retries).toBeGreaterThanOrEqual(repeats);
+    expect(retries).toBeLessThanOrEqual(Math.ceil((forA.length + forB.length) / 20));
     expect(await env.metric('rp_events_postings_skipped_total', { reason: 'no-subscriber' })).toBe(
       onUsC.length * 2 * debitJourney.length + onUsB.length * debitJourney.length,
     );
