@@ -164,8 +164,7 @@ describe('event publisher on the real stack', () => {
     expect(await env.metric('rp_events_deliveries_total', { member_id: bankB, outcome: 'delivered' })).toBe(
       forB.length,
     );
-    const repeats =
-      env.banks.a.received.length - forA.length + (env.banks.b.received.length - forB.length);
+    const repeats = env.banks.a.received.length - forA.length + (env.banks.b.received.length - forB.length);
     const retries = await env.metric('rp_events_retries_total');
     expect(retries).toBeGreaterThanOrEqual(repeats);
     expect(retries).toBeLessThanOrEqual(Math.ceil((forA.length + forB.length) / 20));
