@@ -9,6 +9,12 @@ export {
 } from './avro-serde.ts';
 export type { ConsumerOptions, ConsumerRunner } from './consumer.ts';
 export {
+  type DeadLetterAdmin,
+  type DeadLetterRecord,
+  type DeadLetterTopic,
+  isDeadLetterTopic,
+} from './dead-letters.ts';
+export {
   isKafkaError,
   isRetriableFailure,
   KafkaError,

@@ -6,6 +6,7 @@ import {
   Partitioners,
 } from 'kafkajs';
 import { type ConsumerOptions, type ConsumerRunner, startConsumer } from './consumer.ts';
+import { createDeadLetterAdmin, type DeadLetterAdmin } from './dead-letters.ts';
 import { fromKafkaJsError, KafkaError } from './errors.ts';
 import { filterTimeoutNegativeWarning, kafkaJsLogCreator, type Logger, silentLogger } from './logger.ts';
 import { isLegalTopicName } from './names.ts';
@@ -46,6 +47,8 @@ export interface KafkaClient {
   createProducer<M>(options: ProducerOptions<M>): Producer<M>;
   /** Joins the group and starts handling; resolves once the consumer has joined. */
   runConsumer<T>(options: ConsumerOptions<T>): Promise<ConsumerRunner>;
+  /** Lists, reads and redrives the consumer groups' dead-letter topics (operator work, off the hot path). */
+  deadLetters(): DeadLetterAdmin;
   /** Disconnects the admin connection. Producers and consumers are disconnected by their owners first. */
   close(): Promise<void>;
 }
@@ -179,6 +182,9 @@ export function createKafka(options: KafkaOptions): KafkaClient {
         { kafka, admin: connectedAdmin, ensureTopics, logger, createKafkaJsProducer: kafkaJsProducer },
         consumerOptions,
       );
+    },
+    deadLetters() {
+      return createDeadLetterAdmin({ kafka, admin: connectedAdmin, createKafkaJsProducer: kafkaJsProducer });
     },
     async close() {
       const client = admin;

@@ -1,3 +1,9 @@
+export {
+  type AuditEntry,
+  type AuditOutcome,
+  AuditRepository,
+  type RecordedAuditEntry,
+} from './audit.ts';
 export { type DebitOrder, debitOrderKey } from './debit-order.ts';
 export {
   type DebitQueueItem,

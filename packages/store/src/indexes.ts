@@ -7,6 +7,7 @@ export const collectionNames = {
   debitQueue: 'debit_queue',
   reconciliationItems: 'reconciliation_items',
   eventDeliveryLog: 'event_delivery_log',
+  operatorAudit: 'operator_audit',
 } as const;
 
 export type CollectionName = (typeof collectionNames)[keyof typeof collectionNames];
@@ -38,5 +39,10 @@ export const storeIndexes: Record<CollectionName, IndexDescription[]> = {
   [collectionNames.eventDeliveryLog]: [
     // listByUetr, oldest first
     { key: { uetr: 1, createdAt: 1, _id: 1 }, name: 'uetr_1_createdAt_1__id_1' },
+  ],
+  [collectionNames.operatorAudit]: [
+    // list, newest first (all actions, or one)
+    { key: { at: -1, _id: -1 }, name: 'at_-1__id_-1' },
+    { key: { action: 1, at: -1, _id: -1 }, name: 'action_1_at_-1__id_-1' },
   ],
 };

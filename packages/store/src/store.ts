@@ -6,6 +6,7 @@ import {
   type MongoClientOptions,
   MongoServerError,
 } from 'mongodb';
+import { type AuditDocument, AuditRepository } from './audit.ts';
 import { type DebitQueueDocument, DebitQueueRepository } from './debit-queue.ts';
 import { type DeliveryLogDocument, DeliveryLogRepository } from './delivery-log.ts';
 import { toStoreError } from './errors.ts';
@@ -57,6 +58,7 @@ export interface Store {
   readonly debitQueue: DebitQueueRepository;
   readonly reconciliation: ReconciliationRepository;
   readonly deliveryLog: DeliveryLogRepository;
+  readonly audit: AuditRepository;
   /** For readiness: one round trip to the server, its latency in milliseconds. Throws StoreError. */
   ping(): Promise<number>;
   /** Creates the collections and indexes that are missing; safe to run at every start. */
@@ -120,6 +122,7 @@ class MongoStore implements Store {
   readonly debitQueue: DebitQueueRepository;
   readonly reconciliation: ReconciliationRepository;
   readonly deliveryLog: DeliveryLogRepository;
+  readonly audit: AuditRepository;
   readonly #client: MongoClient;
   readonly #db: Db;
   readonly #limits: StoreLimits;
@@ -158,6 +161,7 @@ class MongoStore implements Store {
       limits,
       attemptsKept,
     );
+    this.audit = new AuditRepository(db.collection<AuditDocument>(collectionNames.operatorAudit), limits);
   }
 
   async ping(): Promise<number> {

@@ -386,6 +386,19 @@ export function deliveryAttemptOf(outcome: DeliveryOutcome): TransactionDelivery
   };
 }
 
+/** An RFC 3339 time with its offset (`2026-11-23T08:00:00+02:00`), or a date (`2026-11-23`, UTC midnight). */
+function instantQuery(text: string | undefined, name: string): Date | undefined {
+  if (text === undefined || text === '') return undefined;
+  const valid = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2}))?$/.test(text);
+  const at = new Date(text);
+  if (!valid || Number.isNaN(at.getTime())) {
+    throw new AppError('VALIDATION_FAILED', `${name} must be an RFC 3339 time with its offset, or a date`, {
+      details: [{ pointer: `/${name}`, detail: 'e.g. 2026-11-23T08:00:00+02:00 or 2026-11-23' }],
+    });
+  }
+  return at;
+}
+
 const uuidPattern = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 
 /** The read-only operator API: a transaction's snapshot, and lists by end-to-end id or state. */
@@ -416,11 +429,24 @@ export function createAdminRoutes(options: {
         details: [{ pointer: '/limit', detail: 'must be an integer from 1 to 500' }],
       });
     }
+    const from = instantQuery(c.req.query('from'), 'from');
+    const to = instantQuery(c.req.query('to'), 'to');
     if (endToEndId) {
       const found = await transactions.findByEndToEndId(endToEndId, limit);
-      return c.json({ transactions: state ? found.filter((snapshot) => snapshot.state === state) : found });
+      const created = (snapshot: (typeof found)[number]) =>
+        (from === undefined || snapshot.createdAt >= from) && (to === undefined || snapshot.createdAt < to);
+      return c.json({
+        transactions: found.filter((snapshot) => (!state || snapshot.state === state) && created(snapshot)),
+      });
     }
-    return c.json({ transactions: await transactions.search({ ...(state ? { state } : {}), limit }) });
+    return c.json({
+      transactions: await transactions.search({
+        ...(state ? { state } : {}),
+        ...(from ? { from } : {}),
+        ...(to ? { to } : {}),
+        limit,
+      }),
+    });
   });
   app.onError(createProblemJsonErrorHandler({ logger: options.logger }));
   app.notFound(notFoundHandler);

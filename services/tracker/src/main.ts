@@ -63,6 +63,7 @@ try {
     codecs,
     producer,
     store,
+    decodeValue: (value) => serde.decode(value),
     logger,
     metrics,
     options: {

@@ -11,8 +11,9 @@ import {
   systemClock,
 } from '@rp/runtime';
 import type { Store } from '@rp/store';
-import type { Hono } from 'hono';
+import { Hono } from 'hono';
 import { createAdminRoutes, createTrackerHandlers, RecentKeys } from './app.ts';
+import { createDeadLetterRoutes } from './dead-letter-routes.ts';
 import { trackerMetrics } from './metrics.ts';
 import { TransactionCache } from './sequencer.ts';
 
@@ -55,7 +56,9 @@ export interface TrackerDeps {
   readonly codecs: Partial<PipelineCodecs>;
   /** Owned by the caller, which disconnects it after `stop()`. */
   readonly producer: PipelineProducer;
-  readonly store: Pick<Store, 'transactions'>;
+  readonly store: Pick<Store, 'transactions' | 'audit'>;
+  /** Decodes a dead-lettered value with the schema it names, for the admin API (the serde's `decode`). */
+  readonly decodeValue?: (value: Buffer) => Promise<unknown>;
   readonly logger: Logger;
   /** Defaults to a registry of its own without process metrics. */
   readonly metrics?: Metrics;
@@ -64,7 +67,10 @@ export interface TrackerDeps {
 }
 
 export interface TrackerService {
-  /** The read-only admin routes (`/admin/transactions...`), to mount on the service's HTTP app. */
+  /**
+   * The admin routes, to mount on the service's HTTP app: transactions (`/admin/transactions...`), the
+   * dead-letter topics of every group with their redrive (`/admin/dead-letters...`) and the audit trail.
+   */
   readonly app: Hono<AppEnv>;
   /** Joins both consumer groups; resolves once both consume. */
   start(): Promise<void>;
@@ -109,7 +115,7 @@ export function createTrackerService(deps: TrackerDeps): TrackerService {
   let deadLetterTopic: string | undefined;
 
   return {
-    app: createAdminRoutes({ transactions: deps.store.transactions, logger }),
+    app: adminApp(deps),
     get deadLetterTopic() {
       return deadLetterTopic;
     },
@@ -144,4 +150,20 @@ export function createTrackerService(deps: TrackerDeps): TrackerService {
     },
     isRunning: () => runners.length === 2 && runners.every((runner) => runner.isRunning()),
   };
+}
+
+function adminApp(deps: TrackerDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.route('/', createAdminRoutes({ transactions: deps.store.transactions, logger: deps.logger }));
+  app.route(
+    '/',
+    createDeadLetterRoutes({
+      deadLetters: deps.kafka.deadLetters(),
+      audit: deps.store.audit,
+      ...(deps.decodeValue === undefined ? {} : { decode: deps.decodeValue }),
+      clock: deps.clock ?? systemClock,
+      logger: deps.logger,
+    }),
+  );
+  return app;
 }

@@ -9,6 +9,7 @@ import {
   validate,
 } from '@rp/contracts';
 import {
+  type AvroSerde,
   consumerGroupName,
   createAvroSerde,
   createKafka,
@@ -44,6 +45,7 @@ let producer: PipelineProducer;
 let store: Store;
 let events: TopicReader<EventPosting>;
 let tracker: TrackerService | undefined;
+let serde: AvroSerde;
 
 function startTracker(): Promise<TrackerService> {
   const service = createTrackerService({
@@ -52,6 +54,7 @@ function startTracker(): Promise<TrackerService> {
     codecs,
     producer,
     store,
+    decodeValue: (value) => serde.decode(value),
     logger,
     options: { maxWaitTimeMs: 100, stateRetry: { delaysMs: [200], maxAttempts: 50 } },
   });
@@ -64,7 +67,7 @@ beforeAll(async () => {
   names = resolveTopicNames(uniqueName('trk'));
   kafka = createKafka({ brokers: endpoints.kafkaBrokers, clientId: 'tracker-test', logger });
   await kafka.ensureTopics(topicSpecs(names, { partitions: 3 }));
-  const serde = createAvroSerde({ registryUrl: endpoints.schemaRegistryUrl, avro: avroTypeOptions() });
+  serde = createAvroSerde({ registryUrl: endpoints.schemaRegistryUrl, avro: avroTypeOptions() });
   codecs = await createPlainCodecs(serde, names, [...consumedTopics, ...producedTopics]);
   producer = createPipelineProducer(kafka, names, codecs);
   store = await connectStore({
@@ -252,6 +255,102 @@ describe('tracker on the real stack', () => {
     ).toEqual([uetr]);
     expect((await app.request('/admin/transactions/00000000-0000-4000-8000-000000000000')).status).toBe(404);
     expect((await app.request('/admin/transactions/not-a-uuid')).status).toBe(422);
+  }, 120_000);
+
+  it('the admin API lists the dead letters, redrives one back to its group once and audits who asked', async () => {
+    const debit = newDebit();
+    const uetr = debit.transactionIdentifiers.uetr;
+    await sendStates(journeyChanges(debit));
+    await eventually(async () => {
+      const found = await store.transactions.get(uetr);
+      return found?.state === 'DEBIT_COMPLETED' ? found : undefined;
+    });
+    // A change after the final state: refused, so dead-lettered at once.
+    await sendStates([
+      change(debit, 'DEBIT_UNPAID', 'DEBIT_RESPONSE_ACCEPTED', new Date('2025-03-17T06:06:00Z')),
+    ]);
+
+    const app = (tracker as TrackerService).app;
+    const topic = deadLetterTopicName(consumerGroupName('tracker', names['rp.transaction.state.v1']));
+    type Listed = { id: string; reason: string; value: { uetr: string }; redriven: { actor: string } | null };
+    const mine = async (): Promise<Listed[]> => {
+      const response = await app.request(`/admin/dead-letters/${topic}`);
+      if (response.status === 404) return [];
+      const body = (await response.json()) as { records: Listed[] };
+      return body.records.filter((record) => record.value?.uetr === uetr);
+    };
+    const [dead] = await eventually(async () => {
+      const found = await mine();
+      return found.length > 0 ? found : undefined;
+    });
+    expect(dead).toMatchObject({
+      reason: 'non-retriable',
+      errorCode: 'ILLEGAL_TRANSITION',
+      group: consumerGroupName('tracker', names['rp.transaction.state.v1']),
+      value: { uetr, eventType: 'DEBIT_UNPAID' },
+      redriven: null,
+      redrivable: true,
+    });
+    const listing = (await (await app.request('/admin/dead-letters')).json()) as {
+      topics: { topic: string; records: number }[];
+    };
+    expect(listing.topics.find((entry) => entry.topic === topic)?.records).toBeGreaterThanOrEqual(1);
+
+    // Search by end-to-end id and creation time (the journey's first change, 07:30:00Z).
+    const e2e = encodeURIComponent(debit.transactionIdentifiers.endToEndIdentification);
+    const searched = async (query: string) =>
+      (
+        (await (await app.request(`/admin/transactions?endToEndId=${e2e}&${query}`)).json()) as {
+          transactions: { uetr: string }[];
+        }
+      ).transactions.map((entry) => entry.uetr);
+    expect(await searched('from=2025-03-14T09:00:00%2B02:00&to=2025-03-14T09:31:00%2B02:00')).toEqual([uetr]);
+    expect(await searched('from=2025-03-14T09:30:01%2B02:00')).toEqual([]);
+    expect(await searched('to=2025-03-14')).toEqual([]);
+    const badDate = await app.request(`/admin/transactions?from=yesterday`);
+    expect(badDate.status).toBe(422);
+    expect(((await badDate.json()) as { errors: { pointer: string }[] }).errors[0]?.pointer).toBe('/from');
+
+    const redrive = (body: unknown) =>
+      app.request(`/admin/dead-letters/${topic}/redrive`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const invalid = await redrive({ records: ['x'] });
+    expect(invalid.status).toBe(422);
+    expect(invalid.headers.get('content-type')).toMatch(/application\/problem\+json/);
+    const problem = (await invalid.json()) as { errors: { pointer: string }[] };
+    expect(problem.errors.map((error) => error.pointer).sort()).toEqual(['/operator', '/records/0']);
+    expect((await app.request(`/admin/dead-letters/${uniqueName('nope')}.dlq`)).status).toBe(404);
+
+    const first = await redrive({ operator: 'ops-alice', records: [dead?.id, '0:999999999'] });
+    expect(first.status).toBe(200);
+    expect(await first.json()).toMatchObject({
+      redriven: [dead?.id],
+      alreadyRedriven: [],
+      notFound: ['0:999999999'],
+    });
+    // Handled again by the tracker alone, still illegal: it is dead-lettered a second time.
+    const again = await eventually(async () => {
+      const found = await mine();
+      return found.length >= 2 ? found : undefined;
+    });
+    expect(again[0]).toMatchObject({ id: dead?.id, redriven: { actor: 'ops-alice' } });
+    expect(again[1]).toMatchObject({ reason: 'non-retriable', redriven: null });
+    expect((await store.transactions.get(uetr))?.state).toBe('DEBIT_COMPLETED');
+
+    const second = await redrive({ operator: 'ops-bob', records: [dead?.id] });
+    expect(await second.json()).toMatchObject({
+      redriven: [],
+      alreadyRedriven: [{ id: dead?.id, actor: 'ops-alice' }],
+    });
+    const audit = (await (await app.request('/admin/audit?action=dead-letter.redrive')).json()) as {
+      entries: { actor: string; target: string }[];
+    };
+    expect(audit.entries.filter((entry) => entry.target === `${topic} ${dead?.id}`)).toEqual([
+      expect.objectContaining({ actor: 'ops-alice', action: 'dead-letter.redrive' }),
+    ]);
   }, 120_000);
 
   it('a new tracker instance in the same group continues the sequence from the snapshot', async () => {
