@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { reconCommand } from '@rp/cli/commands';
 import { type PaymentStatusReport, toJson } from '@rp/contracts';
 import { baobab, sampleOnUsDebit } from '@rp/launcher';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -224,6 +225,14 @@ describe('spec section 7: errors, row by row', () => {
         stateAtClose: 'DEBIT_RECEIVED',
       });
       expect(String(items.get(uetr)?.text)).toMatch(/PaymentStatusReport/);
+      // The operator's report says the same.
+      const out: string[] = [];
+      const io = { out: (line: string) => out.push(line), err: (line: string) => out.push(line), env: {} };
+      expect(await reconCommand(['--url', e2e.pipeline.url('scheduler')], io)).toBe(0);
+      expect(out[0]).toMatch(/^reconciliation of window \d{4}-\d{2}-\d{2}: \d+ items?, \d+ open$/);
+      expect(out.find((line) => line.includes(uetr))).toMatch(
+        / 4 {2}open +DEBIT_RECEIVED +STATUS_REPORT_NOT_SENT$/,
+      );
       await e2e.waitForEvent(uetr, 'RECONCILIATION_REQUIRED');
     } finally {
       await e2e.pipeline.start('validator');

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { type CommandIo, deadLettersCommand, type SendSummary, sendCommand } from '@rp/cli/commands';
 import type { DirectDebit, PaymentStatusReport } from '@rp/contracts';
 import { johannesburgDate, sampleOnUsDebit } from '@rp/launcher';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -142,6 +143,38 @@ describe('the on-us direct debit exchange, end to end (spec section 4)', () => {
     ]);
     expect(toBank(snapshot, 'inbound/direct-debit')).toEqual([[sent.messageIdentification, 202]]);
     expect((await e2e.queue()).depth).toBe(queueBefore.depth);
+  });
+
+  it("an operator's CLI against the running pipeline: rp send, then rp dead-letters", async () => {
+    await e2e.openDebitWindow();
+    const out: string[] = [];
+    const io: CommandIo = { out: (line) => out.push(line), err: (line) => out.push(line), env: {} };
+    const url = e2e.pipeline.url('ingress');
+    const sendCode = await sendCommand(root, ['--count', '6', '--concurrency', '3', '--json', '--url', url], io);
+    expect(sendCode, out.join('\n')).toBe(0);
+    const summary = JSON.parse(out.join('\n')) as SendSummary;
+    expect(summary).toMatchObject({ sent: 6, accepted: 6, refused: {} });
+    expect(summary.sampleUetrs).toHaveLength(5);
+    for (const uetr of summary.sampleUetrs) await e2e.waitForEvent(uetr, 'DEBIT_COMPLETED');
+
+    out.length = 0;
+    const listCode = await deadLettersCommand(['--json', '--url', e2e.pipeline.url('tracker')], io);
+    expect(listCode, out.join('\n')).toBe(0);
+    const { topics } = JSON.parse(out.join('\n')) as { topics: { topic: string; records: number }[] };
+    // Every consumer group of this pipeline declared its dead-letter topic at start; a journey that went
+    // through left nothing in them.
+    const run = e2e.pipeline.run;
+    for (const [service, topic] of [
+      ['validator', 'rp.directdebit.received.v1'],
+      ['scheduler', 'rp.directdebit.accepted.v1'],
+      ['dispatcher', 'rp.directdebit.due.v1'],
+      ['tracker', 'rp.transaction.state.v1'],
+      ['event-publisher', 'rp.events.v1'],
+    ]) {
+      expect(topics.find((entry) => entry.topic === `${service}.${run}.${topic}.dlq`)).toMatchObject({
+        records: 0,
+      });
+    }
   });
 
   it('answers the same debit sent again (same messageIdentification, same body) 202 and processes it once', async () => {

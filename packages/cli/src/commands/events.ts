@@ -80,12 +80,22 @@ function parsing<T>(run: () => T): T {
 }
 
 function baseUrl(given: string | undefined, env: CommandIo['env']): string {
-  const raw = given ?? (env.EVENT_PUBLISHER_URL || undefined) ?? defaultEventPublisherUrl;
+  return serviceUrl(given, env, 'EVENT_PUBLISHER_URL', defaultEventPublisherUrl);
+}
+
+/** A service's base URL: `--url`, else the environment variable, else the local default; no trailing slash. */
+export function serviceUrl(
+  given: string | undefined,
+  env: CommandIo['env'],
+  variable: string,
+  fallback: string,
+): string {
+  const raw = given ?? (env[variable] || undefined) ?? fallback;
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw new UsageError(`--url: "${raw}" is not a URL (for example ${defaultEventPublisherUrl})`);
+    throw new UsageError(`--url: "${raw}" is not a URL (for example ${fallback})`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new UsageError(`--url: "${raw}" must be an http or https URL`);
@@ -93,7 +103,7 @@ function baseUrl(given: string | undefined, env: CommandIo['env']): string {
   return raw.replace(/\/+$/, '');
 }
 
-function timeoutOf(given: string | undefined): number {
+export function timeoutOf(given: string | undefined): number {
   if (given === undefined) return 120_000;
   const seconds = Number(given);
   if (!/^\d+(\.\d+)?$/.test(given) || seconds <= 0) {
@@ -205,7 +215,7 @@ export interface DeliveriesView {
   }[];
 }
 
-const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
+export const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
 
 /** What an operator reads after a replay. */
 export function formatReplay(args: ReplayArgs, result: ReplayResult): string[] {
@@ -303,30 +313,36 @@ function causeOf(error: unknown): string {
 }
 
 /** One admin call; the parsed JSON of a 2xx, else a CallError saying why (the problem's detail). */
-async function call<T>(url: string, init: RequestInit, timeoutMs: number, what: string): Promise<T> {
+export async function call<T>(
+  url: string,
+  init: RequestInit,
+  timeoutMs: number,
+  what: string,
+  service = 'the event publisher',
+): Promise<T> {
   let response: Response;
   let text: string;
   try {
     response = await fetch(url, { ...init, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
     text = await response.text();
   } catch (error) {
-    throw new CallError(`cannot reach the event publisher at ${new URL(url).origin}: ${causeOf(error)}`);
+    throw new CallError(`cannot reach ${service} at ${new URL(url).origin}: ${causeOf(error)}`);
   }
   if (!response.ok) {
     throw new CallError(
-      `the event publisher refused ${what}: ${describeRefusal(response.status, response.statusText, text)}`,
+      `${service} refused ${what}: ${describeRefusal(response.status, response.statusText, text)}`,
     );
   }
   try {
     return JSON.parse(text) as T;
   } catch {
     throw new CallError(
-      `the event publisher answered ${what} with HTTP ${response.status} but not JSON: ${text.slice(0, 200)}`,
+      `${service} answered ${what} with HTTP ${response.status} but not JSON: ${text.slice(0, 200)}`,
     );
   }
 }
 
-async function runCommand(
+export async function runCommand(
   name: string,
   usage: string,
   args: readonly string[],
