@@ -150,7 +150,11 @@ describe('the on-us direct debit exchange, end to end (spec section 4)', () => {
     const out: string[] = [];
     const io: CommandIo = { out: (line) => out.push(line), err: (line) => out.push(line), env: {} };
     const url = e2e.pipeline.url('ingress');
-    const sendCode = await sendCommand(root, ['--count', '6', '--concurrency', '3', '--json', '--url', url], io);
+    const sendCode = await sendCommand(
+      root,
+      ['--count', '6', '--concurrency', '3', '--json', '--url', url],
+      io,
+    );
     expect(sendCode, out.join('\n')).toBe(0);
     const summary = JSON.parse(out.join('\n')) as SendSummary;
     expect(summary).toMatchObject({ sent: 6, accepted: 6, refused: {} });

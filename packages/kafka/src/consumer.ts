@@ -1,3 +1,4 @@
+import type { TraceSpan, Tracing } from '@rp/runtime';
 import type {
   Admin,
   Consumer,
@@ -95,6 +96,8 @@ export interface ConsumerDeps {
   admin(): Promise<Admin>;
   ensureTopics(topics: readonly { topic: string; partitions: number; retentionMs?: number }[]): Promise<void>;
   logger: Logger;
+  /** A consumer span per record handled; the handler sees the span as the record's `traceparent`. */
+  tracing?: Tracing;
 }
 
 interface RetryEntry extends BufferedRecord {
@@ -394,7 +397,7 @@ export async function startConsumer<T>(
       });
     });
 
-    const failures = await invoke(records, heartbeat, 1);
+    const failures = await invokeTraced(records, heartbeat, 1);
     const dispositions = dispose({ keys, parkedBefore, poison, failures }, policy, isRetriable);
 
     const outgoing: Outgoing[] = [];
@@ -449,6 +452,45 @@ export async function startConsumer<T>(
     } catch (error) {
       for (const { key, offset } of parkedNow) lane.parked.release(topic, key, offset);
       throw error;
+    }
+  }
+
+  /** `invoke` inside one consumer span per record, each the child of the trace its record carries. */
+  async function invokeTraced(
+    records: readonly Indexed<T>[],
+    heartbeat: () => Promise<void>,
+    attempt: number,
+  ): Promise<Map<number, unknown>> {
+    const tracing = deps.tracing;
+    if (!tracing || records.length === 0) return invoke(records, heartbeat, attempt);
+    const spans: TraceSpan[] = [];
+    const traced = records.map(({ index, record }) => {
+      const span = tracing.startSpan(`process ${record.topic}`, {
+        role: 'consumer',
+        parent: record.headers,
+        uetr: record.key,
+        attributes: {
+          'messaging.system': 'kafka',
+          'messaging.destination.name': record.topic,
+          'messaging.consumer.group.name': groupId,
+          'messaging.kafka.offset': Number(record.offset),
+          'rp.attempt': attempt,
+        },
+      });
+      spans.push(span);
+      return { index, record: { ...record, headers: { ...record.headers, ...span.headers } } };
+    });
+    try {
+      const failures = await invoke(traced, heartbeat, attempt);
+      traced.forEach(({ index }, at) => {
+        if (failures.has(index)) spans[at]?.fail(failures.get(index));
+      });
+      return failures;
+    } catch (error) {
+      for (const span of spans) span.fail(error);
+      throw error;
+    } finally {
+      for (const span of spans) span.end();
     }
   }
 
@@ -629,7 +671,7 @@ export async function startConsumer<T>(
         timestamp: state.origin.timestamp,
         attempt,
       };
-      const failures = await invoke([{ index: 0, record }], async () => {}, attempt);
+      const failures = await invokeTraced([{ index: 0, record }], async () => {}, attempt);
       if (aborted || !isCurrent(lane)) return;
       if (!failures.has(0)) {
         release();

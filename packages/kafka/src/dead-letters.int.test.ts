@@ -103,7 +103,11 @@ describe('dead-letter admin', () => {
     });
     expect(refused.origin.topic).toBe(topic);
     expect(refused.id).toBe(`${refused.partition}:${refused.offset}`);
-    expect(await codec.decode(refused.value as Buffer)).toEqual({ uetr: 'refused', sequence: 1, amount: '2.00' });
+    expect(await codec.decode(refused.value as Buffer)).toEqual({
+      uetr: 'refused',
+      sequence: 1,
+      amount: '2.00',
+    });
     const poison = dead.find((record) => record.key === 'poison') as DeadLetterRecord;
     expect(poison).toMatchObject({ reason: 'poison', attempts: 0, errorCode: 'AVRO_NOT_WIRE_FORMAT' });
     expect(poison.value?.toString()).toBe('not avro');
@@ -127,7 +131,9 @@ describe('dead-letter admin', () => {
 
   test('refuses what is not a dead-letter topic and a record whose origin is a retry tier', async () => {
     const admin = kafka.deadLetters();
-    await expect(admin.read('rp.debits.received.v1')).rejects.toMatchObject({ reason: 'KAFKA_TOPIC_MISCONFIGURED' });
+    await expect(admin.read('rp.debits.received.v1')).rejects.toMatchObject({
+      reason: 'KAFKA_TOPIC_MISCONFIGURED',
+    });
     await expect(admin.read(`${uniqueName('never')}.dlq`)).rejects.toMatchObject({
       reason: 'KAFKA_TOPIC_MISCONFIGURED',
     });

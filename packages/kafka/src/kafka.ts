@@ -1,3 +1,4 @@
+import type { Tracing } from '@rp/runtime';
 import {
   type Admin,
   Kafka as KafkaJs,
@@ -25,6 +26,8 @@ export interface KafkaOptions {
   logger?: Logger;
   connectionTimeoutMs?: number;
   requestTimeoutMs?: number;
+  /** Spans for every record produced and handled, carried in the records' `traceparent` headers. */
+  tracing?: Tracing;
 }
 
 /** A topic as the project declares it (the broker does not create topics on first use). */
@@ -175,11 +178,18 @@ export function createKafka(options: KafkaOptions): KafkaClient {
         },
         logger,
       );
-      return createProducer(outbound, producerOptions.codecs);
+      return createProducer(outbound, producerOptions.codecs, options.tracing);
     },
     runConsumer<T>(consumerOptions: ConsumerOptions<T>): Promise<ConsumerRunner> {
       return startConsumer(
-        { kafka, admin: connectedAdmin, ensureTopics, logger, createKafkaJsProducer: kafkaJsProducer },
+        {
+          kafka,
+          admin: connectedAdmin,
+          ensureTopics,
+          logger,
+          createKafkaJsProducer: kafkaJsProducer,
+          ...(options.tracing ? { tracing: options.tracing } : {}),
+        },
         consumerOptions,
       );
     },

@@ -1,3 +1,4 @@
+import type { TraceSpan, Tracing } from '@rp/runtime';
 import type { Producer as KafkaJsProducer, Message } from 'kafkajs';
 import type { AvroCodec } from './avro-serde.ts';
 import {
@@ -234,7 +235,11 @@ export class OutboundQueue {
   }
 }
 
-export function createProducer<M>(outbound: OutboundQueue, codecs: TopicCodecs<M>): Producer<M> {
+export function createProducer<M>(
+  outbound: OutboundQueue,
+  codecs: TopicCodecs<M>,
+  tracing?: Tracing,
+): Producer<M> {
   return {
     connect: () => outbound.connect(),
     send(topic, records) {
@@ -245,18 +250,51 @@ export function createProducer<M>(outbound: OutboundQueue, codecs: TopicCodecs<M
         );
       }
       let messages: Message[];
+      // One producer span per record: the child of the trace the record names (the caller's), else of the
+      // trace of its transaction; the record carries the span on to its consumers.
+      const spans = tracing ? records.map((record) => producerSpan(tracing, String(topic), record)) : [];
       try {
-        messages = records.map((record) => ({
-          key: record.key,
-          value: codec.encode(record.value),
-          ...(record.headers ? { headers: { ...record.headers } } : {}),
-        }));
+        messages = records.map((record, index) => {
+          const traced = spans[index]?.headers;
+          const headers = record.headers || traced ? { ...record.headers, ...traced } : undefined;
+          return {
+            key: record.key,
+            value: codec.encode(record.value),
+            ...(headers ? { headers } : {}),
+          };
+        });
       } catch (error) {
+        endSpans(spans, error);
         return Promise.reject(error);
       }
-      return outbound.send(topic, messages);
+      if (spans.length === 0) return outbound.send(topic, messages);
+      return outbound.send(topic, messages).then(
+        () => endSpans(spans),
+        (error: unknown) => {
+          endSpans(spans, error);
+          throw error;
+        },
+      );
     },
     flush: () => outbound.flush(),
     disconnect: () => outbound.close(),
   };
+}
+
+function producerSpan(tracing: Tracing, topic: string, record: ProducerRecord<unknown>): TraceSpan {
+  // The record's own trace headers, else the ambient span's (an HTTP request being answered).
+  const parent = record.headers?.traceparent ? record.headers : tracing.currentHeaders(record.key);
+  return tracing.startSpan(`send ${topic}`, {
+    role: 'producer',
+    ...(parent ? { parent } : {}),
+    uetr: record.key,
+    attributes: { 'messaging.system': 'kafka', 'messaging.destination.name': topic },
+  });
+}
+
+function endSpans(spans: readonly TraceSpan[], error?: unknown): void {
+  for (const span of spans) {
+    if (error !== undefined) span.fail(error);
+    span.end();
+  }
 }

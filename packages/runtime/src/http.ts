@@ -8,6 +8,7 @@ import { type Health, healthRoutes } from './health.ts';
 import type { Logger } from './logging.ts';
 import { type Metrics, metricsRoutes } from './metrics.ts';
 import { createProblemJsonErrorHandler, notFoundHandler } from './problem.ts';
+import type { TraceSpan, Tracing } from './tracing.ts';
 
 /** Hono environment of apps made by `createHttpApp`: each request carries its own child logger. */
 export interface AppEnv extends Env {
@@ -18,6 +19,12 @@ export interface HttpAppOptions {
   readonly health: Health;
   readonly metrics: Metrics;
   readonly logger: Logger;
+  /**
+   * A server span per request (not for probes); it is the ambient span of the request's work, made once
+   * the work names its transaction: then it is in the transaction's trace (named after the UETR) with the
+   * caller's `traceparent` as a link; a request that names none continues the caller's trace.
+   */
+  readonly tracing?: Tracing;
 }
 
 const probePaths = new Set(['/health/live', '/health/ready', '/metrics']);
@@ -40,7 +47,35 @@ export function createHttpApp(options: HttpAppOptions): Hono<AppEnv> {
     c.set('requestId', requestId);
     c.set('logger', requestLogger);
     const started = performance.now();
-    await next();
+    const tracing = probePaths.has(c.req.path) ? undefined : options.tracing;
+    let span: TraceSpan | undefined;
+    if (tracing) {
+      const startTime = Date.now();
+      const parent = {
+        traceparent: c.req.header('traceparent'),
+        tracestate: c.req.header('tracestate'),
+      };
+      const open = (uetr?: string) =>
+        tracing.startSpan(`${c.req.method} ${c.req.path}`, {
+          role: 'server',
+          // One trace per transaction: a request that names its transaction starts (or joins) the trace
+          // named after the UETR and keeps the caller's own trace as a link; any other continues the caller's.
+          ...(uetr ? { uetr, link: parent } : { parent }),
+          startTime,
+          attributes: { 'http.request.method': c.req.method, 'url.path': c.req.path },
+        });
+      const opened = (uetr?: string): TraceSpan => {
+        span ??= open(uetr);
+        return span;
+      };
+      await tracing.runInScope({ headers: (uetr) => opened(uetr).headers }, next);
+      span = opened();
+      span.setAttribute('http.response.status_code', c.res.status);
+      if (c.res.status >= 500) span.fail(new Error(`HTTP ${c.res.status}`));
+      span.end();
+    } else {
+      await next();
+    }
     c.header('X-Request-Id', requestId);
     const seconds = (performance.now() - started) / 1000;
     requestDuration.observe(

@@ -10,3 +10,4 @@ export * from './memory-logger.ts';
 export * from './metrics.ts';
 export * from './problem.ts';
 export * from './timeout.ts';
+export * from './tracing.ts';

@@ -1,9 +1,10 @@
-import { defineConfig, duration, logLevels, oneOf, port, secret, url } from '@rp/runtime';
+import { defineConfig, duration, logLevels, oneOf, port, secret, tracingConfig, url } from '@rp/runtime';
 
 /** Every variable the console reads; `loadConfig` refuses to start while any of them is invalid. */
 export const consoleConfigSpec = defineConfig({
   PORT: port({ default: 8087, doc: 'HTTP port of the console page, its JSON API, health and metrics' }),
   LOG_LEVEL: oneOf(logLevels, { default: 'info', doc: 'Minimum level of the JSON log lines' }),
+  ...tracingConfig,
   INGRESS_URL: url({ default: 'http://127.0.0.1:8080', doc: "The ingress's base URL (its /metrics)" }),
   VALIDATOR_URL: url({ default: 'http://127.0.0.1:8081', doc: "The validator's base URL (its /metrics)" }),
   SCHEDULER_URL: url({

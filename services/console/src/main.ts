@@ -6,6 +6,7 @@ import {
   createMetrics,
   describeConfig,
   loadConfig,
+  serviceTracing,
   startHttpServer,
 } from '@rp/runtime';
 import { consoleConfigSpec } from './config.ts';
@@ -17,6 +18,8 @@ logger.info({ config: describeConfig(consoleConfigSpec, config) }, 'configuratio
 const health = createHealth();
 const metrics = createMetrics({ service: serviceName });
 const lifecycle = createLifecycle({ logger, health, hookTimeoutMs: config.SHUTDOWN_TIMEOUT });
+const tracing = serviceTracing(serviceName, config.OTEL_EXPORTER_OTLP_ENDPOINT);
+lifecycle.onStop('other', 'tracing', () => tracing.shutdown());
 lifecycle.installSignalHandlers();
 
 try {
@@ -36,7 +39,7 @@ try {
     logger,
     metrics,
   });
-  const app = createHttpApp({ health, metrics, logger });
+  const app = createHttpApp({ health, metrics, logger, tracing });
   app.route('/', service.app);
   const server = await startHttpServer(app, { port: config.PORT, closeTimeoutMs: config.SHUTDOWN_TIMEOUT });
   lifecycle.onStop('http', 'server', () => server.close());

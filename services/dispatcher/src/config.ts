@@ -1,10 +1,23 @@
-import { defineConfig, duration, int, list, logLevels, oneOf, port, secret, str, url } from '@rp/runtime';
+import {
+  defineConfig,
+  duration,
+  int,
+  list,
+  logLevels,
+  oneOf,
+  port,
+  secret,
+  str,
+  tracingConfig,
+  url,
+} from '@rp/runtime';
 import { windowConfig } from '@rp/scheduler/windows';
 
 /** Every variable the dispatcher reads; `loadConfig` refuses to start while any of them is invalid. */
 export const dispatcherConfigSpec = defineConfig({
   PORT: port({ default: 8084, doc: 'HTTP port of health and metrics' }),
   LOG_LEVEL: oneOf(logLevels, { default: 'info', doc: 'Minimum level of the JSON log lines' }),
+  ...tracingConfig,
   KAFKA_BROKERS: list({ doc: 'Kafka bootstrap brokers, host:port,...' }),
   SCHEMA_REGISTRY_URL: url({ doc: 'Confluent-compatible schema registry API base URL' }),
   MONGODB_URI: url({

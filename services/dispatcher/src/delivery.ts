@@ -12,7 +12,7 @@ import {
 } from '@rp/contracts';
 import type { ConsumedRecord } from '@rp/kafka';
 import type { Participant, PipelineProducer, StateEmitter } from '@rp/pipeline';
-import { AppError, type Clock, type Logger, transactionLogger } from '@rp/runtime';
+import { AppError, type Clock, type Logger, type Tracing, transactionLogger } from '@rp/runtime';
 import type { WindowCalendar } from '@rp/scheduler/windows';
 import type { BankClient } from './bank-client.ts';
 import type { BankGates, CallHealth } from './bank-gate.ts';
@@ -92,6 +92,8 @@ export interface DelivererDeps {
   readonly maxRetryAfterMs: number;
   readonly signingKeys: ReadonlyMap<string, SigningKeys>;
   readonly metrics: DispatcherMetrics;
+  /** A client span per call to a bank; the bank gets it as the call's traceparent. */
+  readonly tracing?: Tracing;
   readonly logger: Logger;
   readonly userAgent: string;
   readonly random?: () => number;
@@ -199,8 +201,27 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
       ...(job.record.headers.traceparent ? { traceparent: job.record.headers.traceparent } : {}),
       ...(job.record.headers.tracestate ? { tracestate: job.record.headers.tracestate } : {}),
     });
+    const span = deps.tracing?.startSpan(`POST ${job.path}`, {
+      role: 'client',
+      parent: job.record.headers,
+      uetr: job.uetr,
+      attributes: {
+        'http.request.method': 'POST',
+        'rp.bank': job.bank.memberId,
+        'rp.operation': operation,
+        'rp.attempt': state.attempts + 1,
+      },
+    });
+    if (span?.headers.traceparent) headers.traceparent = span.headers.traceparent;
     const result = await client.post(`${job.bank.baseUrl}${job.path}`, headers, job.body, signal);
     const status = 'status' in result ? result.status : undefined;
+    if (span) {
+      if (status !== undefined) span.setAttribute('http.response.status_code', status);
+      if (status === undefined || status >= 500) {
+        span.fail('error' in result ? result.error : new Error(`HTTP ${status}`));
+      }
+      span.end();
+    }
     const retryAfterMs =
       'status' in result && (result.status === 429 || result.status === 503)
         ? parseRetryAfter(result.retryAfter, attemptedAt, deps.maxRetryAfterMs)

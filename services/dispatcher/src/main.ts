@@ -20,6 +20,7 @@ import {
   loadConfig,
   parseDuration,
   ScaledClock,
+  serviceTracing,
   startHttpServer,
   systemClock,
 } from '@rp/runtime';
@@ -38,6 +39,8 @@ logger.info({ config: describeConfig(dispatcherConfigSpec, config) }, 'configura
 const health = createHealth();
 const metrics = createMetrics({ service: serviceName });
 const lifecycle = createLifecycle({ logger, health, hookTimeoutMs: config.SHUTDOWN_TIMEOUT });
+const tracing = serviceTracing(serviceName, config.OTEL_EXPORTER_OTLP_ENDPOINT);
+lifecycle.onStop('other', 'tracing', () => tracing.shutdown());
 lifecycle.installSignalHandlers();
 
 try {
@@ -58,6 +61,7 @@ try {
 
   const names = resolveTopicNames(config.TOPIC_NAMESPACE);
   const kafka = createKafka({
+    tracing,
     brokers: config.KAFKA_BROKERS,
     clientId: clientIdFor(serviceName, 'main'),
     logger,
@@ -84,6 +88,7 @@ try {
   lifecycle.onStop('store', 'mongodb', () => store.close());
 
   const service = createDispatcherService({
+    tracing,
     kafka,
     names,
     codecs,
@@ -110,7 +115,7 @@ try {
       partitionsConsumedConcurrently: config.DISPATCHER_PARTITIONS_CONCURRENTLY,
     },
   });
-  const app = createHttpApp({ health, metrics, logger });
+  const app = createHttpApp({ health, metrics, logger, tracing });
   const server = await startHttpServer(app, { port: config.PORT });
   lifecycle.onStop('http', 'server', () => server.close());
   await service.start();

@@ -7,7 +7,15 @@ import {
   type PipelineProducer,
   type TopicNames,
 } from '@rp/pipeline';
-import { AppError, type Clock, createMetrics, type Logger, type Metrics, systemClock } from '@rp/runtime';
+import {
+  AppError,
+  type Clock,
+  createMetrics,
+  type Logger,
+  type Metrics,
+  systemClock,
+  type Tracing,
+} from '@rp/runtime';
 import { WindowCalendar, type WindowSettings } from '@rp/scheduler/windows';
 import type { Store } from '@rp/store';
 import { createDispatchHandlers } from './app.ts';
@@ -77,6 +85,8 @@ export interface DispatcherDeps {
   /** Signing keys per member id (`*`: every other bank); a bank without keys gets unsigned calls. */
   readonly signingKeys?: ReadonlyMap<string, SigningKeys>;
   readonly logger: Logger;
+  /** Client spans for the calls to banks. */
+  readonly tracing?: Tracing;
   /** Defaults to a registry of its own without process metrics. */
   readonly metrics?: Metrics;
   readonly clock?: Clock;
@@ -138,6 +148,7 @@ export function createDispatcherService(deps: DispatcherDeps): DispatcherService
         maxRetryAfterMs: options.maxRetryAfterMs ?? 3_600_000,
         signingKeys: deps.signingKeys ?? new Map(),
         metrics,
+        ...(deps.tracing ? { tracing: deps.tracing } : {}),
         logger,
         userAgent: 'rp-dispatcher/0.1',
       });

@@ -1,4 +1,4 @@
-import { type Clock, type Logger, transactionLogger } from '@rp/runtime';
+import { type Clock, type Logger, type Tracing, transactionLogger } from '@rp/runtime';
 import type { DeliveryLogRepository, EventDeliveryOutcome } from '@rp/store';
 import type { AttemptResult, BankClient } from './bank-client.ts';
 import type { BankGates, BankHealth, GateTicket } from './bank-gate.ts';
@@ -34,6 +34,8 @@ export interface DeliveryDeps {
   readonly logger: Logger;
   readonly metrics: PublisherMetrics;
   readonly userAgent: string;
+  /** A client span per attempt; the bank gets it as the posting's traceparent. */
+  readonly tracing?: Tracing;
 }
 
 /**
@@ -67,15 +69,30 @@ export class Delivery {
         // Configuration is checked at start-up; this only guards a bank added without a secret.
         result = { kind: 'final', status: 0, error: 'no signing secret for this bank', latencyMs: 0 };
       } else {
+        const span = this.#deps.tracing?.startSpan(`POST ${posting.eventName}`, {
+          role: 'client',
+          ...(posting.traceparent ? { parent: { traceparent: posting.traceparent } } : {}),
+          uetr: posting.uetr,
+          attributes: {
+            'http.request.method': 'POST',
+            'rp.bank': target.memberId,
+            'rp.event.id': posting.eventId,
+          },
+        });
         const headers = postingHeaders({
           eventId: posting.eventId,
           body: posting.body,
           at,
           signer,
-          traceparent: traceparentFor(posting.uetr, posting.traceparent),
+          traceparent: span?.headers.traceparent ?? traceparentFor(posting.uetr, posting.traceparent),
           userAgent: this.#deps.userAgent,
         });
         result = await client.post(target.endpoint, headers, posting.body, options.signal);
+        if (span) {
+          if (result.status) span.setAttribute('http.response.status_code', result.status);
+          if (result.kind !== 'delivered') span.fail(new Error(result.error));
+          span.end();
+        }
       }
     } finally {
       release();

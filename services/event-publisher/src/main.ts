@@ -12,6 +12,7 @@ import {
   describeConfig,
   loadConfig,
   parseDuration,
+  serviceTracing,
   startHttpServer,
 } from '@rp/runtime';
 import { connectStore, defaultStoreLimits, redactedHosts, storeClientOptions } from '@rp/store';
@@ -30,6 +31,8 @@ logger.info({ config: describeConfig(eventPublisherConfigSpec, config) }, 'confi
 const health = createHealth();
 const metrics = createMetrics({ service: serviceName });
 const lifecycle = createLifecycle({ logger, health, hookTimeoutMs: config.SHUTDOWN_TIMEOUT });
+const tracing = serviceTracing(serviceName, config.OTEL_EXPORTER_OTLP_ENDPOINT);
+lifecycle.onStop('other', 'tracing', () => tracing.shutdown());
 lifecycle.installSignalHandlers();
 
 function retryDelays(texts: readonly string[]): number[] {
@@ -46,6 +49,7 @@ try {
   const signingSecrets = parseSigningSecrets(config.SIGNING_SECRETS?.reveal() ?? '{}');
   const names = resolveTopicNames(config.TOPIC_NAMESPACE);
   const kafka = createKafka({
+    tracing,
     brokers: config.KAFKA_BROKERS,
     clientId: clientIdFor(serviceName, 'main'),
     logger,
@@ -77,6 +81,7 @@ try {
   await deliveries.ensureIndexes();
 
   const service = createEventPublisherService({
+    tracing,
     kafka,
     names,
     codecs,
@@ -108,7 +113,7 @@ try {
       replayMaxPostings: config.EVENTS_REPLAY_MAX,
     },
   });
-  const app = createHttpApp({ health, metrics, logger });
+  const app = createHttpApp({ health, metrics, logger, tracing });
   app.route('/', service.app);
   const server = await startHttpServer(app, { port: config.PORT });
   lifecycle.onStop('http', 'server', () => server.close());

@@ -9,6 +9,7 @@ import {
   type Logger,
   type Metrics,
   systemClock,
+  type Tracing,
 } from '@rp/runtime';
 import type { Store } from '@rp/store';
 import type { Hono } from 'hono';
@@ -91,6 +92,8 @@ export interface EventPublisherDeps {
   readonly participants: Participants;
   readonly signingSecrets: SigningSecrets;
   readonly logger: Logger;
+  /** Client spans for the postings sent to banks. */
+  readonly tracing?: Tracing;
   readonly metrics?: Metrics;
   readonly clock?: Clock;
   readonly options?: EventPublisherOptions;
@@ -155,6 +158,7 @@ export function createEventPublisherService(deps: EventPublisherDeps): EventPubl
     logger,
     metrics,
     userAgent: 'rp-event-publisher/1',
+    ...(deps.tracing ? { tracing: deps.tracing } : {}),
   });
   const worker = new LaneWorker({
     store: deps.deliveries,

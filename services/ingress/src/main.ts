@@ -15,6 +15,7 @@ import {
   createMetrics,
   describeConfig,
   loadConfig,
+  serviceTracing,
   startHttpServer,
 } from '@rp/runtime';
 import { connectStore } from '@rp/store';
@@ -31,6 +32,8 @@ logger.info({ config: describeConfig(ingressConfigSpec, config) }, 'configuratio
 const health = createHealth();
 const metrics = createMetrics({ service: serviceName });
 const lifecycle = createLifecycle({ logger, health, hookTimeoutMs: config.SHUTDOWN_TIMEOUT });
+const tracing = serviceTracing(serviceName, config.OTEL_EXPORTER_OTLP_ENDPOINT);
+lifecycle.onStop('other', 'tracing', () => tracing.shutdown());
 lifecycle.installSignalHandlers();
 
 try {
@@ -43,6 +46,7 @@ try {
   }
   const names = resolveTopicNames(config.TOPIC_NAMESPACE);
   const kafka = createKafka({
+    tracing,
     brokers: config.KAFKA_BROKERS,
     clientId: clientIdFor(serviceName, 'http'),
     logger,
@@ -73,6 +77,7 @@ try {
   });
 
   const service = createIngressService({
+    tracing,
     producer,
     store,
     participants,

@@ -10,6 +10,7 @@ import {
   type Logger,
   type Metrics,
   systemClock,
+  type Tracing,
 } from '@rp/runtime';
 import type { Store } from '@rp/store';
 import type { Hono } from 'hono';
@@ -43,6 +44,8 @@ export interface IngressDeps {
    */
   readonly schemes?: SchemeClients;
   readonly logger: Logger;
+  /** Server spans for its HTTP routes (see `createHttpApp`). */
+  readonly tracing?: Tracing;
   /** Defaults to a registry of its own without process metrics. */
   readonly metrics?: Metrics;
   readonly health?: Health;
@@ -67,7 +70,12 @@ export function createIngressService(deps: IngressDeps): IngressService {
   const metrics = deps.metrics ?? createMetrics({ service: serviceName, defaultMetrics: false });
   const health = deps.health ?? createHealth();
   const clock = deps.clock ?? systemClock;
-  const app = createHttpApp({ health, metrics, logger: deps.logger });
+  const app = createHttpApp({
+    health,
+    metrics,
+    logger: deps.logger,
+    ...(deps.tracing ? { tracing: deps.tracing } : {}),
+  });
   const emitter = createStateEmitter({
     service: serviceName,
     producer: deps.producer,

@@ -12,6 +12,7 @@ import {
   describeConfig,
   loadConfig,
   ScaledClock,
+  serviceTracing,
   startHttpServer,
   systemClock,
 } from '@rp/runtime';
@@ -31,6 +32,8 @@ logger.info({ config: describeConfig(schedulerConfigSpec, config) }, 'configurat
 const health = createHealth();
 const metrics = createMetrics({ service: serviceName });
 const lifecycle = createLifecycle({ logger, health, hookTimeoutMs: config.SHUTDOWN_TIMEOUT });
+const tracing = serviceTracing(serviceName, config.OTEL_EXPORTER_OTLP_ENDPOINT);
+lifecycle.onStop('other', 'tracing', () => tracing.shutdown());
 lifecycle.installSignalHandlers();
 
 try {
@@ -46,6 +49,7 @@ try {
 
   const names = resolveTopicNames(config.TOPIC_NAMESPACE);
   const kafka = createKafka({
+    tracing,
     brokers: config.KAFKA_BROKERS,
     clientId: clientIdFor(serviceName, 'main'),
     logger,
@@ -82,6 +86,7 @@ try {
   await intake.ensureIndexes();
 
   const service = createSchedulerService({
+    tracing,
     kafka,
     names,
     codecs,

@@ -23,6 +23,7 @@ import {
   type Logger,
   type Metrics,
   systemClock,
+  type Tracing,
 } from '@rp/runtime';
 import type { Store } from '@rp/store';
 import type { Hono } from 'hono';
@@ -101,6 +102,8 @@ export interface SchedulerDeps {
   /** A credits gate besides the admin trigger, the credits themselves and the cut-off time. */
   readonly creditsGate?: CreditsGate;
   readonly logger: Logger;
+  /** Server spans for its HTTP routes (see `createHttpApp`). */
+  readonly tracing?: Tracing;
   /** Defaults to a registry of its own without process metrics. */
   readonly metrics?: Metrics;
   readonly health?: Health;
@@ -242,7 +245,12 @@ export function createSchedulerService(deps: SchedulerDeps): SchedulerService {
     return windows.status(clock.now());
   }
 
-  const app = createHttpApp({ health, metrics: registry, logger });
+  const app = createHttpApp({
+    health,
+    metrics: registry,
+    logger,
+    ...(deps.tracing ? { tracing: deps.tracing } : {}),
+  });
   registerAdminRoutes(app, {
     windows,
     clock,

@@ -1,9 +1,22 @@
-import { bool, defineConfig, duration, int, list, logLevels, oneOf, port, str, url } from '@rp/runtime';
+import {
+  bool,
+  defineConfig,
+  duration,
+  int,
+  list,
+  logLevels,
+  oneOf,
+  port,
+  str,
+  tracingConfig,
+  url,
+} from '@rp/runtime';
 
 /** Every variable the tracker reads; `loadConfig` refuses to start while any of them is invalid. */
 export const trackerConfigSpec = defineConfig({
   PORT: port({ default: 8085, doc: 'HTTP port of the admin API, health and metrics' }),
   LOG_LEVEL: oneOf(logLevels, { default: 'info', doc: 'Minimum level of the JSON log lines' }),
+  ...tracingConfig,
   KAFKA_BROKERS: list({ doc: 'Kafka bootstrap brokers, host:port,...' }),
   SCHEMA_REGISTRY_URL: url({ doc: 'Confluent-compatible schema registry API base URL' }),
   MONGODB_URI: url({

@@ -11,6 +11,7 @@ import {
   createMetrics,
   describeConfig,
   loadConfig,
+  serviceTracing,
   startHttpServer,
 } from '@rp/runtime';
 import { connectStore } from '@rp/store';
@@ -26,11 +27,14 @@ logger.info({ config: describeConfig(trackerConfigSpec, config) }, 'configuratio
 const health = createHealth();
 const metrics = createMetrics({ service: serviceName });
 const lifecycle = createLifecycle({ logger, health, hookTimeoutMs: config.SHUTDOWN_TIMEOUT });
+const tracing = serviceTracing(serviceName, config.OTEL_EXPORTER_OTLP_ENDPOINT);
+lifecycle.onStop('other', 'tracing', () => tracing.shutdown());
 lifecycle.installSignalHandlers();
 
 try {
   const names = resolveTopicNames(config.TOPIC_NAMESPACE);
   const kafka = createKafka({
+    tracing,
     brokers: config.KAFKA_BROKERS,
     clientId: clientIdFor(serviceName, 'main'),
     logger,
@@ -72,7 +76,7 @@ try {
       recordEventPostingAttempts: config.TRACKER_RECORD_EVENT_DELIVERIES,
     },
   });
-  const app = createHttpApp({ health, metrics, logger });
+  const app = createHttpApp({ health, metrics, logger, tracing });
   app.route('/', service.app);
   const server = await startHttpServer(app, { port: config.PORT });
   lifecycle.onStop('http', 'server', () => server.close());

@@ -1,10 +1,23 @@
 import { cdvConfig } from '@rp/cdv';
-import { bool, defineConfig, duration, int, list, logLevels, oneOf, port, str, url } from '@rp/runtime';
+import {
+  bool,
+  defineConfig,
+  duration,
+  int,
+  list,
+  logLevels,
+  oneOf,
+  port,
+  str,
+  tracingConfig,
+  url,
+} from '@rp/runtime';
 
 /** Every variable the validator reads; `loadConfig` refuses to start while any of them is invalid. */
 export const validatorConfigSpec = defineConfig({
   PORT: port({ default: 8081, doc: 'HTTP port of health and metrics' }),
   LOG_LEVEL: oneOf(logLevels, { default: 'info', doc: 'Minimum level of the JSON log lines' }),
+  ...tracingConfig,
   KAFKA_BROKERS: list({ doc: 'Kafka bootstrap brokers, host:port,...' }),
   SCHEMA_REGISTRY_URL: url({ doc: 'Confluent-compatible schema registry API base URL' }),
   MONGODB_URI: url({

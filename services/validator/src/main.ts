@@ -18,6 +18,7 @@ import {
   createMetrics,
   describeConfig,
   loadConfig,
+  serviceTracing,
   startHttpServer,
 } from '@rp/runtime';
 import { connectStore } from '@rp/store';
@@ -34,6 +35,8 @@ logger.info({ config: describeConfig(validatorConfigSpec, config) }, 'configurat
 const health = createHealth();
 const metrics = createMetrics({ service: serviceName });
 const lifecycle = createLifecycle({ logger, health, hookTimeoutMs: config.SHUTDOWN_TIMEOUT });
+const tracing = serviceTracing(serviceName, config.OTEL_EXPORTER_OTLP_ENDPOINT);
+lifecycle.onStop('other', 'tracing', () => tracing.shutdown());
 lifecycle.installSignalHandlers();
 
 try {
@@ -72,6 +75,7 @@ try {
 
   const names = resolveTopicNames(config.TOPIC_NAMESPACE);
   const kafka = createKafka({
+    tracing,
     brokers: config.KAFKA_BROKERS,
     clientId: clientIdFor(serviceName, 'main'),
     logger,
@@ -114,7 +118,7 @@ try {
       partitionsConsumedConcurrently: config.VALIDATOR_PARTITIONS_CONCURRENTLY,
     },
   });
-  const app = createHttpApp({ health, metrics, logger });
+  const app = createHttpApp({ health, metrics, logger, tracing });
   const server = await startHttpServer(app, { port: config.PORT });
   lifecycle.onStop('http', 'server', () => server.close());
   await service.start();
