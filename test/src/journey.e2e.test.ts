@@ -119,11 +119,23 @@ describe('the on-us direct debit exchange, end to end (spec section 4)', () => {
     expect(
       postings.map((entry) => ('stageVersion' in entry.posting ? entry.posting.stageVersion : 0)),
     ).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    const received = await e2e.bank.postings(uetr);
+    const deliveredEvents = (found: Snapshot) =>
+      (found.events ?? []).filter((event) => event.outcome === 'delivered');
     const snapshot = await e2e.waitForTransaction(
       uetr,
-      (found) => found.deliveryAttempts.length >= 4,
-      'every delivery attempt recorded',
+      (found) => found.deliveryAttempts.length >= 4 && deliveredEvents(found).length >= received.length,
+      'every delivery attempt and every posting delivered recorded',
     );
+    // The admin view has its event postings too: each one the bank got, delivered, with its attempts.
+    expect(
+      deliveredEvents(snapshot)
+        .map((event) => event.eventId)
+        .sort(),
+    ).toEqual(received.map((posting) => posting.eventId).sort());
+    expect(
+      deliveredEvents(snapshot).every((event) => event.memberId === bank && event.attemptCount >= 1),
+    ).toBe(true);
     expect(snapshot.state).toBe('DEBIT_COMPLETED');
     expect(snapshot.lastSeq).toBe(9);
     expect(snapshot.history.map((entry) => entry.eventType)).toEqual([...successfulJourney]);

@@ -18,6 +18,7 @@ import {
   transactionLogger,
 } from '@rp/runtime';
 import type {
+  DeliveryLogRepository,
   TransactionDeliveryAttempt,
   TransactionMessage,
   TransactionRepository,
@@ -404,6 +405,8 @@ const uuidPattern = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4
 /** The read-only operator API: a transaction's snapshot, and lists by end-to-end id or state. */
 export function createAdminRoutes(options: {
   transactions: Pick<TransactionRepository, 'get' | 'findByEndToEndId' | 'search'>;
+  /** The event publisher's delivery log (same database): the transaction's postings per bank. */
+  deliveryLog?: Pick<DeliveryLogRepository, 'listByUetr'>;
   logger: Logger;
 }): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -415,9 +418,26 @@ export function createAdminRoutes(options: {
         details: [{ pointer: '/uetr', detail: 'must be a UUID' }],
       });
     }
-    const snapshot = await transactions.get(uetr.toLowerCase());
+    const [snapshot, postings] = await Promise.all([
+      transactions.get(uetr.toLowerCase()),
+      options.deliveryLog?.listByUetr(uetr.toLowerCase(), 500) ?? Promise.resolve([]),
+    ]);
     if (snapshot === null) throw new AppError('NOT_FOUND', `no transaction ${uetr}`);
-    return c.json(snapshot);
+    // Its event postings as the banks got them: per posting and bank, the outcome and the attempts.
+    // The log is kept per posting and bank (`<eventId>:<memberId>`); the bank saw the event id alone.
+    const events = postings.map((posting) => ({
+      eventId: posting.eventId.endsWith(`:${posting.memberId}`)
+        ? posting.eventId.slice(0, -(posting.memberId.length + 1))
+        : posting.eventId,
+      memberId: posting.memberId,
+      eventType: posting.eventType,
+      outcome: posting.outcome,
+      attemptCount: posting.attemptCount,
+      attempts: posting.attempts,
+      createdAt: posting.createdAt,
+      ...(posting.completedAt ? { completedAt: posting.completedAt } : {}),
+    }));
+    return c.json({ ...snapshot, events });
   });
   app.get('/admin/transactions', async (c) => {
     const endToEndId = c.req.query('endToEndId');

@@ -56,7 +56,7 @@ export interface TrackerDeps {
   readonly codecs: Partial<PipelineCodecs>;
   /** Owned by the caller, which disconnects it after `stop()`. */
   readonly producer: PipelineProducer;
-  readonly store: Pick<Store, 'transactions' | 'audit'>;
+  readonly store: Pick<Store, 'transactions' | 'audit' | 'deliveryLog'>;
   /** Decodes a dead-lettered value with the schema it names, for the admin API (the serde's `decode`). */
   readonly decodeValue?: (value: Buffer) => Promise<unknown>;
   readonly logger: Logger;
@@ -154,7 +154,14 @@ export function createTrackerService(deps: TrackerDeps): TrackerService {
 
 function adminApp(deps: TrackerDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  app.route('/', createAdminRoutes({ transactions: deps.store.transactions, logger: deps.logger }));
+  app.route(
+    '/',
+    createAdminRoutes({
+      transactions: deps.store.transactions,
+      deliveryLog: deps.store.deliveryLog,
+      logger: deps.logger,
+    }),
+  );
   app.route(
     '/',
     createDeadLetterRoutes({
