@@ -42,6 +42,7 @@ import {
   transactionKey,
 } from './idempotency.ts';
 import type { IngressMetrics, IngressOperation, IngressOutcome } from './metrics.ts';
+import type { SenderRateLimiter } from './rate-limit.ts';
 import { authenticateScheme, type SchemeClient, type SchemeClients } from './schemes.ts';
 import { type TransactionKind, transactionOfSnapshot } from './snapshot.ts';
 
@@ -67,6 +68,10 @@ export interface IngressRoutesOptions {
   readonly maxBodyBytes: number;
   /** False once the service is stopping: new messages get 503 so banks resend them elsewhere. */
   isAccepting(): boolean;
+  /** False while more messages are in progress than the service takes: new ones get 503 with Retry-After. */
+  hasCapacity(): boolean;
+  /** Each sender's rate: a message beyond it gets 429 with Retry-After, before anything is recorded. */
+  readonly rateLimiter?: SenderRateLimiter;
   /** Keeps the service's stop() waiting until the request's work is done. */
   track<T>(work: () => Promise<T>): Promise<T>;
 }
@@ -451,6 +456,12 @@ export function registerIngressRoutes(app: Hono<AppEnv>, options: IngressRoutesO
     if (!options.isAccepting()) {
       return refuse('unavailable', unavailableProblem('The service is shutting down', instance));
     }
+    if (!options.hasCapacity()) {
+      return refuse(
+        'overloaded',
+        unavailableProblem('Too many messages are in progress; nothing of this one was recorded', instance),
+      );
+    }
     const authentication = receiver.sender.authenticate(headers);
     if (!authentication.ok) {
       const given = authentication.reason === 'invalid';
@@ -482,6 +493,14 @@ export function registerIngressRoutes(app: Hono<AppEnv>, options: IngressRoutesO
     const identified = await authentication.identify(message);
     if (!identified.ok) return refuse('invalid', validationProblem(identified.errors, instance));
     const { sender } = identified;
+    const rate = options.rateLimiter?.take(sender.name, Date.now());
+    if (rate && !rate.ok) {
+      return refuse(
+        'rate_limited',
+        problem('rateLimited', `${sender.name} is over its rate of messages; nothing was recorded`, instance),
+        { 'Retry-After': String(Math.max(1, Math.ceil(rate.retryAfterMs / 1000))) },
+      );
+    }
 
     const { messageIdentification } = message.messageIdentifiers;
     const uetr = message.transactionIdentifiers.uetr;

@@ -43,6 +43,21 @@ export const ingressConfigSpec = defineConfig({
     doc: 'Longest wait for the broker to acknowledge a message before the bank gets 503 (the bank resends)',
   }),
   RETRY_AFTER: duration({ default: 5_000, doc: 'Retry-After sent with every 503' }),
+  MAX_IN_FLIGHT: int({
+    default: 1_000,
+    min: 1,
+    doc: 'Messages in progress at most; beyond it the ingress answers 503 with Retry-After (never a 202 it has not made durable)',
+  }),
+  SENDER_RATE_LIMIT: int({
+    optional: true,
+    min: 1,
+    doc: 'Messages per second each bank and each scheme may send; beyond it 429 with Retry-After. Unset: no limit',
+  }),
+  SENDER_RATE_BURST: int({
+    optional: true,
+    min: 1,
+    doc: 'Messages a sender may send at once after a quiet time (default: one second of SENDER_RATE_LIMIT)',
+  }),
   SHUTDOWN_TIMEOUT: duration({
     default: 10_000,
     doc: 'How long requests in progress may take to finish at shutdown',

@@ -78,6 +78,15 @@ try {
 
   const service = createIngressService({
     tracing,
+    maxInFlight: config.MAX_IN_FLIGHT,
+    ...(config.SENDER_RATE_LIMIT === undefined
+      ? {}
+      : {
+          rateLimit: {
+            perSecond: config.SENDER_RATE_LIMIT,
+            burst: config.SENDER_RATE_BURST ?? config.SENDER_RATE_LIMIT,
+          },
+        }),
     producer,
     store,
     participants,

@@ -23,6 +23,8 @@ export type IngressOutcome =
   | 'malformed'
   | 'too_large'
   | 'unsupported_media_type'
+  | 'rate_limited'
+  | 'overloaded'
   | 'unavailable';
 
 export interface IngressMetrics {

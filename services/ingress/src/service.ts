@@ -17,6 +17,7 @@ import type { Hono } from 'hono';
 import { registerIngressRoutes } from './app.ts';
 import { type CallerResolver, messageCallerResolver } from './caller.ts';
 import { ingressMetrics } from './metrics.ts';
+import { type RateLimitOptions, SenderRateLimiter } from './rate-limit.ts';
 import type { SchemeClients } from './schemes.ts';
 
 export const serviceName = 'ingress';
@@ -52,6 +53,10 @@ export interface IngressDeps {
   readonly clock?: Clock;
   /** Who sent a message; defaults to the message's instructingAgent (see caller.ts). */
   readonly resolveCaller?: CallerResolver;
+  /** Messages in progress at most; beyond it new ones get 503 with Retry-After. Default 1,000. */
+  readonly maxInFlight?: number;
+  /** Each sender's rate of messages (per second, and the burst after a quiet time); default unlimited. */
+  readonly rateLimit?: RateLimitOptions;
   /** Retry-After of every 503. Default 5 seconds. */
   readonly retryAfterSeconds?: number;
   /** Default: the contracts' maxRequestBodyBytes. */
@@ -84,6 +89,7 @@ export function createIngressService(deps: IngressDeps): IngressService {
 
   let accepting = false;
   let inFlight = 0;
+  const maxInFlight = deps.maxInFlight ?? 1_000;
   let drained: (() => void) | undefined;
 
   registerIngressRoutes(app, {
@@ -99,6 +105,8 @@ export function createIngressService(deps: IngressDeps): IngressService {
     retryAfterSeconds: deps.retryAfterSeconds ?? 5,
     maxBodyBytes: deps.maxBodyBytes ?? maxRequestBodyBytes,
     isAccepting: () => accepting,
+    hasCapacity: () => inFlight <= maxInFlight,
+    ...(deps.rateLimit ? { rateLimiter: new SenderRateLimiter(deps.rateLimit) } : {}),
     async track(work) {
       inFlight += 1;
       try {

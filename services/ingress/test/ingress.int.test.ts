@@ -36,7 +36,12 @@ import {
   transactionKey,
 } from '../src/idempotency.ts';
 import { parseSchemeClients, tokenSha256 } from '../src/schemes.ts';
-import { createIngressService, type IngressService, producedTopics } from '../src/service.ts';
+import {
+  createIngressService,
+  type IngressDeps,
+  type IngressService,
+  producedTopics,
+} from '../src/service.ts';
 import { canonicalAmounts, creditBody, debitBody, messageId, reportBody } from './fixtures.ts';
 import { readTopic, type TopicReader } from './topic-reader.ts';
 
@@ -79,7 +84,11 @@ let reports: TopicReader<'rp.statusreport.received.v1'>;
 let credits: TopicReader<'rp.credittransfer.received.v1'>;
 let states: TopicReader<'rp.transaction.state.v1'>;
 
-async function startIngress(brokers: string[], deliveryTimeoutMs: number): Promise<Running> {
+async function startIngress(
+  brokers: string[],
+  deliveryTimeoutMs: number,
+  limits: Pick<IngressDeps, 'maxInFlight' | 'rateLimit'> = {},
+): Promise<Running> {
   const kafka = createKafka({ brokers, clientId: uniqueName('ingress-test'), connectionTimeoutMs: 1_000 });
   const producer = createPipelineProducer(kafka, names, codecs, { deliveryTimeoutMs });
   const metrics = createMetrics({ service: 'ingress', defaultMetrics: false });
@@ -91,6 +100,7 @@ async function startIngress(brokers: string[], deliveryTimeoutMs: number): Promi
     logger,
     metrics,
     retryAfterSeconds: 7,
+    ...limits,
   });
   await service.start();
   const server = await startHttpServer(service.app, { port: 0, host: '127.0.0.1' });
@@ -940,6 +950,50 @@ describe('broker unreachable', () => {
       await received.waitFor((entry) => entry.key === debit.transactionIdentifiers.uetr);
     } finally {
       await stopIngress(unreachable);
+    }
+  });
+});
+
+describe('limits', () => {
+  test('a bank over its rate gets 429 with Retry-After; nothing of that message is recorded', async () => {
+    const limited = await startIngress(endpoints.kafkaBrokers, 5_000, {
+      rateLimit: { perSecond: 0.5, burst: 2 },
+    });
+    try {
+      const debits = [debitBody(), debitBody(), debitBody()];
+      const answers = [];
+      for (const debit of debits) answers.push(await postDebit(debit, limited));
+      expect(answers.map((response) => response.status)).toEqual([202, 202, 429]);
+      const refused = answers[2] as Response;
+      expect(refused.headers.get('retry-after')).toBe('2');
+      expect(refused.headers.get('content-type')).toBe('application/problem+json');
+      expect(await refused.json()).toMatchObject({ type: '/problems/rate-limited', status: 429 });
+      const third = debits[2] as DirectDebit;
+      const memberId = third.instructingAgent?.memberId as string;
+      expect(
+        await store.idempotency.get(idempotencyKey(memberId, third.messageIdentifiers.messageIdentification)),
+      ).toBeNull();
+      expect(await store.idempotency.get(transactionKey(third.transactionIdentifiers.uetr))).toBeNull();
+      expect((await outcomes(limited))['outboundDirectDebit:rate_limited']).toBe(1);
+      // The same message once the bank has waited (here: to an instance with room) is taken.
+      expect((await postDebit(third)).status).toBe(202);
+    } finally {
+      await stopIngress(limited);
+    }
+  });
+
+  test('over its capacity the ingress answers 503 with Retry-After, never a 202 it has not made durable', async () => {
+    const full = await startIngress(endpoints.kafkaBrokers, 5_000, { maxInFlight: 0 });
+    try {
+      const debit = debitBody();
+      const response = await postDebit(debit, full);
+      expect(response.status).toBe(503);
+      expect(response.headers.get('retry-after')).toBe('7');
+      expect(await response.json()).toMatchObject({ type: '/problems/unavailable', status: 503 });
+      expect(await store.idempotency.get(transactionKey(debit.transactionIdentifiers.uetr))).toBeNull();
+      expect((await outcomes(full))['outboundDirectDebit:overloaded']).toBe(1);
+    } finally {
+      await stopIngress(full);
     }
   });
 });

@@ -28,6 +28,7 @@ describe('OpenAPI document', () => {
       '413',
       '415',
       '422',
+      '429',
       '503',
     ]);
     expect(document.paths).toHaveProperty(['/api/v1/inbound/direct-debit-response']);

@@ -15,6 +15,7 @@ const errorResponses = {
   '413': responseRef('PayloadTooLarge'),
   '415': responseRef('UnsupportedMediaType'),
   '422': responseRef('ValidationFailed'),
+  '429': responseRef('RateLimited'),
   '503': responseRef('Unavailable'),
 };
 
@@ -282,8 +283,19 @@ export function buildOpenApiDocument(set: SchemaSet): Json {
         ValidationFailed: problemResponse(
           `${problemTypes.validationFailed.title} (${problemTypes.validationFailed.type}): errors lists every invalid member with a JSON pointer.`,
         ),
+        RateLimited: problemResponse(
+          `${problemTypes.rateLimited.title} (${problemTypes.rateLimited.type}): each bank and each scheme has its own rate; nothing was recorded.`,
+          {
+            headers: {
+              'Retry-After': {
+                description: 'Seconds to wait before sending again.',
+                schema: { type: 'integer', minimum: 1 },
+              },
+            },
+          },
+        ),
         Unavailable: problemResponse(
-          `${problemTypes.unavailable.title} (${problemTypes.unavailable.type}).`,
+          `${problemTypes.unavailable.title} (${problemTypes.unavailable.type}): shutting down, too many messages in progress, or the broker or the store away; nothing was acknowledged.`,
           {
             headers: {
               'Retry-After': {

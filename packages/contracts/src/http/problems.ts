@@ -43,6 +43,11 @@ export const problemTypes = {
     title: 'The message does not match its schema',
     status: 422,
   },
+  rateLimited: {
+    type: '/problems/rate-limited',
+    title: 'The sender has sent more messages than its rate allows; retry later',
+    status: 429,
+  },
   unavailable: {
     type: '/problems/unavailable',
     title: 'The message cannot be accepted right now; retry later',
