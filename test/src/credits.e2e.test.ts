@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { PaymentStatusReport } from '@rp/contracts';
 import { baobab, pipelineServices } from '@rp/launcher';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -203,6 +205,21 @@ describe('credits and the debits that wait for them', () => {
       expect(refused.response.headers.get('content-type')).toBe('application/problem+json');
       expect(await refused.response.json()).toMatchObject({ type: '/problems/unauthorized', status: 401 });
       expect(await e2e.transaction(refused.uetr)).toBeNull();
+    }
+  });
+
+  // Last in the file: the logs then hold a whole mixed cycle, refusals and retries included.
+  it('never writes a secret to its logs: no signing secret, no clearing-house token', async () => {
+    const { logDir, signingSecrets, scheme } = e2e.pipeline;
+    const secrets = [...Object.values(signingSecrets).flat(), scheme.token];
+    expect(secrets.every((secret) => secret.length >= 16)).toBe(true);
+    const files = readdirSync(logDir).filter((file) => file.endsWith('.log'));
+    expect(files.sort()).toEqual(expect.arrayContaining(pipelineServices.map((service) => `${service}.log`)));
+    for (const file of files) {
+      const text = readFileSync(join(logDir, file), 'utf8');
+      // The services did log (their configuration, every request): the check reads something real.
+      expect(text.length, file).toBeGreaterThan(1_000);
+      for (const secret of secrets) expect(text.includes(secret), `${file} holds a secret`).toBe(false);
     }
   });
 });

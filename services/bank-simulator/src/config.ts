@@ -1,4 +1,4 @@
-import { defineConfig, duration, int, list, logLevels, oneOf, port, str, url } from '@rp/runtime';
+import { defineConfig, duration, int, list, logLevels, oneOf, port, secret, str, url } from '@rp/runtime';
 
 /** Every variable the bank simulator reads; `loadConfig` refuses to start while any of them is invalid. */
 export const bankSimulatorConfigSpec = defineConfig({
@@ -23,7 +23,7 @@ export const bankSimulatorConfigSpec = defineConfig({
     optional: true,
     doc: 'Creditor account numbers the banks answer RJCT AC04 (closed account) to credit transfer authorisations for',
   }),
-  SIGNING_SECRETS: str({
+  SIGNING_SECRETS: secret({
     optional: true,
     doc: 'JSON {"<memberId>": ["secret", ...]}: secrets whose signatures a bank accepts on postings and credits (several during rotation)',
   }),

@@ -29,7 +29,7 @@ function parseJson(name: string, text: string | undefined): unknown {
 }
 
 try {
-  const secrets = parseJson('SIGNING_SECRETS', config.SIGNING_SECRETS) ?? {};
+  const secrets = parseJson('SIGNING_SECRETS', config.SIGNING_SECRETS?.reveal()) ?? {};
   if (
     typeof secrets !== 'object' ||
     secrets === null ||
