@@ -238,6 +238,12 @@ describe('TransactionRepository', () => {
     const completed = await context.store.transactions.search({ state: 'COMPLETED', limit: 10 });
     expect(completed.map((summary) => summary.uetr).sort()).toEqual([...done].sort());
     expect(completed[0]).not.toHaveProperty('history');
+    // Any of several states, in one query.
+    const openState = (await context.store.transactions.get(open))?.state as string;
+    expect(openState).not.toBe('COMPLETED');
+    const either = await context.store.transactions.search({ state: ['COMPLETED', openState], limit: 10 });
+    expect(either.map((summary) => summary.uetr).sort()).toEqual([...done, open].sort());
+    expect(await context.store.transactions.search({ state: [openState], limit: 10 })).toHaveLength(1);
 
     const none = await context.store.transactions.search({
       state: 'COMPLETED',

@@ -62,7 +62,8 @@ export interface TransactionSnapshot {
 export type TransactionSummary = Omit<TransactionSnapshot, 'history' | 'messages' | 'deliveryAttempts'>;
 
 export interface TransactionSearch {
-  state?: string;
+  /** One state, or any of several. */
+  state?: string | readonly string[];
   /** Created at or after. */
   from?: Date;
   /** Created before. */
@@ -279,7 +280,8 @@ export class TransactionRepository {
   /** Newest first. Off the hot path: for the console and operators. */
   async search(query: TransactionSearch): Promise<TransactionSummary[]> {
     const filter: Filter<TransactionDocument> = {};
-    if (query.state !== undefined) filter.state = query.state;
+    if (typeof query.state === 'string') filter.state = query.state;
+    else if (query.state !== undefined) filter.state = { $in: [...query.state] };
     if (query.from !== undefined || query.to !== undefined) {
       filter.createdAt = {
         ...(query.from === undefined ? {} : { $gte: query.from }),

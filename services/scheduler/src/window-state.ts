@@ -98,17 +98,10 @@ export class CreditFlowGate implements CreditsGate {
     // Snapshots are stamped with the tracker's time; a demo clock may run ahead of it, so no upper bound
     // before the real present.
     const to = new Date(Math.max(now.getTime(), Date.now()) + 1);
-    let inFlight = 0;
-    for (const state of creditStatesInFlight) {
-      const found = await this.#transactions.search({
-        state,
-        from,
-        to,
-        limit: inFlightCountLimit - inFlight,
-      });
-      inFlight += found.length;
-      if (inFlight >= inFlightCountLimit) break;
-    }
+    // One query for every state in flight (the state and creation time index serves it).
+    const inFlight = (
+      await this.#transactions.search({ state: creditStatesInFlight, from, to, limit: inFlightCountLimit })
+    ).length;
     if (inFlight > 0) return { finalised: false, inFlight };
     this.#finalised.add(businessDate);
     return { finalised: true, by: 'credits', inFlight: 0 };
