@@ -1,6 +1,7 @@
 import { BankSimulatorClient } from '@rp/bank-simulator';
 import {
   anyTimeWindows,
+  defaultBank,
   launchPipeline,
   type Pipeline,
   type PipelineEndpoints,
@@ -69,7 +70,10 @@ class Probe {
     const response = await this.#ingress.request({
       method: 'POST',
       path: '/api/v1/outbound/direct-debit',
-      headers: { 'content-type': 'application/json' },
+      headers: {
+        'content-type': 'application/json',
+        authorization: await this.#pipeline.bankAuthorization(defaultBank.memberId),
+      },
       body: sample.body,
     });
     const text = await response.body.text();

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { reconCommand } from '@rp/cli/commands';
 import { type PaymentStatusReport, toJson } from '@rp/contracts';
-import { baobab, sampleOnUsDebit } from '@rp/launcher';
+import { baobab, defaultBank, sampleOnUsDebit } from '@rp/launcher';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   bodyOf,
@@ -80,7 +80,10 @@ describe('spec section 7: errors, row by row', () => {
       frozen.signal('SIGSTOP');
       const first = await fetch(`${frozen.url}/api/v1/outbound/direct-debit`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: {
+          'content-type': 'application/json',
+          authorization: await e2e.pipeline.bankAuthorization(defaultBank.memberId),
+        },
         body: sample.body,
         signal: AbortSignal.timeout(1_500),
       }).then(
@@ -130,7 +133,10 @@ describe('spec section 7: errors, row by row', () => {
       for (let attempt = 1; attempt <= 2; attempt += 1) {
         const refused = await fetch(`${cutOff.url}/api/v1/outbound/direct-debit`, {
           method: 'POST',
-          headers: { 'content-type': 'application/json' },
+          headers: {
+            'content-type': 'application/json',
+            authorization: await e2e.pipeline.bankAuthorization(defaultBank.memberId),
+          },
           body: sample.body,
           signal: AbortSignal.timeout(60_000),
         });

@@ -162,9 +162,10 @@ describe('the on-us direct debit exchange, end to end (spec section 4)', () => {
     const out: string[] = [];
     const io: CommandIo = { out: (line) => out.push(line), err: (line) => out.push(line), env: {} };
     const url = e2e.pipeline.url('ingress');
+    const token = (await e2e.pipeline.bankAuthorization('250655')).replace(/^Bearer /, '');
     const sendCode = await sendCommand(
       root,
-      ['--count', '6', '--concurrency', '3', '--json', '--url', url],
+      ['--count', '6', '--concurrency', '3', '--json', '--url', url, '--token', token],
       io,
     );
     expect(sendCode, out.join('\n')).toBe(0);

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { BankSimulatorClient, type ReceivedPosting } from '@rp/bank-simulator';
 import {
   anyTimeWindows,
+  defaultBank,
   johannesburgDate,
   type LaunchOptions,
   launchPipeline,
@@ -250,6 +251,24 @@ export function metricValue(text: string, name: string, labels: Record<string, s
 }
 
 /** The whole pipeline as processes on this test run's infrastructure, with test windows. */
+/** The ingress routes banks call (the clearing house's take its own token). */
+const bankRoutes = new Set([
+  'outbound/direct-debit',
+  'inbound/direct-debit-response',
+  'inbound/credit-transfer-authorization-response',
+]);
+
+/** The member id a message names as its instructing agent; Baobab's when the body says none. */
+function instructingBank(body: string): string {
+  try {
+    const memberId = (JSON.parse(body) as { instructingAgent?: { memberId?: unknown } }).instructingAgent
+      ?.memberId;
+    return typeof memberId === 'string' ? memberId : defaultBank.memberId;
+  } catch {
+    return defaultBank.memberId;
+  }
+}
+
 export async function startEndToEnd(
   options: Partial<Omit<LaunchOptions, 'root' | 'endpoints'>> = {},
 ): Promise<EndToEnd> {
@@ -267,12 +286,20 @@ export async function startEndToEnd(
   const bank = new BankSimulatorClient(pipeline.url('bank-simulator'));
   const simulator = pipeline.url('bank-simulator');
   const scheduler = pipeline.url('scheduler');
-  const post = (path: string, body: string, headers: Record<string, string> = {}) =>
-    fetch(`${pipeline.apiUrl}/${path.replace(/^\/+/, '')}`, {
+  // A bank's calls carry its access token, as a bank's do: the bank the message names as its instructing
+  // agent (Baobab for a body that is not JSON). A test that passes its own Authorization keeps it.
+  const post = async (path: string, body: string, headers: Record<string, string> = {}) => {
+    const route = path.replace(/^\/+/, '');
+    const authorization =
+      bankRoutes.has(route) && !Object.keys(headers).some((name) => name.toLowerCase() === 'authorization')
+        ? { authorization: await pipeline.bankAuthorization(instructingBank(body)) }
+        : {};
+    return fetch(`${pipeline.apiUrl}/${route}`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', ...headers },
+      headers: { 'content-type': 'application/json', ...authorization, ...headers },
       body,
     });
+  };
   const transaction = async (uetr: string) => {
     const response = await fetch(`${pipeline.url('tracker')}/admin/transactions/${uetr}`);
     if (response.status === 404) {

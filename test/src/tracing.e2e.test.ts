@@ -52,8 +52,9 @@ class TraceReceiver {
         response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
       });
     });
-    await new Promise<void>((resolve) => this.#server?.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.#server?.address() as AddressInfo).port}`;
+    const server = this.#server;
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   }
 
   #keep(body: OtlpBody): void {

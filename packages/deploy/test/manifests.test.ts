@@ -20,7 +20,10 @@ const singleInstance: Readonly<Record<string, string>> = {
 /** Only for demos and test clusters. */
 const simulators = ['bank-simulator'];
 /** What the operator provides; the repository holds none of it. */
-const operatorProvided = { secret: 'rp-secrets', configMaps: ['rp-cdv-tables', 'rp-participants'] };
+const operatorProvided = {
+  secret: 'rp-secrets',
+  configMaps: ['rp-bank-auth', 'rp-cdv-tables', 'rp-participants'],
+};
 /** Variables that carry credentials although their spec type is not secret() (a URI with a password). */
 const credentialVariables = ['MONGODB_URI'];
 /** An example value of every key of rp-secrets, in the format the README documents. */
@@ -29,6 +32,15 @@ const secretExamples: Readonly<Record<string, string>> = {
   'bank-signing-secrets': '{"250655":["whsec_example_0123456789abcdef"]}',
   'scheduler-admin-token': 'example-admin-token-0123456789',
   'scheme-clients': `[{"id":"example-clearing-house","tokenSha256":"${'ab'.repeat(32)}"}]`,
+  'bank-oauth-clients': '{"250655":"example-client-secret-0123456789"}',
+};
+
+/** What the operator's own ConfigMaps read through envFrom hold, as the README describes them. */
+const configMapExamples: Readonly<Record<string, Record<string, string>>> = {
+  'rp-bank-auth': {
+    BANK_AUTH_ISSUER: 'https://idp.example.com/oauth2',
+    BANK_AUTH_JWKS_URL: 'https://idp.example.com/oauth2/jwks',
+  },
 };
 
 const expected: Record<Overlay, { namespace: string; services: string[]; topicReplicas: number }> = {
@@ -97,9 +109,11 @@ function containerEnv(container: Container, objects: readonly K8sObject[]): Reco
   const env: Record<string, string> = {};
   for (const from of container.envFrom ?? []) {
     if (from.secretRef) throw new Error(`${container.name}: envFrom a Secret; use secretKeyRef per variable`);
-    const map = named(objects, 'ConfigMap', from.configMapRef?.name ?? '');
-    if (!map) throw new Error(`${container.name}: envFrom a ConfigMap that is not rendered`);
-    Object.assign(env, map.data);
+    const name = from.configMapRef?.name ?? '';
+    const data = named(objects, 'ConfigMap', name)?.data ?? configMapExamples[name];
+    if (!data)
+      throw new Error(`${container.name}: envFrom a ConfigMap that is neither rendered nor described`);
+    Object.assign(env, data);
   }
   for (const variable of container.env ?? []) {
     if (variable.value !== undefined) env[variable.name] = variable.value;

@@ -1,5 +1,6 @@
 export {
   anyTimeWindows,
+  bankTokens,
   defaultBank,
   freePort,
   type InstanceOptions,

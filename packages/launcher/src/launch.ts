@@ -96,6 +96,12 @@ export interface Pipeline {
    * SHA-256): send `Authorization: Bearer <token>`.
    */
   readonly scheme: { readonly id: string; readonly token: string };
+  /** Each bank's OAuth2 client secret at the simulated identity provider (client id: the member id). */
+  readonly bankClients: Readonly<Record<string, string>>;
+  /** The identity provider's token endpoint (client credentials). */
+  readonly tokenUrl: string;
+  /** `Bearer <token>` for a bank's calls on the ingress, from the token endpoint; renewed before it expires. */
+  bankAuthorization(memberId: string): Promise<string>;
   readonly ports: Readonly<Record<PipelineService, number>>;
   /** `http://127.0.0.1:<port>` of a service. */
   url(service: PipelineService): string;
@@ -211,6 +217,11 @@ export async function launchPipeline(options: LaunchOptions): Promise<Pipeline> 
   );
 
   const scheme = { id: 'za-clearing-house', token: randomBytes(32).toString('base64url') };
+  // The banks' OAuth2 clients at the identity provider the simulator plays (client id: the member id).
+  const bankClients: Record<string, string> = Object.fromEntries(
+    banks.map((bank) => [bank.memberId, randomBytes(24).toString('base64url')]),
+  );
+  const issuer = `${simulator}/oauth2`;
 
   const common: NodeJS.ProcessEnv = {
     ...process.env,
@@ -228,6 +239,11 @@ export async function launchPipeline(options: LaunchOptions): Promise<Pipeline> 
       { id: scheme.id, tokenSha256: createHash('sha256').update(scheme.token).digest('hex') },
     ]),
     RP_ALLOW_SYNTHETIC_CDV: 'true',
+    OAUTH_ISSUER: issuer,
+    OAUTH_CLIENTS: JSON.stringify(bankClients),
+    BANK_AUTH: 'oauth2',
+    BANK_AUTH_ISSUER: issuer,
+    BANK_AUTH_JWKS_URL: `${issuer}/jwks`,
     ENGINE_URL: url('ingress'),
     LOG_LEVEL: 'info',
     ...options.env,
@@ -357,6 +373,9 @@ export async function launchPipeline(options: LaunchOptions): Promise<Pipeline> 
     participants,
     signingSecrets,
     scheme,
+    bankClients,
+    tokenUrl: `${issuer}/token`,
+    bankAuthorization: bankTokens(`${issuer}/token`, bankClients),
     ports,
     url,
     apiUrl: `${url('ingress')}/api/v1`,
@@ -365,5 +384,36 @@ export async function launchPipeline(options: LaunchOptions): Promise<Pipeline> 
     kill,
     startInstance,
     stop,
+  };
+}
+
+/**
+ * A bank's bearer token the way a bank gets one: OAuth2 client credentials at the token endpoint (HTTP
+ * Basic client authentication), kept until a minute before it expires.
+ */
+export function bankTokens(
+  tokenUrl: string,
+  clients: Readonly<Record<string, string>>,
+): (memberId: string) => Promise<string> {
+  const held = new Map<string, { header: string; renewAt: number }>();
+  return async (memberId) => {
+    const cached = held.get(memberId);
+    if (cached && cached.renewAt > Date.now()) return cached.header;
+    const secret = clients[memberId];
+    if (secret === undefined) throw new Error(`bank ${memberId} has no OAuth2 client in this pipeline`);
+    const basic = Buffer.from(`${encodeURIComponent(memberId)}:${encodeURIComponent(secret)}`).toString(
+      'base64',
+    );
+    const response = await fetch(tokenUrl, {
+      method: 'POST',
+      headers: { authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'grant_type=client_credentials',
+      signal: AbortSignal.timeout(10_000),
+    });
+    if (!response.ok) throw new Error(`token endpoint answered ${response.status}: ${await response.text()}`);
+    const token = (await response.json()) as { access_token: string; expires_in: number };
+    const header = `Bearer ${token.access_token}`;
+    held.set(memberId, { header, renewAt: Date.now() + Math.max(0, token.expires_in - 60) * 1000 });
+    return header;
   };
 }

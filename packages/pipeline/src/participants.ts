@@ -13,6 +13,8 @@ export interface Participant {
   eventClasses: string[];
   /** Maximum amount of one debit per currency, as exact decimal strings (e.g. { ZAR: "500000" }). */
   debitLimits: Record<string, string>;
+  /** The bank's OAuth2 client id at the identity provider; default: its member id. */
+  clientId?: string;
 }
 
 export type Participants = ReadonlyMap<string, Participant>;
@@ -40,6 +42,7 @@ export function parseParticipants(json: string): Participants {
     if (participants.has(memberId)) throw new Error(`${where}.memberId: ${memberId} is listed twice`);
     const baseUrl = text('baseUrl', true) as string;
     const eventsUrl = text('eventsUrl', false);
+    const clientId = text('clientId', false);
     for (const [field, url] of [
       ['baseUrl', baseUrl],
       ['eventsUrl', eventsUrl],
@@ -63,6 +66,7 @@ export function parseParticipants(json: string): Participants {
       ...(eventsUrl ? { eventsUrl: eventsUrl.replace(/\/+$/, '') } : {}),
       eventClasses: eventClasses as string[],
       debitLimits: debitLimits as Record<string, string>,
+      ...(clientId ? { clientId } : {}),
     });
   });
   return participants;

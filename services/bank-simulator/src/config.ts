@@ -27,6 +27,15 @@ export const bankSimulatorConfigSpec = defineConfig({
     optional: true,
     doc: 'JSON {"<memberId>": ["secret", ...]}: secrets whose signatures a bank accepts on postings and credits (several during rotation)',
   }),
+  OAUTH_ISSUER: url({
+    optional: true,
+    doc: "Play the banks' identity provider under this issuer URL (its path on this server: {path}/token, {path}/jwks); unset: none",
+  }),
+  OAUTH_AUDIENCE: str({ default: 'regulated-payments', doc: 'The aud of the access tokens it issues' }),
+  OAUTH_CLIENTS: secret({
+    optional: true,
+    doc: 'JSON {"<clientId>": "<secret>"}: the banks\' OAuth2 clients (client id: the member id)',
+  }),
   SIGNATURE_TOLERANCE: int({
     optional: true,
     min: 1,

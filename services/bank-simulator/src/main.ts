@@ -42,8 +42,25 @@ try {
   const faults = parseJson('FAULTS', config.FAULTS) ?? [];
   if (!Array.isArray(faults))
     throw new AppError('CONFIG_INVALID', 'FAULTS must be a JSON array of fault rules');
+  const clients = parseJson('OAUTH_CLIENTS', config.OAUTH_CLIENTS?.reveal()) ?? {};
+  if (
+    typeof clients !== 'object' ||
+    clients === null ||
+    !Object.values(clients).every((secret) => typeof secret === 'string')
+  ) {
+    throw new AppError('CONFIG_INVALID', 'OAUTH_CLIENTS must map client ids to secrets');
+  }
   const simulator = createBankSimulator({
     port: config.PORT,
+    ...(config.OAUTH_ISSUER === undefined
+      ? {}
+      : {
+          identity: {
+            issuer: config.OAUTH_ISSUER,
+            audience: config.OAUTH_AUDIENCE,
+            clients: clients as Record<string, string>,
+          },
+        }),
     ...(config.ENGINE_URL === undefined ? {} : { engineUrl: config.ENGINE_URL }),
     responseDelayMs: config.RESPONSE_DELAY,
     insufficientFundsAccounts: config.INSUFFICIENT_FUNDS_ACCOUNTS ?? [],

@@ -35,6 +35,8 @@ export interface ResponderOptions {
    * a credit's to `{engineUrl}/api/v1/inbound/credit-transfer-authorization-response`.
    */
   engineUrl: string | undefined;
+  /** The bank's `Authorization` header on its calls to the engine (an OAuth2 access token), if any. */
+  authorization?: (memberId: string) => Promise<string | undefined>;
   /** How long the bank "takes" to debit or credit the account before it reports. */
   responseDelayMs: number;
   /** Debtor account numbers the bank answers RJCT AM04 (insufficient funds) for. */
@@ -273,9 +275,10 @@ export class InboundResponder {
       records.responseAttempt();
       let retryAfterMs: number | undefined;
       try {
+        const authorization = await this.#options.authorization?.(memberId);
         const response = await fetch(url, {
           method: 'POST',
-          headers: { 'content-type': 'application/json' },
+          headers: { 'content-type': 'application/json', ...(authorization ? { authorization } : {}) },
           body,
           signal: AbortSignal.any([this.#stopping.signal, AbortSignal.timeout(retry.requestTimeoutMs)]),
         });

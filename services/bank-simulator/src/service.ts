@@ -15,6 +15,12 @@ import {
 import type { Hono } from 'hono';
 import { registerSimulatorRoutes } from './app.ts';
 import { type FaultRule, FaultTable } from './faults.ts';
+import {
+  IdentityProvider,
+  type IdentityProviderOptions,
+  identityProviderPath,
+  registerIdentityProviderRoutes,
+} from './identity-provider.ts';
 import { simulatorMetrics } from './metrics.ts';
 import { SimulatorRecords } from './records.ts';
 import { defaultResponderRetry, InboundResponder, type ResponderRetry } from './responder.ts';
@@ -55,6 +61,11 @@ export interface BankSimulatorConfig {
   metrics?: Metrics;
   health?: Health;
   clock?: Clock;
+  /**
+   * Plays the banks' identity provider too (OAuth2 client credentials, JWT access tokens, a JWKS), and
+   * authenticates the banks' own calls to the engine with its tokens.
+   */
+  identity?: IdentityProviderOptions;
   /** Random source for error rates (tests make it deterministic). */
   random?: () => number;
 }
@@ -88,8 +99,10 @@ export function createBankSimulator(config: BankSimulatorConfig = {}): BankSimul
   const faults = new FaultTable(config.random);
   for (const rule of config.faults ?? []) faults.add(rule);
   const stopping = new AbortController();
+  const provider = config.identity ? new IdentityProvider(config.identity) : undefined;
   const responder = new InboundResponder({
     engineUrl: config.engineUrl,
+    ...(provider ? { authorization: bearerTokens(provider) } : {}),
     responseDelayMs: config.responseDelayMs ?? 50,
     insufficientFunds: new Set(config.insufficientFundsAccounts ?? []),
     closedAccounts: new Set(config.closedAccounts ?? []),
@@ -111,6 +124,9 @@ export function createBankSimulator(config: BankSimulatorConfig = {}): BankSimul
     stopping: stopping.signal,
     maxWaitMs: config.maxWaitMs ?? 120_000,
   });
+  if (provider && config.identity) {
+    registerIdentityProviderRoutes(app, provider, identityProviderPath(config.identity.issuer));
+  }
   let server: HttpServer | undefined;
 
   const url = () => {
@@ -147,5 +163,18 @@ export function createBankSimulator(config: BankSimulatorConfig = {}): BankSimul
         await running.close();
       }
     },
+  };
+}
+
+/** Each bank's bearer token for its calls to the engine, renewed a minute before it expires. */
+function bearerTokens(provider: IdentityProvider): (memberId: string) => Promise<string> {
+  const cached = new Map<string, { header: string; renewAt: number }>();
+  return async (memberId) => {
+    const held = cached.get(memberId);
+    if (held && held.renewAt > Date.now()) return held.header;
+    const token = await provider.issue({ clientId: memberId });
+    const header = `Bearer ${token.accessToken}`;
+    cached.set(memberId, { header, renewAt: Date.now() + Math.max(0, token.expiresIn - 60) * 1000 });
+    return header;
   };
 }

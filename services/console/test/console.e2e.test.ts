@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   anyTimeWindows,
+  defaultBank,
   freePort,
   launchPipeline,
   type Pipeline,
@@ -222,7 +223,10 @@ describe('the operations console, on a running pipeline, in a real browser', () 
       const sample = sampleOnUsDebit(root);
       const response = await fetch(`${pipeline.apiUrl}/outbound/direct-debit`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: {
+          'content-type': 'application/json',
+          authorization: await pipeline.bankAuthorization(defaultBank.memberId),
+        },
         body: sample.body,
       });
       expect(response.status, await response.text()).toBe(202);

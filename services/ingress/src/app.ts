@@ -32,6 +32,7 @@ import { type AppEnv, type Clock, isRetriable, type Logger, transactionLogger } 
 import type { IdempotencyRepository, TransactionRepository } from '@rp/store';
 import type { Context, Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { BankAuthenticator } from './bank-auth.ts';
 import { readJsonBody } from './body.ts';
 import type { CallerResolver } from './caller.ts';
 import {
@@ -62,6 +63,11 @@ export interface IngressRoutesOptions {
    */
   readonly schemes: SchemeClients;
   readonly resolveCaller: CallerResolver;
+  /**
+   * Bank authentication (OAuth2 access tokens): the token names the bank, and a message naming another
+   * bank is refused (403). Absent: the bank is the message's instructing agent (`resolveCaller`).
+   */
+  readonly authenticateBank?: BankAuthenticator;
   readonly clock: Clock;
   readonly metrics: IngressMetrics;
   readonly retryAfterSeconds: number;
@@ -105,15 +111,22 @@ interface SchemeSender extends Sender {
  * bank authentication), so for banks the first step lets every request through, as before.
  */
 interface Identification<M, S extends Sender> {
-  authenticate(headers: Headers): Authentication<M, S>;
+  authenticate(headers: Headers): Authentication<M, S> | Promise<Authentication<M, S>>;
 }
 
 type Authentication<M, S> =
   | { ok: true; identify(message: M): Identified<S> | Promise<Identified<S>> }
-  /** `missing`: no bearer credentials; `invalid`: credentials that name no sender. */
-  | { ok: false; reason: 'missing' | 'invalid' };
+  /**
+   * 401: no credentials or ones that do not verify (`challenge` is the WWW-Authenticate value); 403:
+   * credentials of no sender of this route; 503: they cannot be checked right now.
+   */
+  | { ok: false; status: 401 | 403 | 503; detail: string; challenge?: string };
 
-type Identified<S> = { ok: true; sender: S } | { ok: false; errors: FieldError[] };
+/** `errors`: the message is at fault (422); `forbidden`: the sender may not send it (403). */
+type Identified<S> =
+  | { ok: true; sender: S }
+  | { ok: false; errors: FieldError[] }
+  | { ok: false; forbidden: string };
 
 interface Receiver<M extends IngressMessage, S extends Sender> {
   operation: IngressOperation;
@@ -167,29 +180,72 @@ export function registerIngressRoutes(app: Hono<AppEnv>, options: IngressRoutesO
     c.body(documents.asyncapi, 200, { 'Content-Type': 'application/json' }),
   );
 
-  const bank: Identification<DirectDebit | PaymentStatusReport, BankSender> = {
-    authenticate: (headers) => ({
-      ok: true,
-      async identify(message) {
-        const caller = await options.resolveCaller({ headers, message });
-        if (!caller.ok) return caller;
-        const { participant } = caller;
-        return {
+  const bankSender = (participant: Participant): BankSender => ({
+    name: participant.memberId,
+    participant,
+    claimKey: (messageIdentification) => idempotencyKey(participant.memberId, messageIdentification),
+  });
+  const authenticateBank = options.authenticateBank;
+  const bank: Identification<DirectDebit | PaymentStatusReport, BankSender> = authenticateBank
+    ? {
+        // OAuth2: the access token names the bank; the message must be the bank's own.
+        async authenticate(headers) {
+          const verdict = await authenticateBank(headers.get('authorization'));
+          if (!verdict.ok) {
+            return {
+              ok: false,
+              status: verdict.status,
+              detail: verdict.detail,
+              ...(verdict.status === 401
+                ? {
+                    challenge:
+                      verdict.error === 'missing'
+                        ? 'Bearer'
+                        : `Bearer error="invalid_token", error_description="${verdict.detail}"`,
+                  }
+                : {}),
+            };
+          }
+          const { participant } = verdict;
+          return {
+            ok: true,
+            identify(message) {
+              const named = message.instructingAgent?.memberId;
+              if (named !== participant.memberId) {
+                return {
+                  ok: false,
+                  forbidden: `The access token is bank ${participant.memberId}'s; the message's instructingAgent is ${named ?? 'missing'}: a bank sends only as itself`,
+                };
+              }
+              return { ok: true, sender: bankSender(participant) };
+            },
+          };
+        },
+      }
+    : {
+        authenticate: (headers) => ({
           ok: true,
-          sender: {
-            name: participant.memberId,
-            participant,
-            claimKey: (messageIdentification) => idempotencyKey(participant.memberId, messageIdentification),
+          async identify(message) {
+            const caller = await options.resolveCaller({ headers, message });
+            return caller.ok ? { ok: true, sender: bankSender(caller.participant) } : caller;
           },
-        };
-      },
-    }),
-  };
+        }),
+      };
 
   const scheme: Identification<CreditTransfer | DirectDebit, SchemeSender> = {
     authenticate(headers) {
       const authentication = authenticateScheme(options.schemes, headers.get('authorization'));
-      if (!authentication.ok) return authentication;
+      if (!authentication.ok) {
+        const given = authentication.reason === 'invalid';
+        return {
+          ok: false,
+          status: 401,
+          detail: given
+            ? "The bearer token is not a payment scheme's"
+            : "This route takes a payment scheme's bearer token (Authorization: Bearer)",
+          challenge: given ? 'Bearer error="invalid_token"' : 'Bearer',
+        };
+      }
       const sender: SchemeSender = {
         name: `scheme ${authentication.scheme.id}`,
         scheme: authentication.scheme,
@@ -462,23 +518,23 @@ export function registerIngressRoutes(app: Hono<AppEnv>, options: IngressRoutesO
         unavailableProblem('Too many messages are in progress; nothing of this one was recorded', instance),
       );
     }
-    const authentication = receiver.sender.authenticate(headers);
+    const authentication = await receiver.sender.authenticate(headers);
     if (!authentication.ok) {
-      const given = authentication.reason === 'invalid';
       c.var.logger.info(
-        { operation, reason: authentication.reason },
+        { operation, status: authentication.status, detail: authentication.detail },
         'request without valid credentials refused',
       );
+      if (authentication.status === 503) {
+        return refuse('unavailable', unavailableProblem(authentication.detail, instance));
+      }
       return refuse(
-        'unauthorized',
+        authentication.status === 403 ? 'forbidden' : 'unauthorized',
         problem(
-          'unauthorized',
-          given
-            ? "The bearer token is not a payment scheme's"
-            : "This route takes a payment scheme's bearer token (Authorization: Bearer)",
+          authentication.status === 403 ? 'forbidden' : 'unauthorized',
+          authentication.detail,
           instance,
         ),
-        { 'WWW-Authenticate': given ? 'Bearer error="invalid_token"' : 'Bearer' },
+        authentication.challenge ? { 'WWW-Authenticate': authentication.challenge } : {},
       );
     }
 
@@ -491,7 +547,16 @@ export function registerIngressRoutes(app: Hono<AppEnv>, options: IngressRoutesO
     if (!validation.ok) return refuse('invalid', validationProblem(validation.errors, instance));
     const message = validation.value;
     const identified = await authentication.identify(message);
-    if (!identified.ok) return refuse('invalid', validationProblem(identified.errors, instance));
+    if (!identified.ok) {
+      if ('forbidden' in identified) {
+        c.var.logger.info(
+          { operation, detail: identified.forbidden },
+          'message sent as another bank refused',
+        );
+        return refuse('forbidden', problem('forbidden', identified.forbidden, instance));
+      }
+      return refuse('invalid', validationProblem(identified.errors, instance));
+    }
     const { sender } = identified;
     const rate = options.rateLimiter?.take(sender.name, Date.now());
     if (rate && !rate.ok) {

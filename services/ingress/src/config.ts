@@ -42,6 +42,22 @@ export const ingressConfigSpec = defineConfig({
     default: 5_000,
     doc: 'Longest wait for the broker to acknowledge a message before the bank gets 503 (the bank resends)',
   }),
+  BANK_AUTH: oneOf(['oauth2', 'message'] as const, {
+    default: 'oauth2',
+    doc: 'How banks prove who they are: oauth2 (a JWT access token from the identity provider, checked against its JWKS) or message (the instructing agent names the bank: development only, nothing proves it)',
+  }),
+  BANK_AUTH_JWKS_URL: url({
+    optional: true,
+    doc: "The identity provider's JWKS (required with BANK_AUTH=oauth2)",
+  }),
+  BANK_AUTH_ISSUER: str({
+    optional: true,
+    doc: 'The iss of bank access tokens (required with BANK_AUTH=oauth2)',
+  }),
+  BANK_AUTH_AUDIENCE: str({
+    default: 'regulated-payments',
+    doc: 'The aud bank access tokens must carry: this API',
+  }),
   RETRY_AFTER: duration({ default: 5_000, doc: 'Retry-After sent with every 503' }),
   MAX_IN_FLIGHT: int({
     default: 1_000,

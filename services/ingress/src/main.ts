@@ -8,6 +8,7 @@ import {
   topicSpecs,
 } from '@rp/pipeline';
 import {
+  AppError,
   applyDotenv,
   createHealth,
   createLifecycle,
@@ -78,6 +79,15 @@ try {
 
   const service = createIngressService({
     tracing,
+    ...(config.BANK_AUTH === 'oauth2'
+      ? {
+          bankAuth: {
+            jwks: new URL(required(config.BANK_AUTH_JWKS_URL, 'BANK_AUTH_JWKS_URL')),
+            issuer: required(config.BANK_AUTH_ISSUER, 'BANK_AUTH_ISSUER'),
+            audience: config.BANK_AUTH_AUDIENCE,
+          },
+        }
+      : {}),
     maxInFlight: config.MAX_IN_FLIGHT,
     ...(config.SENDER_RATE_LIMIT === undefined
       ? {}
@@ -107,11 +117,31 @@ try {
   });
   health.markReady();
   logger.info(
-    { url: server.url, participants: participants.size, schemes: schemes.map((scheme) => scheme.id) },
+    {
+      url: server.url,
+      participants: participants.size,
+      schemes: schemes.map((scheme) => scheme.id),
+      bankAuth: config.BANK_AUTH,
+    },
     'ingress ready',
   );
+  if (config.BANK_AUTH === 'message') {
+    logger.warn(
+      'BANK_AUTH=message: banks are named by their messages and nothing proves it; development only',
+    );
+  }
 } catch (error) {
   logger.fatal({ err: error }, 'ingress failed to start');
   await lifecycle.shutdown('start-up failed');
   process.exit(1);
+}
+
+function required(value: string | undefined, name: string): string {
+  if (value === undefined) {
+    throw new AppError(
+      'CONFIG_INVALID',
+      `${name} is required with BANK_AUTH=oauth2 (BANK_AUTH=message identifies banks by their messages, for development only)`,
+    );
+  }
+  return value;
 }

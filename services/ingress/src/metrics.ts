@@ -19,6 +19,7 @@ export type IngressOutcome =
   | 'reproduced'
   | 'conflict'
   | 'unauthorized'
+  | 'forbidden'
   | 'invalid'
   | 'malformed'
   | 'too_large'

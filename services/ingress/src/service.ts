@@ -15,6 +15,7 @@ import {
 import type { Store } from '@rp/store';
 import type { Hono } from 'hono';
 import { registerIngressRoutes } from './app.ts';
+import { type BankAuthOptions, jwtBankAuthenticator } from './bank-auth.ts';
 import { type CallerResolver, messageCallerResolver } from './caller.ts';
 import { ingressMetrics } from './metrics.ts';
 import { type RateLimitOptions, SenderRateLimiter } from './rate-limit.ts';
@@ -53,6 +54,11 @@ export interface IngressDeps {
   readonly clock?: Clock;
   /** Who sent a message; defaults to the message's instructingAgent (see caller.ts). */
   readonly resolveCaller?: CallerResolver;
+  /**
+   * Bank authentication with OAuth2 access tokens (JWTs checked against the identity provider's JWKS).
+   * Absent: a bank is named by its message's instructing agent (`resolveCaller`), which nothing proves.
+   */
+  readonly bankAuth?: BankAuthOptions;
   /** Messages in progress at most; beyond it new ones get 503 with Retry-After. Default 1,000. */
   readonly maxInFlight?: number;
   /** Each sender's rate of messages (per second, and the burst after a quiet time); default unlimited. */
@@ -100,6 +106,7 @@ export function createIngressService(deps: IngressDeps): IngressService {
     participants: deps.participants,
     schemes: deps.schemes ?? [],
     resolveCaller: deps.resolveCaller ?? messageCallerResolver(deps.participants),
+    ...(deps.bankAuth ? { authenticateBank: jwtBankAuthenticator(deps.participants, deps.bankAuth) } : {}),
     clock,
     metrics: ingressMetrics(metrics),
     retryAfterSeconds: deps.retryAfterSeconds ?? 5,

@@ -26,6 +26,7 @@ import {
 import { createLogger, createMetrics, type HttpServer, type Metrics, startHttpServer } from '@rp/runtime';
 import { connectStore, type Store } from '@rp/store';
 import { infra, uniqueName } from '@rp/testkit';
+import { type CryptoKey, exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import {
@@ -87,7 +88,7 @@ let states: TopicReader<'rp.transaction.state.v1'>;
 async function startIngress(
   brokers: string[],
   deliveryTimeoutMs: number,
-  limits: Pick<IngressDeps, 'maxInFlight' | 'rateLimit'> = {},
+  limits: Pick<IngressDeps, 'maxInFlight' | 'rateLimit' | 'bankAuth'> = {},
 ): Promise<Running> {
   const kafka = createKafka({ brokers, clientId: uniqueName('ingress-test'), connectionTimeoutMs: 1_000 });
   const producer = createPipelineProducer(kafka, names, codecs, { deliveryTimeoutMs });
@@ -995,5 +996,118 @@ describe('limits', () => {
     } finally {
       await stopIngress(full);
     }
+  });
+});
+
+describe('bank authentication (OAuth2 access tokens)', () => {
+  const issuer = 'https://idp.test/oauth2';
+  const audience = 'regulated-payments';
+  let secured: Running;
+  let signingKey: CryptoKey;
+  let strangerKey: CryptoKey;
+
+  beforeAll(async () => {
+    const pair = await generateKeyPair('ES256');
+    signingKey = pair.privateKey;
+    strangerKey = (await generateKeyPair('ES256')).privateKey;
+    const jwk = { ...(await exportJWK(pair.publicKey)), kid: 'idp-1', alg: 'ES256' };
+    secured = await startIngress(endpoints.kafkaBrokers, 5_000, {
+      bankAuth: { jwks: { keys: [jwk] }, issuer, audience },
+    });
+  });
+  afterAll(async () => {
+    await stopIngress(secured);
+  });
+
+  async function token(
+    clientId: string,
+    options: { audience?: string; expiresIn?: number; key?: CryptoKey; issuer?: string } = {},
+  ): Promise<string> {
+    const now = Math.floor(Date.now() / 1000);
+    return new SignJWT({ client_id: clientId })
+      .setProtectedHeader({ alg: 'ES256', kid: 'idp-1', typ: 'at+jwt' })
+      .setIssuer(options.issuer ?? issuer)
+      .setSubject(clientId)
+      .setAudience(options.audience ?? audience)
+      .setIssuedAt(now - 600)
+      .setExpirationTime(now + (options.expiresIn ?? 300))
+      .sign(options.key ?? signingKey);
+  }
+
+  const send = async (debit: DirectDebit, authorization?: string) =>
+    post(
+      secured,
+      servicePaths.outboundDirectDebit,
+      JSON.stringify(debit),
+      'application/json',
+      authorization === undefined ? {} : { authorization },
+    );
+
+  test("a bank's own debit with its token is accepted", async () => {
+    const debit = debitBody();
+    expect((await send(debit, `Bearer ${await token('250655')}`)).status).toBe(202);
+    await received.waitFor((entry) => entry.key === debit.transactionIdentifiers.uetr);
+  });
+
+  test.each([
+    ['no token', async () => undefined, 'Bearer'],
+    ['another authentication scheme', async () => 'Basic MjUwNjU1OnNlY3JldA==', 'Bearer'],
+    [
+      'a token for another audience',
+      async () => `Bearer ${await token('250655', { audience: 'another-api' })}`,
+      'invalid_token',
+    ],
+    ['an expired token', async () => `Bearer ${await token('250655', { expiresIn: -120 })}`, 'invalid_token'],
+    [
+      'a token signed by an unknown key',
+      async () => `Bearer ${await token('250655', { key: strangerKey })}`,
+      'invalid_token',
+    ],
+    [
+      'a token of another issuer',
+      async () => `Bearer ${await token('250655', { issuer: 'https://evil.test' })}`,
+      'invalid_token',
+    ],
+    ['not a JWT at all', async () => 'Bearer not-a-jwt', 'invalid_token'],
+  ])('%s: 401 with WWW-Authenticate, nothing recorded', async (_case, authorization, challenge) => {
+    const debit = debitBody();
+    const response = await send(debit, await authorization());
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toContain(challenge);
+    expect(response.headers.get('content-type')).toBe('application/problem+json');
+    expect(await response.json()).toMatchObject({ type: '/problems/unauthorized', status: 401 });
+    expect(await store.idempotency.get(transactionKey(debit.transactionIdentifiers.uetr))).toBeNull();
+  });
+
+  test('bank A sending as bank B: 403, nothing recorded', async () => {
+    const asOther = debitBody({ instructingAgent: { memberId: '632005' } });
+    const response = await send(asOther, `Bearer ${await token('250655')}`);
+    expect(response.status).toBe(403);
+    const problem = (await response.json()) as { type: string; detail: string };
+    expect(problem.type).toBe('/problems/forbidden');
+    expect(problem.detail).toMatch(/250655.*632005/);
+    expect(await store.idempotency.get(transactionKey(asOther.transactionIdentifiers.uetr))).toBeNull();
+  });
+
+  test('a valid token of a client that is no participant: 403', async () => {
+    const response = await send(debitBody(), `Bearer ${await token('999999')}`);
+    expect(response.status).toBe(403);
+    expect(await response.json()).toMatchObject({ type: '/problems/forbidden' });
+  });
+
+  test("bank B answering bank A's debit with B's token is refused", async () => {
+    const debit = debitBody();
+    const report = reportBody(debit, { instructingAgent: { memberId: '632005' } });
+    const response = await post(
+      secured,
+      servicePaths.inboundDirectDebitResponse,
+      JSON.stringify(report),
+      'application/json',
+      { authorization: `Bearer ${await token('632005')}` },
+    );
+    expect(response.status).toBe(422);
+    expect(((await response.json()) as { errors: { pointer: string }[] }).errors[0]?.pointer).toBe(
+      '/transactionIdentifiers/uetr',
+    );
   });
 });

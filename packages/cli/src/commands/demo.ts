@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { johannesburgDate, launchPipeline, type Pipeline, sampleOnUsDebit } from '@rp/launcher';
+import { defaultBank, johannesburgDate, launchPipeline, type Pipeline, sampleOnUsDebit } from '@rp/launcher';
 import { stackUp } from '@rp/local-stack';
 import { formatSeconds } from '../process.ts';
 
@@ -38,9 +38,11 @@ export async function demoCommand(root: string): Promise<number> {
     const simulator = pipeline.url('bank-simulator');
     const { uetr, body } = sampleOnUsDebit(root, { collectionDate: johannesburgDate() });
     console.log(`\nsending an on-us direct debit, uetr ${uetr}`);
+    // The bank's access token from the identity provider the simulator plays (OAuth2 client credentials).
+    const authorization = await pipeline.bankAuthorization(defaultBank.memberId);
     const response = await fetch(`${pipeline.apiUrl}/outbound/direct-debit`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', authorization },
       body,
     });
     console.log(`  POST /api/v1/outbound/direct-debit -> ${response.status} ${await response.text()}`);

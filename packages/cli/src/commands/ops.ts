@@ -27,6 +27,8 @@ Exit 1 when any was refused.
   --concurrency <c>  requests in flight (default 16)
   --amount <rands>   each debit's amount, e.g. 125.50 (default: the example's)
   --url <url>        the ingress (default: INGRESS_URL, else ${defaultIngressUrl})
+  --token <jwt>      the bank's OAuth2 access token (default: BANK_ACCESS_TOKEN); the ingress takes
+                     debits only from the bank its token names
   --json             print the summary as JSON
 `;
 
@@ -80,6 +82,8 @@ export interface SendArgs {
   readonly count: number;
   readonly concurrency: number;
   readonly amount?: string;
+  /** The bank's access token, sent as `Authorization: Bearer`. */
+  readonly token?: string;
   readonly timeoutMs: number;
   readonly json: boolean;
 }
@@ -93,6 +97,7 @@ export function parseSendArgs(args: readonly string[], env: CommandIo['env'] = {
         count: { type: 'string' },
         concurrency: { type: 'string' },
         amount: { type: 'string' },
+        token: { type: 'string' },
       },
       strict: true,
       allowPositionals: true,
@@ -107,6 +112,7 @@ export function parseSendArgs(args: readonly string[], env: CommandIo['env'] = {
     count: whole('count', values.count, 10, 1_000_000),
     concurrency: whole('concurrency', values.concurrency, 16, 1_000),
     ...(values.amount === undefined ? {} : { amount: twoDecimals(values.amount) }),
+    ...tokenOf(values.token ?? env.BANK_ACCESS_TOKEN),
     timeoutMs: timeoutOf(values.timeout),
     json: values.json === true,
   };
@@ -116,6 +122,10 @@ export function parseSendArgs(args: readonly string[], env: CommandIo['env'] = {
 function twoDecimals(amount: string): string {
   const [rands, cents = ''] = amount.split('.');
   return `${rands}.${cents.padEnd(2, '0')}`;
+}
+
+function tokenOf(token: string | undefined): { token?: string } {
+  return token ? { token } : {};
 }
 
 export interface SendSummary {
@@ -153,7 +163,10 @@ export async function sendDebits(
       try {
         const response = await fetch(`${args.url}/api/v1/outbound/direct-debit`, {
           method: 'POST',
-          headers: { 'content-type': 'application/json' },
+          headers: {
+            'content-type': 'application/json',
+            ...(args.token ? { authorization: `Bearer ${args.token}` } : {}),
+          },
           body: sample.body,
           signal: AbortSignal.timeout(args.timeoutMs),
         });

@@ -16,14 +16,19 @@ describe('OpenAPI document', () => {
   it('describes the bank-facing endpoints and the calls made on banks', () => {
     const document = openApiDocument() as {
       openapi: string;
-      paths: Record<string, { post: { responses: Record<string, unknown> } }>;
+      paths: Record<string, { post: { responses: Record<string, unknown>; security?: unknown } }>;
       webhooks: Record<string, unknown>;
+      components: {
+        securitySchemes: Record<string, { flows: { clientCredentials: { tokenUrl: string } } }>;
+      };
     };
     expect(document.openapi).toBe('3.1.0');
     const outbound = document.paths['/api/v1/outbound/direct-debit'];
     expect(Object.keys(outbound?.post.responses ?? {}).sort()).toEqual([
       '202',
       '400',
+      '401',
+      '403',
       '409',
       '413',
       '415',
@@ -32,11 +37,15 @@ describe('OpenAPI document', () => {
       '503',
     ]);
     expect(document.paths).toHaveProperty(['/api/v1/inbound/direct-debit-response']);
-    // The clearing house's routes take its bearer token: a 401 is one of their answers, not the banks'.
+    // The clearing house's routes take its bearer token, the banks' routes a bank's OAuth2 access token.
     for (const path of ['/api/v1/inbound/direct-debit', '/api/v1/inbound/credit-transfer-authorization']) {
       expect(document.paths[path]?.post.responses).toHaveProperty('401');
+      expect(document.paths[path]?.post.security).toEqual([{ schemeBearerToken: [] }]);
     }
-    expect(outbound?.post.responses).not.toHaveProperty('401');
+    expect(outbound?.post.security).toEqual([{ bankOAuth2: ['payments'] }]);
+    expect(document.components.securitySchemes.bankOAuth2?.flows.clientCredentials.tokenUrl).toMatch(
+      /^https:/,
+    );
     expect(Object.keys(document.webhooks)).toEqual(
       expect.arrayContaining(['events', 'outbound-direct-debit-response', 'inbound-direct-debit']),
     );

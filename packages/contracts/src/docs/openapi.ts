@@ -32,6 +32,8 @@ interface Operation {
 
 /** Name of the security scheme of the routes payment schemes call. */
 const schemeSecurity = 'schemeBearerToken';
+/** Name of the security scheme of the routes banks call. */
+const bankSecurity = 'bankOAuth2';
 
 const serviceOperations: Operation[] = [
   {
@@ -183,10 +185,11 @@ export function buildOpenApiDocument(set: SchemaSet): Json {
           required: true,
           content: { 'application/json': { schema: schemaRef(operation.body) } },
         },
-        ...(operation.schemeCredentials ? { security: [{ [schemeSecurity]: [] }] } : {}),
+        security: [operation.schemeCredentials ? { [schemeSecurity]: [] } : { [bankSecurity]: ['payments'] }],
         responses: {
           '202': responseRef('Accepted'),
-          ...(operation.schemeCredentials ? { '401': responseRef('Unauthorized') } : {}),
+          '401': responseRef('Unauthorized'),
+          ...(operation.schemeCredentials ? {} : { '403': responseRef('Forbidden') }),
           ...errorResponses,
         },
       },
@@ -243,6 +246,17 @@ export function buildOpenApiDocument(set: SchemaSet): Json {
     components: {
       schemas,
       securitySchemes: {
+        [bankSecurity]: {
+          type: 'oauth2',
+          description:
+            "A bank's OAuth2 access token (a JWT, RFC 9068) from the identity provider the operator names, by the client credentials grant. The engine checks it against the provider's JWKS (signature, iss, aud, exp) and maps its client_id to one participant; a bank sends only as itself (its instructingAgent). Mutual TLS at the cluster's edge is the documented alternative (BANK_AUTH=message behind it).",
+          flows: {
+            clientCredentials: {
+              tokenUrl: 'https://identity-provider.example/oauth2/token',
+              scopes: { payments: 'Submit payment messages as the bank the token names' },
+            },
+          },
+        },
         [schemeSecurity]: {
           type: 'http',
           scheme: 'bearer',
@@ -258,8 +272,11 @@ export function buildOpenApiDocument(set: SchemaSet): Json {
         MalformedJson: problemResponse(
           `${problemTypes.malformedJson.title} (${problemTypes.malformedJson.type}).`,
         ),
+        Forbidden: problemResponse(
+          `${problemTypes.forbidden.title} (${problemTypes.forbidden.type}): the access token is another bank's than the message's instructingAgent, or its client is no participant.`,
+        ),
         Unauthorized: problemResponse(
-          `${problemTypes.unauthorized.title} (${problemTypes.unauthorized.type}): no bearer token, or one that is not a configured scheme's. Checked before the body is read.`,
+          `${problemTypes.unauthorized.title} (${problemTypes.unauthorized.type}): no bearer token, or one that does not verify (a bank's: signature, issuer, audience, expiry; a scheme's: not a configured scheme's). Checked before the body is read.`,
           {
             headers: {
               'WWW-Authenticate': {

@@ -18,6 +18,11 @@ export const problemTypes = {
     title: 'The request does not carry valid credentials',
     status: 401,
   },
+  forbidden: {
+    type: '/problems/forbidden',
+    title: 'The authenticated sender may not send this message',
+    status: 403,
+  },
   duplicateMessage: {
     type: '/problems/duplicate-message',
     title: 'A different message with this messageIdentification was already received',
