@@ -71,8 +71,6 @@ export interface Snapshot {
     httpStatus: number | null;
     outcome: string;
   }[];
-  /** The event postings the banks were sent, from the event publisher's delivery log. */
-  events?: { eventId: string; memberId: string; eventType: string; outcome: string; attemptCount: number }[];
   readonly [field: string]: unknown;
 }
 

@@ -400,6 +400,15 @@ function instantQuery(text: string | undefined, name: string): Date | undefined 
   return at;
 }
 
+function uetrParameter(uetr: string): string {
+  if (!uuidPattern.test(uetr)) {
+    throw new AppError('VALIDATION_FAILED', 'uetr must be a UUID', {
+      details: [{ pointer: '/uetr', detail: 'must be a UUID' }],
+    });
+  }
+  return uetr.toLowerCase();
+}
+
 const uuidPattern = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 
 /** The read-only operator API: a transaction's snapshot, and lists by end-to-end id or state. */
@@ -412,18 +421,19 @@ export function createAdminRoutes(options: {
   const app = new Hono<AppEnv>();
   const { transactions } = options;
   app.get('/admin/transactions/:uetr', async (c) => {
-    const uetr = c.req.param('uetr');
-    if (!uuidPattern.test(uetr)) {
-      throw new AppError('VALIDATION_FAILED', 'uetr must be a UUID', {
-        details: [{ pointer: '/uetr', detail: 'must be a UUID' }],
-      });
-    }
-    const [snapshot, postings] = await Promise.all([
-      transactions.get(uetr.toLowerCase()),
-      options.deliveryLog?.listByUetr(uetr.toLowerCase(), 500) ?? Promise.resolve([]),
-    ]);
+    const uetr = uetrParameter(c.req.param('uetr'));
+    const snapshot = await transactions.get(uetr);
     if (snapshot === null) throw new AppError('NOT_FOUND', `no transaction ${uetr}`);
-    // Its event postings as the banks got them: per posting and bank, the outcome and the attempts.
+    return c.json(snapshot);
+  });
+  // Its event postings as the banks got them: per posting and bank, the outcome and the attempts. Apart
+  // from the snapshot: the delivery log is read by UETR, a query the snapshot's readers need not pay for.
+  app.get('/admin/transactions/:uetr/events', async (c) => {
+    const uetr = uetrParameter(c.req.param('uetr'));
+    const postings = (await options.deliveryLog?.listByUetr(uetr, 500)) ?? [];
+    if (postings.length === 0 && (await transactions.get(uetr)) === null) {
+      throw new AppError('NOT_FOUND', `no transaction ${uetr}`);
+    }
     // The log is kept per posting and bank (`<eventId>:<memberId>`); the bank saw the event id alone.
     const events = postings.map((posting) => ({
       eventId: posting.eventId.endsWith(`:${posting.memberId}`)
@@ -437,7 +447,7 @@ export function createAdminRoutes(options: {
       createdAt: posting.createdAt,
       ...(posting.completedAt ? { completedAt: posting.completedAt } : {}),
     }));
-    return c.json({ ...snapshot, events });
+    return c.json({ uetr, events });
   });
   app.get('/admin/transactions', async (c) => {
     const endToEndId = c.req.query('endToEndId');
