@@ -68,11 +68,14 @@ export function createHttpApp(options: HttpAppOptions): Hono<AppEnv> {
         span ??= open(uetr);
         return span;
       };
-      await tracing.runInScope({ headers: (uetr) => opened(uetr).headers }, next);
-      span = opened();
-      span.setAttribute('http.response.status_code', c.res.status);
-      if (c.res.status >= 500) span.fail(new Error(`HTTP ${c.res.status}`));
-      span.end();
+      try {
+        await tracing.runInScope({ headers: (uetr) => opened(uetr).headers }, next);
+      } finally {
+        span = opened();
+        span.setAttribute('http.response.status_code', c.res.status);
+        if (c.res.status >= 500) span.fail(new Error(`HTTP ${c.res.status}`));
+        span.end();
+      }
     } else {
       await next();
     }
