@@ -1,5 +1,12 @@
 import { join } from 'node:path';
-import { defaultBank, johannesburgDate, launchPipeline, type Pipeline, sampleOnUsDebit } from '@rp/launcher';
+import {
+  anyTimeWindows,
+  defaultBank,
+  johannesburgDate,
+  launchPipeline,
+  type Pipeline,
+  sampleOnUsDebit,
+} from '@rp/launcher';
 import { stackUp } from '@rp/local-stack';
 import { formatSeconds } from '../process.ts';
 
@@ -31,7 +38,8 @@ export async function demoCommand(root: string): Promise<number> {
         dispatcher: basePort + 5,
         ingress: basePort + 6,
       },
-      env: { RESPONSE_DELAY: '500ms' },
+      // Windows that hold at any hour: the debit waits for today's window, which the demo opens itself.
+      env: { ...anyTimeWindows, RESPONSE_DELAY: '500ms' },
       onReady: (service, port, ms) =>
         console.log(`  ${service.padEnd(16)} ready on :${port} (${formatSeconds(ms)})`),
     });
