@@ -1,39 +1,10 @@
-import {
-  defineConfig,
-  duration,
-  int,
-  list,
-  logLevels,
-  oneOf,
-  port,
-  secret,
-  str,
-  tracingConfig,
-  url,
-} from '@rp/runtime';
+import { pipelineConfig } from '@rp/pipeline';
+import { defineConfig, duration, int, list, port, secret, str } from '@rp/runtime';
 
 /** Every variable the event publisher reads; `loadConfig` refuses to start while any of them is invalid. */
 export const eventPublisherConfigSpec = defineConfig({
   PORT: port({ default: 8086, doc: 'HTTP port of the admin API (replay, delivery log), health and metrics' }),
-  LOG_LEVEL: oneOf(logLevels, { default: 'info', doc: 'Minimum level of the JSON log lines' }),
-  ...tracingConfig,
-  KAFKA_BROKERS: list({ doc: 'Kafka bootstrap brokers, host:port,...' }),
-  SCHEMA_REGISTRY_URL: url({ doc: 'Confluent-compatible schema registry API base URL' }),
-  MONGODB_URI: url({
-    protocols: ['mongodb:', 'mongodb+srv:'],
-    doc: 'MongoDB connection string (delivery log, stored postings, parked lanes, transaction snapshots)',
-  }),
-  MONGODB_DATABASE: str({ default: 'rp', doc: 'Database holding the engine collections' }),
-  TOPIC_NAMESPACE: str({
-    optional: true,
-    pattern: /^[a-zA-Z0-9._-]+$/,
-    doc: 'Prefix of every topic name, so that several pipelines (or tests) share one cluster',
-  }),
-  TOPIC_PARTITIONS: int({
-    optional: true,
-    min: 1,
-    doc: 'Partitions of topics created at start-up when missing; default: the topic catalogue',
-  }),
+  ...pipelineConfig('delivery log, stored postings, parked lanes, transaction snapshots'),
   PARTICIPANTS: str({
     doc: 'Participating banks (events URL, event classes): path of a JSON file, or the JSON array itself',
   }),

@@ -1,40 +1,11 @@
-import {
-  defineConfig,
-  duration,
-  int,
-  list,
-  logLevels,
-  oneOf,
-  port,
-  secret,
-  str,
-  tracingConfig,
-  url,
-} from '@rp/runtime';
+import { pipelineConfig } from '@rp/pipeline';
+import { defineConfig, duration, int, oneOf, port, secret, str } from '@rp/runtime';
 import { windowConfig } from './windows.ts';
 
 /** Every variable the scheduler reads; `loadConfig` refuses to start while any of them is invalid. */
 export const schedulerConfigSpec = defineConfig({
   PORT: port({ default: 8083, doc: 'HTTP port of the admin routes, health and metrics' }),
-  LOG_LEVEL: oneOf(logLevels, { default: 'info', doc: 'Minimum level of the JSON log lines' }),
-  ...tracingConfig,
-  KAFKA_BROKERS: list({ doc: 'Kafka bootstrap brokers, host:port,...' }),
-  SCHEMA_REGISTRY_URL: url({ doc: 'Confluent-compatible schema registry API base URL' }),
-  MONGODB_URI: url({
-    protocols: ['mongodb:', 'mongodb+srv:'],
-    doc: 'MongoDB connection string (debit queue, intake, snapshots, reconciliation items)',
-  }),
-  MONGODB_DATABASE: str({ default: 'rp', doc: 'Database holding the engine collections' }),
-  TOPIC_NAMESPACE: str({
-    optional: true,
-    pattern: /^[a-zA-Z0-9._-]+$/,
-    doc: 'Prefix of every topic name, so that several pipelines (or tests) share one cluster',
-  }),
-  TOPIC_PARTITIONS: int({
-    optional: true,
-    min: 1,
-    doc: 'Partitions of topics created at start-up when missing; default: the topic catalogue',
-  }),
+  ...pipelineConfig('debit queue, intake, snapshots, reconciliation items'),
   ...windowConfig,
   CREDITS_GATE: oneOf(['credits', 'operator'], {
     default: 'credits',

@@ -1,40 +1,11 @@
 import { cdvConfig } from '@rp/cdv';
-import {
-  bool,
-  defineConfig,
-  duration,
-  int,
-  list,
-  logLevels,
-  oneOf,
-  port,
-  str,
-  tracingConfig,
-  url,
-} from '@rp/runtime';
+import { pipelineConfig } from '@rp/pipeline';
+import { bool, defineConfig, duration, int, port, str } from '@rp/runtime';
 
 /** Every variable the validator reads; `loadConfig` refuses to start while any of them is invalid. */
 export const validatorConfigSpec = defineConfig({
   PORT: port({ default: 8081, doc: 'HTTP port of health and metrics' }),
-  LOG_LEVEL: oneOf(logLevels, { default: 'info', doc: 'Minimum level of the JSON log lines' }),
-  ...tracingConfig,
-  KAFKA_BROKERS: list({ doc: 'Kafka bootstrap brokers, host:port,...' }),
-  SCHEMA_REGISTRY_URL: url({ doc: 'Confluent-compatible schema registry API base URL' }),
-  MONGODB_URI: url({
-    protocols: ['mongodb:', 'mongodb+srv:'],
-    doc: 'MongoDB connection string (transaction snapshots, read by _id)',
-  }),
-  MONGODB_DATABASE: str({ default: 'rp', doc: 'Database holding the engine collections' }),
-  TOPIC_NAMESPACE: str({
-    optional: true,
-    pattern: /^[a-zA-Z0-9._-]+$/,
-    doc: 'Prefix of every topic name, so that several pipelines (or tests) share one cluster',
-  }),
-  TOPIC_PARTITIONS: int({
-    optional: true,
-    min: 1,
-    doc: 'Partitions of topics created at start-up when missing; default: the topic catalogue',
-  }),
+  ...pipelineConfig('transaction snapshots, read by _id'),
   PARTICIPANTS: str({
     doc: 'Participating banks (debit limits, actioning and creditor banks): a JSON file path or the JSON array',
   }),

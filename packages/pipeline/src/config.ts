@@ -1,0 +1,30 @@
+import { int, list, logLevels, oneOf, str, tracingConfig, url } from '@rp/runtime';
+
+/**
+ * The settings every pipeline service reads alike: log level, tracing, Kafka and its schema registry,
+ * MongoDB, the topic namespace and partitions. `storeUse` says what the service keeps in MongoDB (it is
+ * shown in the MONGODB_URI description).
+ */
+export function pipelineConfig(storeUse: string) {
+  return {
+    LOG_LEVEL: oneOf(logLevels, { default: 'info', doc: 'Minimum level of the JSON log lines' }),
+    ...tracingConfig,
+    KAFKA_BROKERS: list({ doc: 'Kafka bootstrap brokers, host:port,...' }),
+    SCHEMA_REGISTRY_URL: url({ doc: 'Confluent-compatible schema registry API base URL' }),
+    MONGODB_URI: url({
+      protocols: ['mongodb:', 'mongodb+srv:'],
+      doc: `MongoDB connection string (${storeUse})`,
+    }),
+    MONGODB_DATABASE: str({ default: 'rp', doc: 'Database holding the engine collections' }),
+    TOPIC_NAMESPACE: str({
+      optional: true,
+      pattern: /^[a-zA-Z0-9._-]+$/,
+      doc: 'Prefix of every topic name, so that several pipelines (or tests) share one cluster',
+    }),
+    TOPIC_PARTITIONS: int({
+      optional: true,
+      min: 1,
+      doc: 'Partitions of topics created at start-up when missing; default: the topic catalogue',
+    }),
+  };
+}
