@@ -1,5 +1,10 @@
 import { AppError } from '@rp/runtime';
-import { KafkaJSConnectionError, KafkaJSNumberOfRetriesExceeded, KafkaJSProtocolError } from 'kafkajs';
+import {
+  KafkaJSConnectionError,
+  KafkaJSNonRetriableError,
+  KafkaJSNumberOfRetriesExceeded,
+  KafkaJSProtocolError,
+} from 'kafkajs';
 import { describe, expect, test } from 'vitest';
 import { describeError, fromKafkaJsError, isRetriableFailure, KafkaError } from './errors.ts';
 
@@ -23,6 +28,18 @@ describe('fromKafkaJsError', () => {
       retryTime: 1_000,
     });
     expect(fromKafkaJsError(exhausted, 'x').retriable).toBe(true);
+  });
+
+  test('a refused connection wrapped by nested retriers (the broker restarting) is still an outage', () => {
+    // What the producer threw while the broker was down: the outer retrier wraps the inner one's
+    // exhaustion as "non-retriable", with the connection error as its cause.
+    const refused = new KafkaJSConnectionError('Connection error: connect ECONNREFUSED 127.0.0.1:9092');
+    const exhausted = new KafkaJSNumberOfRetriesExceeded(refused, { retryCount: 5, retryTime: 1_000 });
+    // kafkajs's typings leave out the options its constructor takes; the cause is what it sets.
+    const wrapped = Object.assign(new KafkaJSNonRetriableError(exhausted), { cause: refused });
+    const mapped = fromKafkaJsError(wrapped, 'producing');
+    expect(mapped.reason).toBe('KAFKA_UNAVAILABLE');
+    expect(mapped.retriable).toBe(true);
   });
 
   test('a request the broker refuses for good is not retriable', () => {

@@ -68,15 +68,29 @@ const transientKafkaJsErrors = new Set([
   'KafkaJSGroupCoordinatorNotFound',
 ]);
 
+/**
+ * Whether the error, or any error it wraps, is an outage. kafkajs nests its retriers: an inner one that
+ * runs out of retries on a refused connection throws KafkaJSNumberOfRetriesExceeded, and the outer one
+ * wraps that in a KafkaJSNonRetriableError whose `cause` is the connection error. The outer name alone
+ * would make a broker restart look like a request refused for good (and dead-letter the record).
+ */
+function isOutage(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < 8 && typeof current === 'object' && current !== null; depth += 1) {
+    const candidate = current as { name?: unknown; retriable?: unknown; cause?: unknown };
+    if (typeof candidate.name === 'string' && transientKafkaJsErrors.has(candidate.name)) return true;
+    if (candidate.retriable === true) return true;
+    if (candidate.cause === current) break;
+    current = candidate.cause;
+  }
+  return false;
+}
+
 /** Maps anything kafkajs throws to a `KafkaError`, keeping the original as `cause`. */
 export function fromKafkaJsError(error: unknown, doing: string): KafkaError {
   if (error instanceof KafkaError) return error;
-  const name = error instanceof Error ? error.name : 'Error';
   const message = error instanceof Error ? error.message : String(error);
-  const flaggedRetriable =
-    typeof error === 'object' && error !== null && (error as { retriable?: unknown }).retriable === true;
-  const reason: KafkaErrorReason =
-    transientKafkaJsErrors.has(name) || flaggedRetriable ? 'KAFKA_UNAVAILABLE' : 'KAFKA_REQUEST_REJECTED';
+  const reason: KafkaErrorReason = isOutage(error) ? 'KAFKA_UNAVAILABLE' : 'KAFKA_REQUEST_REJECTED';
   return new KafkaError(reason, `${doing}: ${message}`, { cause: error });
 }
 

@@ -370,7 +370,12 @@ export function readStackEnv(options: StackOptions = {}): StackEndpoints | undef
   return readEnvFile(resolveStackConfig(options).envFile);
 }
 
-/** Kills one component with SIGKILL, as a crash would; for tests of the restart logic. */
+/**
+ * Kills one component as a crash would; for tests of the restart logic and the fault suite. SIGKILL,
+ * except PostgreSQL: a SIGKILL of its postmaster leaves its backends running (and its pid file claimed),
+ * so it is stopped in immediate mode instead: every process ends at once, nothing is checkpointed, and
+ * the next start runs crash recovery.
+ */
 export async function killComponent(
   name: ComponentName,
   options: StackOptions = {},
@@ -378,7 +383,16 @@ export async function killComponent(
   const config = resolveStackConfig(options);
   const pid = components[name].readPid(config);
   if (pid === undefined) return undefined;
-  await killProcess(pid, processMarker(config));
+  if (name === 'postgres') await components.postgres.stop(config, pid, true);
+  else await killProcess(pid, processMarker(config));
+  // A killed process can look gone (its command line is) while the kernel still holds its listening
+  // sockets; a start right away would find the port taken. Wait until they are released.
+  const deadline = Date.now() + 15_000;
+  for (const port of components[name].ports(config)) {
+    while (!(await portFree(port)) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
   return pid;
 }
 

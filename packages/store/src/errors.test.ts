@@ -46,6 +46,20 @@ describe('toStoreError', () => {
     ['a duplicate key', serverError(11000), 'duplicate-key', 'CONFLICT', false],
     ['a rejected command', serverError(2), 'rejected', 'INTERNAL', false],
     [
+      'a socket the server ended mid-write, passed on unwrapped by the driver',
+      Object.assign(new Error('This socket has been ended by the other party'), { code: 'EPIPE' }),
+      'unavailable',
+      'STORE_UNAVAILABLE',
+      true,
+    ],
+    [
+      'the same without a code',
+      new Error('This socket has been ended by the other party'),
+      'unavailable',
+      'STORE_UNAVAILABLE',
+      true,
+    ],
+    [
       'a closed client (shutting down: another instance redoes the work)',
       new MongoClientClosedError(),
       'closed',

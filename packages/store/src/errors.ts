@@ -118,5 +118,27 @@ function classify(error: unknown): StoreFailure {
     if (error.name === 'MongoPoolClearedError') return 'unavailable';
     return 'rejected';
   }
+  // A socket error the driver passed on unwrapped (seen when the server was killed mid-write: "This
+  // socket has been ended by the other party", EPIPE): the connection is the problem, not the command.
+  if (error instanceof Error && isSocketFailure(error)) return 'unavailable';
   return 'rejected';
+}
+
+const socketErrorCodes = new Set([
+  'EPIPE',
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'ECONNABORTED',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ERR_SOCKET_CLOSED',
+  'ERR_STREAM_DESTROYED',
+  'ERR_STREAM_WRITE_AFTER_END',
+]);
+
+function isSocketFailure(error: Error): boolean {
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && socketErrorCodes.has(code)) return true;
+  return /socket has been ended|socket hang up|socket is closed/i.test(error.message);
 }
