@@ -54,3 +54,8 @@ export {
   type TransactionSnapshot,
   type TransactionSummary,
 } from './transactions.ts';
+export {
+  type DebitWindowOverride,
+  type WindowOverride,
+  WindowOverrideRepository,
+} from './window-overrides.ts';

@@ -8,6 +8,7 @@ export const collectionNames = {
   reconciliationItems: 'reconciliation_items',
   eventDeliveryLog: 'event_delivery_log',
   operatorAudit: 'operator_audit',
+  windowOverrides: 'window_overrides',
 } as const;
 
 export type CollectionName = (typeof collectionNames)[keyof typeof collectionNames];
@@ -45,4 +46,6 @@ export const storeIndexes: Record<CollectionName, IndexDescription[]> = {
     { key: { at: -1, _id: -1 }, name: 'at_-1__id_-1' },
     { key: { action: 1, at: -1, _id: -1 }, name: 'action_1_at_-1__id_-1' },
   ],
+  // read by `_id` only (newest business days first)
+  [collectionNames.windowOverrides]: [],
 };

@@ -15,6 +15,7 @@ import { type CollectionName, collectionNames, storeIndexes } from './indexes.ts
 import { defaultStoreLimits, type StoreLimits } from './limits.ts';
 import { type ReconciliationDocument, ReconciliationRepository } from './reconciliation.ts';
 import { type TransactionDocument, TransactionRepository } from './transactions.ts';
+import { type WindowOverrideDocument, WindowOverrideRepository } from './window-overrides.ts';
 
 /** The subset of a structured logger (pino's shape) the store writes to. */
 export interface StoreLogger {
@@ -59,6 +60,7 @@ export interface Store {
   readonly reconciliation: ReconciliationRepository;
   readonly deliveryLog: DeliveryLogRepository;
   readonly audit: AuditRepository;
+  readonly windowOverrides: WindowOverrideRepository;
   /** For readiness: one round trip to the server, its latency in milliseconds. Throws StoreError. */
   ping(): Promise<number>;
   /** Creates the collections and indexes that are missing; safe to run at every start. */
@@ -123,6 +125,7 @@ class MongoStore implements Store {
   readonly reconciliation: ReconciliationRepository;
   readonly deliveryLog: DeliveryLogRepository;
   readonly audit: AuditRepository;
+  readonly windowOverrides: WindowOverrideRepository;
   readonly #client: MongoClient;
   readonly #db: Db;
   readonly #limits: StoreLimits;
@@ -162,6 +165,10 @@ class MongoStore implements Store {
       attemptsKept,
     );
     this.audit = new AuditRepository(db.collection<AuditDocument>(collectionNames.operatorAudit), limits);
+    this.windowOverrides = new WindowOverrideRepository(
+      db.collection<WindowOverrideDocument>(collectionNames.windowOverrides),
+      limits,
+    );
   }
 
   async ping(): Promise<number> {

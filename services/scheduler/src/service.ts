@@ -38,6 +38,7 @@ import {
   CreditFlowGate,
   type CreditsGate,
   DeclaredCreditsGate,
+  rememberedDays,
   scheduledCreditsGate,
   WindowController,
   type WindowStatus,
@@ -96,7 +97,7 @@ export interface SchedulerDeps {
   readonly codecs: Partial<PipelineCodecs>;
   /** Owned by the caller, which disconnects it after `stop()`. */
   readonly producer: PipelineProducer;
-  readonly store: Pick<Store, 'transactions' | 'debitQueue' | 'reconciliation'>;
+  readonly store: Pick<Store, 'transactions' | 'debitQueue' | 'reconciliation' | 'windowOverrides'>;
   readonly intake: DebitIntakeRepository;
   readonly windows: WindowSettings;
   /** A credits gate besides the admin trigger, the credits themselves and the cut-off time. */
@@ -261,7 +262,15 @@ export function createSchedulerService(deps: SchedulerDeps): SchedulerService {
     onQueueDepth: (depth, awaiting) => metrics.queueDepth(depth, awaiting),
     openDebitWindow: () =>
       serial(async () => {
-        const date = calendar.localDate(clock.now());
+        const now = clock.now();
+        const date = calendar.localDate(now);
+        // Kept before it takes effect, so a scheduler that restarts keeps the window open.
+        await deps.store.windowOverrides.set({
+          businessDate: date,
+          debit: 'open',
+          actor: 'operator',
+          at: now,
+        });
         declared.declare(date);
         windows.openDebitWindow(date);
         logger.info({ businessDate: date }, 'debit window opened by an operator');
@@ -270,7 +279,14 @@ export function createSchedulerService(deps: SchedulerDeps): SchedulerService {
       }),
     async closeDebitWindow() {
       // At once, not behind a release in progress: the release stops before its next batch.
-      const date = calendar.localDate(clock.now());
+      const now = clock.now();
+      const date = calendar.localDate(now);
+      await deps.store.windowOverrides.set({
+        businessDate: date,
+        debit: 'closed',
+        actor: 'operator',
+        at: now,
+      });
       windows.closeDebitWindow(date);
       logger.info({ businessDate: date }, 'debit window closed by an operator');
       return status();
@@ -297,6 +313,11 @@ export function createSchedulerService(deps: SchedulerDeps): SchedulerService {
     app,
     windows,
     async start() {
+      // The operators' opens and closes of recent days, as they were before a restart.
+      for (const override of await deps.store.windowOverrides.recent(rememberedDays)) {
+        if (override.debit === 'open') declared.declare(override.businessDate);
+        windows.restore([override]);
+      }
       const acceptedCodec = codecs['rp.directdebit.accepted.v1'];
       const outcomeCodec = codecs['rp.delivery.outcome.v1'];
       if (!acceptedCodec || !outcomeCodec) {

@@ -162,12 +162,13 @@ interface DayOverrides {
 }
 
 /** Days whose overrides are remembered: the current one matters, a few more help the admin view. */
-const rememberedDays = 14;
+export const rememberedDays = 14;
 
 /**
  * The state of the windows: the calendar's schedule, the credits gate, and what operators did today.
- * Operator actions live in memory (one scheduler instance runs the windows): after a restart the
- * schedule decides again, and a reconciliation close that runs again records nothing twice.
+ * An operator's open or close is kept in the store as well (the service writes it before it answers)
+ * and restored at start, so a scheduler that restarts honours it. The reconciliation close is not: one
+ * that runs again after a restart records nothing twice.
  */
 export class WindowController {
   readonly calendar: WindowCalendar;
@@ -187,6 +188,11 @@ export class WindowController {
   /** An operator closes the debit window of `date` for the rest of the day. */
   closeDebitWindow(date: string): void {
     this.#day(date).debit = 'closed';
+  }
+
+  /** Takes back the operators' opens and closes kept in the store (at start). */
+  restore(overrides: readonly { businessDate: string; debit: 'open' | 'closed' }[]): void {
+    for (const override of overrides) this.#day(override.businessDate).debit = override.debit;
   }
 
   markReconciliationClosed(date: string, at: Date): void {

@@ -155,6 +155,24 @@ async function barrier<T>(
   return reader.records.findIndex((record) => record.key === key);
 }
 
+/** A scheduler on this test's topics, store and clock, started. */
+async function startService(): Promise<SchedulerService> {
+  const started = createSchedulerService({
+    kafka,
+    names,
+    codecs,
+    producer,
+    store,
+    intake,
+    windows: { ...defaultWindowSettings, creditsFinalisedAt: '07:30' },
+    logger,
+    clock,
+    options: { tickIntervalMs: 0, releaseBatchSize: 2, retry: { delaysMs: [200], maxAttempts: 5 } },
+  });
+  await started.start();
+  return started;
+}
+
 beforeAll(async () => {
   const endpoints = await infra();
   names = resolveTopicNames(uniqueName('scheduler'));
@@ -179,19 +197,7 @@ beforeAll(async () => {
   await mongo.connect();
   intake = new DebitIntakeRepository(mongo.db(databaseName));
   await intake.ensureIndexes();
-  service = createSchedulerService({
-    kafka,
-    names,
-    codecs,
-    producer,
-    store,
-    intake,
-    windows: { ...defaultWindowSettings, creditsFinalisedAt: '07:30' },
-    logger,
-    clock,
-    options: { tickIntervalMs: 0, releaseBatchSize: 2, retry: { delaysMs: [200], maxAttempts: 5 } },
-  });
-  await service.start();
+  service = await startService();
   due = await readTopic(kafka, names['rp.directdebit.due.v1'], codecs['rp.directdebit.due.v1']!);
   states = await readTopic(kafka, names['rp.transaction.state.v1'], codecs['rp.transaction.state.v1']!);
   items = await readTopic(kafka, names['rp.reconciliation.v1'], codecs['rp.reconciliation.v1']!);
@@ -347,6 +353,16 @@ describe('the debit queue', () => {
     await eventually(async () =>
       expect((await store.debitQueue.get(uetrOf(held)))?.windowDate).toBe(tuesday),
     );
+  });
+
+  test("the operator's word outlives the scheduler: started again, it keeps the window closed", async () => {
+    await service.stop();
+    service = await startService();
+    const status = await getJson<WindowStatus>('/admin/windows');
+    expect(status.debitWindow).toMatchObject({ state: 'closed', override: 'closed' });
+    expect(await store.windowOverrides.recent(5)).toEqual([
+      { businessDate: monday, debit: 'closed', actor: 'operator', at: clock.now() },
+    ]);
   });
 });
 
