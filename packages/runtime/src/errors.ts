@@ -6,6 +6,7 @@ export const errorCodes = [
   'CONFIG_INVALID',
   'VALIDATION_FAILED',
   'NOT_FOUND',
+  'METHOD_NOT_ALLOWED',
   'CONFLICT',
   'UNSUPPORTED_MEDIA_TYPE',
   'PAYLOAD_TOO_LARGE',
@@ -86,6 +87,7 @@ export function defaultRetriable(code: ErrorCode): boolean {
     case 'CONFIG_INVALID':
     case 'VALIDATION_FAILED':
     case 'NOT_FOUND':
+    case 'METHOD_NOT_ALLOWED':
     case 'CONFLICT':
     case 'UNSUPPORTED_MEDIA_TYPE':
     case 'PAYLOAD_TOO_LARGE':
@@ -113,6 +115,8 @@ export function defaultStatus(code: ErrorCode): number {
       return 403;
     case 'NOT_FOUND':
       return 404;
+    case 'METHOD_NOT_ALLOWED':
+      return 405;
     case 'CONFLICT':
     case 'ILLEGAL_TRANSITION':
       return 409;
@@ -147,6 +151,8 @@ export function errorTitle(code: ErrorCode): string {
       return 'Validation failed';
     case 'NOT_FOUND':
       return 'Not found';
+    case 'METHOD_NOT_ALLOWED':
+      return 'Method not allowed';
     case 'CONFLICT':
       return 'Conflict';
     case 'UNSUPPORTED_MEDIA_TYPE':

@@ -44,6 +44,7 @@ const codeByHttpStatus: Readonly<Record<number, ErrorCode>> = {
   401: 'UNAUTHORIZED',
   403: 'FORBIDDEN',
   404: 'NOT_FOUND',
+  405: 'METHOD_NOT_ALLOWED',
   409: 'CONFLICT',
   413: 'PAYLOAD_TOO_LARGE',
   415: 'UNSUPPORTED_MEDIA_TYPE',

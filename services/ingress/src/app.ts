@@ -28,7 +28,7 @@ import {
   type StateEmitter,
   schemeOrigin,
 } from '@rp/pipeline';
-import { type AppEnv, type Clock, isRetriable, type Logger, transactionLogger } from '@rp/runtime';
+import { type AppEnv, AppError, type Clock, isRetriable, type Logger, transactionLogger } from '@rp/runtime';
 import type { IdempotencyRepository, TransactionRepository } from '@rp/store';
 import type { Context, Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
@@ -424,6 +424,13 @@ export function registerIngressRoutes(app: Hono<AppEnv>, options: IngressRoutesO
   app.post(servicePaths.schemeInboundDirectDebit, (c) =>
     options.track(() => receive(c, inboundDirectDebitFromScheme)),
   );
+  // Any other method on a message route: 405 with the methods it takes (RFC 9110 section 15.5.6), not 404.
+  for (const path of Object.values(servicePaths)) {
+    app.all(path, (c) => {
+      c.header('Allow', 'POST');
+      throw new AppError('METHOD_NOT_ALLOWED', `${c.req.method} is not allowed here; send POST`);
+    });
+  }
 
   /**
    * A bank's report on a transaction the engine delivered to it. The state change carries the

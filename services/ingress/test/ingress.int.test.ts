@@ -932,6 +932,18 @@ describe('API documents', () => {
     const asyncapi = await fetch(`${healthy.server.url}/api/v1/asyncapi.json`);
     expect(((await asyncapi.json()) as { asyncapi: string }).asyncapi).toMatch(/^3\./);
   });
+
+  test('a message route answers another method 405 with Allow: POST, as problem+json', async () => {
+    for (const path of Object.values(servicePaths)) {
+      for (const method of ['GET', 'PUT', 'DELETE', 'PATCH']) {
+        const response = await fetch(`${healthy.server.url}${path}`, { method });
+        expect(response.status, `${method} ${path}`).toBe(405);
+        expect(response.headers.get('allow')).toBe('POST');
+        expect(response.headers.get('content-type')).toBe('application/problem+json');
+        expect(((await response.json()) as { type: string }).type).toBe('/problems/method-not-allowed');
+      }
+    }
+  });
 });
 
 describe('broker unreachable', () => {
