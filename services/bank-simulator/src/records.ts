@@ -136,8 +136,11 @@ type Counter = keyof RouteCounters;
  */
 export class SimulatorRecords {
   #postings: ReceivedPosting[] = [];
+  /** The same postings by UETR, so that one transaction's are found without a scan of all. */
+  #postingsByUetr = new Map<string, ReceivedPosting[]>();
   #postingIds = new Set<string>();
   #messages: ExchangedMessage[] = [];
+  #messagesByUetr = new Map<string, ExchangedMessage[]>();
   #messageIds = new Map<string, ExchangedMessage>();
   #stats = SimulatorRecords.#emptyStats();
   #postingSeq = 0;
@@ -178,7 +181,11 @@ export class SimulatorRecords {
     if (this.#postingIds.has(key)) return false;
     this.#postingIds.add(key);
     this.#postingSeq += 1;
-    this.#postings.push({ ...entry, seq: this.#postingSeq });
+    const stored = { ...entry, seq: this.#postingSeq };
+    this.#postings.push(stored);
+    const ofUetr = this.#postingsByUetr.get(entry.uetr);
+    if (ofUetr) ofUetr.push(stored);
+    else this.#postingsByUetr.set(entry.uetr, [stored]);
     const name =
       entry.posting.class === 'TRANSACTION_STATE'
         ? entry.posting.name
@@ -189,11 +196,11 @@ export class SimulatorRecords {
   }
 
   postings(filter: { uetr?: string; memberId?: string } = {}): ReceivedPosting[] {
-    return this.#postings.filter(
-      (posting) =>
-        (filter.uetr === undefined || posting.uetr === filter.uetr) &&
-        (filter.memberId === undefined || posting.memberId === filter.memberId),
-    );
+    const candidates =
+      filter.uetr === undefined ? this.#postings : (this.#postingsByUetr.get(filter.uetr) ?? []);
+    return filter.memberId === undefined
+      ? [...candidates]
+      : candidates.filter((posting) => posting.memberId === filter.memberId);
   }
 
   /**
@@ -213,16 +220,20 @@ export class SimulatorRecords {
     this.#messageSeq += 1;
     const message: ExchangedMessage = { ...entry, seq: this.#messageSeq, duplicates: 0 };
     this.#messages.push(message);
+    const ofUetr = this.#messagesByUetr.get(message.uetr);
+    if (ofUetr) ofUetr.push(message);
+    else this.#messagesByUetr.set(message.uetr, [message]);
     this.#messageIds.set(key, message);
     this.#wake();
     return { message, created: true };
   }
 
   messages(filter: { kind?: MessageKind; uetr?: string; memberId?: string } = {}): ExchangedMessage[] {
-    return this.#messages.filter(
+    const candidates =
+      filter.uetr === undefined ? this.#messages : (this.#messagesByUetr.get(filter.uetr) ?? []);
+    return candidates.filter(
       (message) =>
         (filter.kind === undefined || message.kind === filter.kind) &&
-        (filter.uetr === undefined || message.uetr === filter.uetr) &&
         (filter.memberId === undefined || message.memberId === filter.memberId),
     );
   }
@@ -276,8 +287,10 @@ export class SimulatorRecords {
 
   reset(): void {
     this.#postings = [];
+    this.#postingsByUetr = new Map();
     this.#postingIds = new Set();
     this.#messages = [];
+    this.#messagesByUetr = new Map();
     this.#messageIds = new Map();
     this.#stats = SimulatorRecords.#emptyStats();
     this.#postingSeq = 0;
