@@ -17,6 +17,7 @@ import {
   sampleOnUsDebit,
 } from '@rp/launcher';
 import { infra } from '@rp/testkit';
+import { runningLogDirs } from './failure-report.ts';
 
 export const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -281,6 +282,7 @@ export async function startEndToEnd(
       dispatcher: { ...testDispatcherEnv, ...options.serviceEnv?.dispatcher },
     },
   });
+  runningLogDirs.add(pipeline.logDir);
   const bank = new BankSimulatorClient(pipeline.url('bank-simulator'));
   const simulator = pipeline.url('bank-simulator');
   const scheduler = pipeline.url('scheduler');
@@ -414,7 +416,10 @@ export async function startEndToEnd(
       await pipeline.kill(service, 'SIGTERM');
       await pipeline.start(service);
     },
-    stop: () => pipeline.stop(),
+    async stop() {
+      await pipeline.stop();
+      runningLogDirs.delete(pipeline.logDir);
+    },
   };
 }
 

@@ -1,0 +1,103 @@
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type EndToEnd, root, startEndToEnd } from './pipeline.ts';
+import { runProgram, schemathesis } from './schemathesis.ts';
+
+// The served OpenAPI document against the running ingress, by schemathesis (property-based: examples,
+// the schema's boundaries and random data, valid and not): no 5xx, and every status, content type,
+// header and body as the document says. Bank operations run with a bank's access token, the
+// scheme-facing ones with the clearing house's token, as each is called in production.
+
+const bank = '250655';
+const reports = join(root, 'test', '.test-results', 'schemathesis');
+/** Test cases per operation; more for a longer, deeper run (RP_SCHEMATHESIS_EXAMPLES). */
+const examples = process.env.RP_SCHEMATHESIS_EXAMPLES ?? '40';
+/** A fixed seed, so that a failure seen in CI comes back on a developer's machine (RP_SCHEMATHESIS_SEED). */
+const seed = process.env.RP_SCHEMATHESIS_SEED ?? '20261124';
+
+let e2e: EndToEnd;
+let st: string;
+
+beforeAll(async () => {
+  [st, e2e] = await Promise.all([schemathesis(), startEndToEnd()]);
+  rmSync(reports, { recursive: true, force: true });
+  mkdirSync(reports, { recursive: true });
+});
+
+afterAll(async () => {
+  await e2e?.stop();
+});
+
+async function run(
+  name: string,
+  operations: readonly string[],
+  authorization: string,
+  phases = 'examples,coverage,fuzzing',
+) {
+  const origin = new URL(e2e.pipeline.apiUrl).origin;
+  const result = await runProgram(
+    st,
+    [
+      'run',
+      `${e2e.pipeline.apiUrl}/openapi.json`,
+      '--url',
+      origin,
+      ...operations.flatMap((operation) => ['--include-operation-id', operation]),
+      '--header',
+      `Authorization: ${authorization}`,
+      '--checks',
+      'all',
+      // Data that the schema allows can still be refused by the rules beyond it (a creditor account the
+      // CDV refuses, a bank that is no participant): those answers are documented 4xx, not failures.
+      '--exclude-checks',
+      'positive_data_acceptance',
+      '--phases',
+      phases,
+      '--max-examples',
+      examples,
+      '--seed',
+      seed,
+      // No example database carried between runs: the same seed gives the same run.
+      '--generation-database',
+      'none',
+      '--workers',
+      '2',
+      '--request-timeout',
+      '30',
+      '--no-color',
+      '--report',
+      'junit',
+      '--report-dir',
+      join(reports, name),
+    ],
+    { env: { ...process.env, SCHEMATHESIS_TELEMETRY: 'false' }, timeoutMs: 20 * 60_000 },
+  );
+  return result;
+}
+
+describe('the served OpenAPI document, by schemathesis against the running ingress', () => {
+  it('bank-facing operations, with a bank access token: no 5xx, every response as documented', async () => {
+    const result = await run(
+      'bank',
+      ['outboundDirectDebit', 'inboundDirectDebitResponse', 'inboundCreditTransferAuthorizationResponse'],
+      await e2e.pipeline.bankAuthorization(bank),
+      // schemathesis 4.32.5's coverage phase fails inside its own generator on the DirectDebit schema
+      // (a negative case of an anyOf: hypothesis reports a FlakyFailure before any request is sent);
+      // the examples and the fuzzing phase, valid and invalid data both, still run on every operation.
+      'examples,fuzzing',
+    );
+    expect(result.output).toMatch(/\d+ generated/);
+    expect(result.code, result.output.slice(-6_000)).toBe(0);
+  }, 900_000);
+
+  it('scheme-facing operations, with the clearing house token: no 5xx, every response as documented', async () => {
+    const result = await run(
+      'scheme',
+      ['inboundCreditTransferAuthorization', 'inboundDirectDebitFromScheme'],
+      `Bearer ${e2e.pipeline.scheme.token}`,
+    );
+    expect(result.output).toMatch(/\d+ generated/);
+    expect(result.code, result.output.slice(-6_000)).toBe(0);
+  }, 900_000);
+});
