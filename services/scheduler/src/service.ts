@@ -262,15 +262,7 @@ export function createSchedulerService(deps: SchedulerDeps): SchedulerService {
     onQueueDepth: (depth, awaiting) => metrics.queueDepth(depth, awaiting),
     openDebitWindow: () =>
       serial(async () => {
-        const now = clock.now();
-        const date = calendar.localDate(now);
-        // Kept before it takes effect, so a scheduler that restarts keeps the window open.
-        await deps.store.windowOverrides.set({
-          businessDate: date,
-          debit: 'open',
-          actor: 'operator',
-          at: now,
-        });
+        const date = await keepOverride('open');
         declared.declare(date);
         windows.openDebitWindow(date);
         logger.info({ businessDate: date }, 'debit window opened by an operator');
@@ -279,20 +271,24 @@ export function createSchedulerService(deps: SchedulerDeps): SchedulerService {
       }),
     async closeDebitWindow() {
       // At once, not behind a release in progress: the release stops before its next batch.
-      const now = clock.now();
-      const date = calendar.localDate(now);
-      await deps.store.windowOverrides.set({
-        businessDate: date,
-        debit: 'closed',
-        actor: 'operator',
-        at: now,
-      });
+      const date = await keepOverride('closed');
       windows.closeDebitWindow(date);
       logger.info({ businessDate: date }, 'debit window closed by an operator');
       return status();
     },
     closeReconciliationWindow: () => closeNow(),
   });
+
+  /**
+   * Keeps an operator's open or close of today's debit window in the store before it takes effect, so a
+   * scheduler that restarts honours it; answers today's business date.
+   */
+  async function keepOverride(debit: 'open' | 'closed'): Promise<string> {
+    const now = clock.now();
+    const businessDate = calendar.localDate(now);
+    await deps.store.windowOverrides.set({ businessDate, debit, actor: 'operator', at: now });
+    return businessDate;
+  }
 
   function closeNow(businessDate?: string): Promise<ReconciliationSummary> {
     return serial(() => {
