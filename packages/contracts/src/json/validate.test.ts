@@ -511,6 +511,21 @@ describe('HTTP validation', () => {
     }
   });
 
+  it('refuses an amount that is null or not an object with an error at it, never a throw', () => {
+    for (const wrong of [null, 'ZAR 10.00', [], 12]) {
+      const body = sample('DirectDebit.za-eft-on-us.json');
+      body.amounts.bankSettlementAmount = wrong;
+      const result = validateDirectDebit(asReceived(body));
+      expect(result.ok, JSON.stringify(wrong)).toBe(false);
+      if (result.ok) return;
+      expect(result.errors.map((error) => error.pointer)).toContain('/amounts/bankSettlementAmount');
+      const credit = sample('CreditTransfer.json');
+      credit.amounts.instructedAmount = wrong;
+      const refused = validateCreditTransfer(asReceived(credit));
+      expect(refused.ok, JSON.stringify(wrong)).toBe(false);
+    }
+  });
+
   it('reports every invalid member, not just the first', () => {
     const body = sample('DirectDebit.za-eft-on-us.json');
     body.messageIdentifiers.messageIdentification = long(40);

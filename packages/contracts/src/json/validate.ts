@@ -65,6 +65,8 @@ function compiler(): Ajv2020.default {
     schemaType: 'object',
     errors: true,
     validate: function currencyAmount(rule: { value: string; currency: string }, data: unknown): boolean {
+      // Not an object (null, a string): the schema's type keyword reports it; nothing to compare here.
+      if (typeof data !== 'object' || data === null || Array.isArray(data)) return true;
       const amount = data as Record<string, unknown>;
       const currency = amount[rule.currency];
       const value = amount[rule.value];
