@@ -153,17 +153,35 @@ process.once('exit', () => {
   for (const child of spawned) child.kill('SIGKILL');
 });
 
-/** A port nobody listens on right now (the kernel's pick). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * Ports below the kernel's ephemeral range (32768-60999 on Linux): a port the kernel picks for
+ * `listen(0)` can be taken, before the service binds it, as the local port of any outgoing connection
+ * (Kafka, MongoDB, HTTP clients all make them); one below the range cannot.
+ */
+const portRange = { from: 20_000, to: 32_000 } as const;
+/** Ports this process handed out already: never twice, though the first taker may not have bound yet. */
+const handedOut = new Set<number>();
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
+    server.once('error', () => resolve(false));
+    // Where the services listen: every interface.
+    server.listen({ port, exclusive: true }, () => server.close(() => resolve(true)));
   });
+}
+
+/** A port nobody listens on right now, below the ephemeral range, not handed out before by this process. */
+export async function freePort(): Promise<number> {
+  for (let attempt = 0; attempt < 500; attempt += 1) {
+    const port = portRange.from + Math.floor(Math.random() * (portRange.to - portRange.from));
+    if (handedOut.has(port)) continue;
+    if (await canListen(port)) {
+      handedOut.add(port);
+      return port;
+    }
+  }
+  throw new Error(`no free port between ${portRange.from} and ${portRange.to}`);
 }
 
 async function waitReady(
