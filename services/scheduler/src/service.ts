@@ -310,10 +310,9 @@ export function createSchedulerService(deps: SchedulerDeps): SchedulerService {
     windows,
     async start() {
       // The operators' opens and closes of recent days, as they were before a restart.
-      for (const override of await deps.store.windowOverrides.recent(rememberedDays)) {
-        if (override.debit === 'open') declared.declare(override.businessDate);
-        windows.restore([override]);
-      }
+      const overrides = await deps.store.windowOverrides.recent(rememberedDays);
+      windows.restore(overrides);
+      for (const { debit, businessDate } of overrides) if (debit === 'open') declared.declare(businessDate);
       const acceptedCodec = codecs['rp.directdebit.accepted.v1'];
       const outcomeCodec = codecs['rp.delivery.outcome.v1'];
       if (!acceptedCodec || !outcomeCodec) {
