@@ -231,8 +231,11 @@ export async function pipelineBench(
   });
   const probe = new Probe(pipeline, options.endpoints);
   const scheduler = pipeline.url('scheduler');
-  const admin = (path: string) =>
-    fetch(`${scheduler}${path}`, { method: 'POST' }).then((response) => response.text());
+  const admin = async (path: string) =>
+    fetch(`${scheduler}${path}`, {
+      method: 'POST',
+      headers: { authorization: await pipeline.operatorAuthorization('operator.replay') },
+    }).then((response) => response.text());
   try {
     // Memory while debits wait for the debit window (credits not yet final, so today's window stays
     // shut), then the drain when it opens. First, because an operator's close would send later debits to
@@ -240,7 +243,9 @@ export async function pipelineBench(
     if (options.queue > 0) {
       log(`memory: ${options.queue} debits queued until the debit window opens`);
       const queueDepth = async () => {
-        const response = await fetch(`${scheduler}/admin/queue`);
+        const response = await fetch(`${scheduler}/admin/queue`, {
+          headers: { authorization: await pipeline.operatorAuthorization('operator.read') },
+        });
         return Number(((await response.json()) as { depth: number }).depth);
       };
       const baseline = await probe.memory();

@@ -1,7 +1,7 @@
-import { defaultBank, sampleOnUsDebit } from '@rp/launcher';
+import { defaultBank, type PipelineService, sampleOnUsDebit } from '@rp/launcher';
 import { generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type EndToEnd, root, startEndToEnd } from './pipeline.ts';
+import { type EndToEnd, root, startEndToEnd, type WindowsView } from './pipeline.ts';
 
 // Banks authenticate with OAuth2 client credentials: the simulator plays their identity provider (keys
 // made when it starts), the ingress checks every access token against the provider's JWKS over HTTP.
@@ -21,6 +21,7 @@ afterAll(async () => {
 async function minted(body: {
   clientId: string;
   audience?: string;
+  scope?: string;
   expiresInSeconds?: number;
 }): Promise<string> {
   const response = await fetch(`${e2e.pipeline.url('bank-simulator')}/sim/oauth2/tokens`, {
@@ -99,5 +100,143 @@ describe('bank authentication and isolation, end to end', () => {
       if (status === 401) expect(response.headers.get('www-authenticate'), name).toMatch(/^Bearer/);
       expect(await e2e.transaction(uetr), name).toBeNull();
     }
+  });
+});
+
+describe('operator authentication and roles on the admin API, end to end', () => {
+  const reads: [PipelineService, string][] = [
+    ['scheduler', '/admin/windows'],
+    ['scheduler', '/admin/queue'],
+    ['tracker', '/admin/dead-letters'],
+    ['tracker', '/admin/audit'],
+    ['event-publisher', '/admin/events/lanes'],
+  ];
+  const call = (service: PipelineService, path: string, authorization?: string, method = 'GET') =>
+    fetch(`${e2e.pipeline.url(service)}${path}`, {
+      method,
+      headers: {
+        'content-type': 'application/json',
+        ...(authorization ? { authorization } : {}),
+      },
+      ...(method === 'POST' ? { body: actionBodies[path] ?? '{}' } : {}),
+    });
+  const actions: [PipelineService, string][] = [
+    ['scheduler', '/admin/windows/debit/close'],
+    ['scheduler', '/admin/windows/reconciliation/close'],
+    ['event-publisher', '/admin/events/replay'],
+    ['tracker', '/admin/dead-letters/any.dlq/redrive'],
+  ];
+  const actionBodies: Record<string, string> = {
+    '/admin/events/replay': JSON.stringify({ memberId: bankA, uetr: '6f1c3a52-2f7e-4f53-9d8c-0b9f2f0e7a11' }),
+    '/admin/dead-letters/any.dlq/redrive': JSON.stringify({ all: true }),
+  };
+  const adminAudience = () => e2e.pipeline.adminAudience;
+
+  it('a read-only operator reads every admin API, and is refused every action with 403; nothing happens', async () => {
+    const reader = await e2e.pipeline.operatorAuthorization('operator.read');
+    for (const [service, path] of reads) {
+      const response = await call(service, path, reader);
+      expect(response.status, `${service} ${path}`).toBe(200);
+      await response.arrayBuffer();
+    }
+    const windowState = async () => {
+      const view = (await e2e.windows()) as WindowsView & { reconciliationWindow?: { closed?: boolean } };
+      return { debit: view.debitWindow.state, reconciliationClosed: view.reconciliationWindow?.closed };
+    };
+    const windowsBefore = await windowState();
+    const auditBefore = await (await call('tracker', '/admin/audit?limit=500', reader)).json();
+    for (const [service, path] of actions) {
+      const response = await call(service, path, reader, 'POST');
+      expect(response.status, `${service} ${path}`).toBe(403);
+      expect(response.headers.get('content-type')).toBe('application/problem+json');
+      expect(((await response.json()) as { detail: string }).detail).toContain('operator.replay');
+    }
+    expect(await windowState()).toEqual(windowsBefore);
+    expect(await (await call('tracker', '/admin/audit?limit=500', reader)).json()).toEqual(auditBefore);
+  });
+
+  it('refuses every way in that is not an operator with 401 or 403, on every service', async () => {
+    const issuer = `${e2e.pipeline.url('bank-simulator')}/oauth2`;
+    const strangerKey = (await generateKeyPair('ES256')).privateKey;
+    const forged = await new SignJWT({ client_id: 'ops-admin', scope: 'operator.replay' })
+      .setProtectedHeader({ alg: 'ES256', kid: 'forged' })
+      .setIssuer(issuer)
+      .setSubject('ops-admin')
+      .setAudience(adminAudience())
+      .setIssuedAt()
+      .setExpirationTime('5m')
+      .sign(strangerKey);
+    // A bank's token for the admin audience, by the grant: it holds no operator role.
+    const bankSecret = e2e.pipeline.bankClients[bankA] as string;
+    const granted = await fetch(e2e.pipeline.tokenUrl, {
+      method: 'POST',
+      headers: {
+        authorization: `Basic ${Buffer.from(`${bankA}:${bankSecret}`).toString('base64')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: new URLSearchParams({ grant_type: 'client_credentials', audience: adminAudience() }).toString(),
+    });
+    const bankForAdmin = ((await granted.json()) as { access_token: string }).access_token;
+    const cases: [string, string | undefined, number][] = [
+      ['no token', undefined, 401],
+      ['a bank token (the payments audience)', await e2e.pipeline.bankAuthorization(bankA), 401],
+      [
+        'an operator scope for another audience',
+        `Bearer ${await minted({ clientId: 'ops-admin', scope: 'operator.replay' })}`,
+        401,
+      ],
+      [
+        'an expired operator token',
+        `Bearer ${await minted({ clientId: 'ops-admin', scope: 'operator.replay', audience: adminAudience(), expiresInSeconds: -120 })}`,
+        401,
+      ],
+      ['an operator token signed by an unknown key', `Bearer ${forged}`, 401],
+      ['a bank token for the admin audience (no operator role)', `Bearer ${bankForAdmin}`, 403],
+    ];
+    for (const [name, authorization, status] of cases) {
+      for (const [service, path] of reads) {
+        const response = await call(service, path, authorization);
+        expect(response.status, `${name}: ${service} ${path}`).toBe(status);
+        expect(response.headers.get('content-type')).toBe('application/problem+json');
+        expect(response.headers.get('www-authenticate'), name).toMatch(/^Bearer/);
+        await response.arrayBuffer();
+      }
+      for (const [service, path] of actions) {
+        const response = await call(service, path, authorization, 'POST');
+        expect(response.status, `${name}: POST ${service} ${path}`).toBe(status);
+        await response.arrayBuffer();
+      }
+    }
+  });
+
+  it('the token endpoint grants operator roles only to operator clients', async () => {
+    const bankSecret = e2e.pipeline.bankClients[bankA] as string;
+    const response = await fetch(e2e.pipeline.tokenUrl, {
+      method: 'POST',
+      headers: {
+        authorization: `Basic ${Buffer.from(`${bankA}:${bankSecret}`).toString('base64')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: 'grant_type=client_credentials&scope=operator.replay',
+    });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ error: 'invalid_scope' });
+  });
+
+  it('an operator who may replay acts, and the audit trail says who, what and when', async () => {
+    const admin = await e2e.pipeline.operatorAuthorization('operator.replay');
+    const before = Date.now();
+    const response = await call('scheduler', '/admin/windows/debit/open', admin, 'POST');
+    expect(response.status, await response.clone().text()).toBe(200);
+    const audit = (await (
+      await call('tracker', '/admin/audit?action=window.debit.open&limit=5', admin)
+    ).json()) as { entries: { actor: string; action: string; target: string; at: string }[] };
+    const entry = audit.entries[0];
+    expect(entry).toMatchObject({
+      actor: e2e.pipeline.operatorClients.admin.id,
+      action: 'window.debit.open',
+      target: expect.stringMatching(/^debit window \d{4}-\d{2}-\d{2}$/),
+    });
+    expect(Date.parse(entry?.at as string)).toBeGreaterThanOrEqual(before - 1_000);
   });
 });

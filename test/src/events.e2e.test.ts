@@ -44,9 +44,7 @@ const stats = (): Promise<SimulatorStats> => e2e.bank.stats();
 /** The scheduler's admin trigger; a 503 says "retry later" (its store is busy), so it is asked again. */
 async function openDebitWindow(): Promise<void> {
   await eventually(async () => {
-    const response = await fetch(`${e2e.pipeline.url('scheduler')}/admin/windows/debit/open`, {
-      method: 'POST',
-    });
+    const response = await e2e.admin('scheduler', '/admin/windows/debit/open', { method: 'POST' });
     const text = await response.text();
     if (response.status === 503) return undefined;
     expect(response.ok, text).toBe(true);
@@ -55,8 +53,13 @@ async function openDebitWindow(): Promise<void> {
 }
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
+/** The CLI's environment of an operator with `role`: the access token in RP_ADMIN_TOKEN. */
+async function operatorEnv(role: 'operator.read' | 'operator.replay'): Promise<Record<string, string>> {
+  return { RP_ADMIN_TOKEN: (await e2e.pipeline.operatorAuthorization(role)).replace(/^Bearer /, '') };
+}
+
 async function snapshotOf(uetr: string) {
-  const response = await fetch(`${e2e.pipeline.url('tracker')}/admin/transactions/${uetr}`);
+  const response = await e2e.admin('tracker', `/admin/transactions/${uetr}`);
   expect(response.status).toBe(200);
   return (await response.json()) as {
     state: string;
@@ -77,7 +80,7 @@ interface DeliveriesAnswer {
 
 /** The bank's delivery log entry of one posting (the event publisher's admin API). */
 async function deliveryOf(eventId: string) {
-  const response = await fetch(`${publisher}/admin/events/${eventId}/deliveries`);
+  const response = await e2e.admin('event-publisher', `/admin/events/${eventId}/deliveries`);
   expect(response.status).toBe(200);
   const entry = ((await response.json()) as DeliveriesAnswer).deliveries.find(
     (delivery) => delivery.memberId === bank,
@@ -169,7 +172,10 @@ describe('replay through the CLI', () => {
     const messagesBefore = await e2e.bank.messages(undefined, uetr);
     const snapshotBefore = await snapshotOf(uetr);
     // The CLI's JSON view of the first posting's log; the others straight from the admin API.
-    const logBefore = await runCli(['deliveries', ids[0] as string, '--url', publisher, '--json']);
+    const logBefore = await runCli(
+      ['deliveries', ids[0] as string, '--url', publisher, '--json'],
+      await operatorEnv('operator.read'),
+    );
     expect(logBefore.code, logBefore.stderr).toBe(0);
     const firstBefore = (JSON.parse(logBefore.stdout) as DeliveriesAnswer).deliveries.find(
       (delivery) => delivery.memberId === bank,
@@ -180,6 +186,7 @@ describe('replay through the CLI', () => {
 
     const replay = await runCli(['replay', '--bank', bank, '--uetr', uetr], {
       EVENT_PUBLISHER_URL: publisher,
+      ...(await operatorEnv('operator.replay')),
     });
     expect(replay.stderr).toBe('');
     expect(replay.code).toBe(0);
@@ -192,6 +199,18 @@ describe('replay through the CLI', () => {
       .map((line) => line.trim())
       .filter((line) => /^(EVT|ESM)[0-9a-f]{32}$/.test(line));
     expect(listed).toEqual(ids);
+    // Audited: who (the operator's token subject), what and when.
+    const audit = (await (
+      await e2e.admin('tracker', '/admin/audit?action=events.replay&limit=5')
+    ).json()) as {
+      entries: { actor: string; target: string; at: string }[];
+    };
+    expect(audit.entries).toContainEqual(
+      expect.objectContaining({
+        actor: e2e.pipeline.operatorClients.admin.id,
+        target: `bank ${bank} transaction ${uetr}`,
+      }),
+    );
 
     // Every replayed id was sent to the bank once more and answered (a duplicate: the bank had it).
     await eventually(async () => {
@@ -229,7 +248,10 @@ describe('replay through the CLI', () => {
       } duplicates meanwhile`,
     );
 
-    const log = await runCli(['deliveries', ids[0] as string, '--url', publisher]);
+    const log = await runCli(
+      ['deliveries', ids[0] as string, '--url', publisher],
+      await operatorEnv('operator.read'),
+    );
     expect(log.code, log.stderr).toBe(0);
     expect(log.stdout).toContain(
       `event ${ids[0]}: TRANSACTION_STATE_DEBIT_REQUEST_RECEIVED (stageVersion 1)`,
@@ -241,17 +263,20 @@ describe('replay through the CLI', () => {
 
   it('replays nothing for a range without postings, and says so', async () => {
     const before = await stats();
-    const result = await runCli([
-      'replay',
-      '--bank',
-      bank,
-      '--from',
-      '2001-01-01T00:00:00Z',
-      '--to',
-      '2001-01-02T00:00:00+02:00',
-      '--url',
-      publisher,
-    ]);
+    const result = await runCli(
+      [
+        'replay',
+        '--bank',
+        bank,
+        '--from',
+        '2001-01-01T00:00:00Z',
+        '--to',
+        '2001-01-02T00:00:00+02:00',
+        '--url',
+        publisher,
+      ],
+      await operatorEnv('operator.replay'),
+    );
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout.trim()).toBe(
       `nothing to replay: no posting of 2001-01-01T00:00:00.000Z to 2001-01-01T22:00:00.000Z was sent to bank ${bank}`,
@@ -261,7 +286,11 @@ describe('replay through the CLI', () => {
 
   it('exits non-zero with the reason for a refused call or bad arguments', async () => {
     const uetr = randomUUID();
-    const unknownBank = await runCli(['replay', '--bank', '999999', '--uetr', uetr, '--url', publisher]);
+    const replayer = await operatorEnv('operator.replay');
+    const unknownBank = await runCli(
+      ['replay', '--bank', '999999', '--uetr', uetr, '--url', publisher],
+      replayer,
+    );
     expect(unknownBank.code).toBe(1);
     expect(unknownBank.stdout).toBe('');
     expect(unknownBank.stderr.trim()).toBe(
@@ -280,8 +309,20 @@ describe('replay through the CLI', () => {
     expect(badArguments.code).toBe(2);
     expect(badArguments.stderr).toContain('rp replay: give either --uetr or --from and --to, not both');
 
-    const unknownEvent = await runCli(['deliveries', `EVT${'0'.repeat(32)}`, '--url', publisher]);
+    const unknownEvent = await runCli(['deliveries', `EVT${'0'.repeat(32)}`, '--url', publisher], replayer);
     expect(unknownEvent.code).toBe(1);
     expect(unknownEvent.stderr).toContain('HTTP 404 Not Found: no posting');
+
+    // Without a token, or with a read-only operator's, a replay is refused and nothing is queued.
+    const unsigned = await runCli(['replay', '--bank', bank, '--uetr', uetr, '--url', publisher]);
+    expect(unsigned.code).toBe(1);
+    expect(unsigned.stderr).toContain('HTTP 401 Unauthorized');
+    expect(unsigned.stderr).toContain('RP_ADMIN_TOKEN');
+    const reader = await runCli(
+      ['replay', '--bank', bank, '--uetr', uetr, '--url', publisher],
+      await operatorEnv('operator.read'),
+    );
+    expect(reader.code).toBe(1);
+    expect(reader.stderr).toContain('HTTP 403 Forbidden: This call needs the operator.replay role');
   });
 });

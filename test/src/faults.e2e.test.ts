@@ -285,9 +285,7 @@ interface DeadLetterListing {
 }
 
 async function deadLetters(topic: string): Promise<DeadLetterListing['records']> {
-  const response = await fetch(
-    `${e2e.pipeline.url('tracker')}/admin/dead-letters/${encodeURIComponent(topic)}?limit=1000`,
-  );
+  const response = await e2e.admin('tracker', `/admin/dead-letters/${encodeURIComponent(topic)}?limit=1000`);
   if (response.status === 404) return [];
   expect(response.status, await response.clone().text()).toBe(200);
   return ((await response.json()) as DeadLetterListing).records;
@@ -409,14 +407,11 @@ describe(`faults under load: ${transactions} on-us debits a round, none lost, no
     // Redriven by the admin API: handed back to its group once, audited; poison again, it comes back.
     const topic = dlq('validator', 'rp.directdebit.received.v1');
     const before = ours(await deadLetters(topic)).length;
-    const response = await fetch(
-      `${e2e.pipeline.url('tracker')}/admin/dead-letters/${encodeURIComponent(topic)}/redrive`,
-      {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ operator: 'fault-suite', records: [refused.id] }),
-      },
-    );
+    const response = await e2e.admin('tracker', `/admin/dead-letters/${encodeURIComponent(topic)}/redrive`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ records: [refused.id] }),
+    });
     expect(response.status, await response.clone().text()).toBe(200);
     expect(((await response.json()) as { redriven: string[] }).redriven).toEqual([refused.id]);
     await waitUntil(

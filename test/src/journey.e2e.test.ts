@@ -135,9 +135,9 @@ describe('the on-us direct debit exchange, end to end (spec section 4)', () => {
     // The admin API has its event postings too: each one the bank got, delivered, with its attempts.
     const received = await e2e.bank.postings(uetr);
     const events = await waitUntil(async () => {
-      const answer = (await (
-        await fetch(`${e2e.pipeline.url('tracker')}/admin/transactions/${uetr}/events`)
-      ).json()) as { events: { eventId: string; memberId: string; outcome: string; attemptCount: number }[] };
+      const answer = (await (await e2e.admin('tracker', `/admin/transactions/${uetr}/events`)).json()) as {
+        events: { eventId: string; memberId: string; outcome: string; attemptCount: number }[];
+      };
       const delivered = answer.events.filter((event) => event.outcome === 'delivered');
       return delivered.length >= received.length ? delivered : undefined;
     }, 'every posting delivered in the delivery log');

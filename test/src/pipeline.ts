@@ -98,6 +98,11 @@ export interface EndToEnd {
   sendCredit(options?: SampleCreditOptions & { token?: string | null }): Promise<SentDebit>;
   /** An inbound off-us debit on a default bank's account, sent by the clearing house with its token. */
   sendOffUsDebit(options?: SampleDebitOptions): Promise<SentDebit>;
+  /**
+   * A call on a service's admin API as an operator: reads with an `operator.read` token, anything else
+   * with an `operator.replay` one (a test that passes its own Authorization keeps it).
+   */
+  admin(service: PipelineService, path: string, init?: RequestInit): Promise<Response>;
   /** The scheduler's view of today's windows (`GET /admin/windows`). */
   windows(): Promise<WindowsView>;
   /** Declares credits final and opens today's debit window (the scheduler's admin trigger). */
@@ -161,10 +166,15 @@ async function json(response: Response, what: string): Promise<unknown> {
  * POSTs an operator's trigger; a 503 (the store or the broker did not answer in time: retry later) is
  * sent again until it is answered, for at most `timeoutMs`. Both triggers are idempotent.
  */
-async function adminPost(url: string, what: string, timeoutMs = 5 * 60_000): Promise<unknown> {
+async function adminPost(
+  admin: (path: string, init: RequestInit) => Promise<Response>,
+  path: string,
+  what: string,
+  timeoutMs = 5 * 60_000,
+): Promise<unknown> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const response = await fetch(url, { method: 'POST' });
+    const response = await admin(path, { method: 'POST' });
     if (response.status !== 503 || Date.now() >= deadline) return json(response, what);
     await response.arrayBuffer();
     await new Promise((resolve) => setTimeout(resolve, 500));
@@ -285,7 +295,6 @@ export async function startEndToEnd(
   runningLogDirs.add(pipeline.logDir);
   const bank = new BankSimulatorClient(pipeline.url('bank-simulator'));
   const simulator = pipeline.url('bank-simulator');
-  const scheduler = pipeline.url('scheduler');
   // A bank's calls carry its access token, as a bank's do: the bank the message names as its instructing
   // agent (Baobab for a body that is not JSON). A test that passes its own Authorization keeps it.
   const post = async (path: string, body: string, headers: Record<string, string> = {}) => {
@@ -300,8 +309,18 @@ export async function startEndToEnd(
       body,
     });
   };
+  const admin = async (service: PipelineService, path: string, init: RequestInit = {}) => {
+    const headers = new Headers(init.headers);
+    if (!headers.has('authorization')) {
+      const method = (init.method ?? 'GET').toUpperCase();
+      const role = method === 'GET' || method === 'HEAD' ? 'operator.read' : 'operator.replay';
+      headers.set('authorization', await pipeline.operatorAuthorization(role));
+    }
+    return fetch(`${pipeline.url(service)}${path}`, { ...init, headers });
+  };
+  const onScheduler = (path: string, init: RequestInit) => admin('scheduler', path, init);
   const transaction = async (uetr: string) => {
-    const response = await fetch(`${pipeline.url('tracker')}/admin/transactions/${uetr}`);
+    const response = await admin('tracker', `/admin/transactions/${uetr}`);
     if (response.status === 404) {
       await response.arrayBuffer();
       return null;
@@ -352,10 +371,11 @@ export async function startEndToEnd(
         body: sample.body,
       };
     },
-    windows: async () => (await json(await fetch(`${scheduler}/admin/windows`), 'windows')) as WindowsView,
-    openDebitWindow: () => adminPost(`${scheduler}/admin/windows/debit/open`, 'open debit window'),
+    admin,
+    windows: async () => (await json(await admin('scheduler', '/admin/windows'), 'windows')) as WindowsView,
+    openDebitWindow: () => adminPost(onScheduler, '/admin/windows/debit/open', 'open debit window'),
     closeReconciliationWindow: () =>
-      adminPost(`${scheduler}/admin/windows/reconciliation/close`, 'close reconciliation window'),
+      adminPost(onScheduler, '/admin/windows/reconciliation/close', 'close reconciliation window'),
     async reconciliationItems() {
       const items: ReconciliationEntry[] = [];
       let after: string | undefined;
@@ -363,7 +383,7 @@ export async function startEndToEnd(
         const query = new URLSearchParams({ window: johannesburgDate() });
         if (after) query.set('after', after);
         const page = (await json(
-          await fetch(`${scheduler}/admin/reconciliation?${query}`),
+          await admin('scheduler', `/admin/reconciliation?${query}`),
           'reconciliation items',
         )) as { items: ReconciliationEntry[]; next?: string | null };
         items.push(...page.items);
@@ -371,7 +391,7 @@ export async function startEndToEnd(
         after = page.next;
       }
     },
-    queue: async () => (await json(await fetch(`${scheduler}/admin/queue`), 'debit queue')) as QueueView,
+    queue: async () => (await json(await admin('scheduler', '/admin/queue'), 'debit queue')) as QueueView,
     transaction,
     waitForTransaction: (uetr, accept, what, timeoutMs = 60_000) =>
       waitUntil(

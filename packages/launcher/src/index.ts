@@ -6,6 +6,8 @@ export {
   type InstanceOptions,
   type LaunchOptions,
   launchPipeline,
+  type OperatorClient,
+  operatorTokens,
   type Pipeline,
   type PipelineEndpoints,
   type PipelineService,

@@ -4,6 +4,7 @@ import { createWriteStream, existsSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import type { Participant } from '@rp/pipeline';
+import { clientCredentialsTokens, type OperatorRole } from '@rp/runtime';
 
 /** Every service of the pipeline, in start order (the bank simulator first, the ingress last). */
 export const pipelineServices = [
@@ -102,6 +103,26 @@ export interface Pipeline {
   readonly tokenUrl: string;
   /** `Bearer <token>` for a bank's calls on the ingress, from the token endpoint; renewed before it expires. */
   bankAuthorization(memberId: string): Promise<string>;
+  /**
+   * The operators' OAuth2 clients at the same identity provider: `reader` holds `operator.read`, `admin`
+   * `operator.replay` too, `console` is the console's own client (`operator.read`).
+   */
+  readonly operatorClients: Readonly<
+    Record<OperatorClient, { readonly id: string; readonly secret: string }>
+  >;
+  /** The `aud` of operator tokens: the admin API's (`ADMIN_AUTH_AUDIENCE`). */
+  readonly adminAudience: string;
+  /**
+   * `Bearer <token>` of an operator for the admin API: `operator.read` from the reader's client,
+   * `operator.replay` from the admin's; renewed before it expires.
+   */
+  operatorAuthorization(role: OperatorRole): Promise<string>;
+  /**
+   * The environment of an operations console beside this pipeline: each service's URL, operators'
+   * tokens checked as the admin APIs check them, sign-in at the same token endpoint, and the console's
+   * own client for its reads.
+   */
+  consoleEnv(): Record<string, string>;
   readonly ports: Readonly<Record<PipelineService, number>>;
   /** `http://127.0.0.1:<port>` of a service. */
   url(service: PipelineService): string;
@@ -240,6 +261,13 @@ export async function launchPipeline(options: LaunchOptions): Promise<Pipeline> 
     banks.map((bank) => [bank.memberId, randomBytes(24).toString('base64url')]),
   );
   const issuer = `${simulator}/oauth2`;
+  // The operators' clients: a read-only operator, one who may replay and retry, and the console's own.
+  const operatorClients: Record<OperatorClient, { id: string; secret: string }> = {
+    reader: { id: 'ops-reader', secret: randomBytes(24).toString('base64url') },
+    admin: { id: 'ops-admin', secret: randomBytes(24).toString('base64url') },
+    console: { id: 'ops-console', secret: randomBytes(24).toString('base64url') },
+  };
+  const adminAudience = 'regulated-payments-admin';
 
   const common: NodeJS.ProcessEnv = {
     ...process.env,
@@ -258,10 +286,22 @@ export async function launchPipeline(options: LaunchOptions): Promise<Pipeline> 
     ]),
     RP_ALLOW_SYNTHETIC_CDV: 'true',
     OAUTH_ISSUER: issuer,
-    OAUTH_CLIENTS: JSON.stringify(bankClients),
+    OAUTH_CLIENTS: JSON.stringify({
+      ...bankClients,
+      ...Object.fromEntries(Object.values(operatorClients).map((client) => [client.id, client.secret])),
+    }),
+    OAUTH_CLIENT_SCOPES: JSON.stringify({
+      [operatorClients.reader.id]: 'operator.read',
+      [operatorClients.admin.id]: 'operator.read operator.replay',
+      [operatorClients.console.id]: 'operator.read',
+    }),
     BANK_AUTH: 'oauth2',
     BANK_AUTH_ISSUER: issuer,
     BANK_AUTH_JWKS_URL: `${issuer}/jwks`,
+    ADMIN_AUTH: 'oauth2',
+    ADMIN_AUTH_ISSUER: issuer,
+    ADMIN_AUTH_JWKS_URL: `${issuer}/jwks`,
+    ADMIN_AUTH_AUDIENCE: adminAudience,
     ENGINE_URL: url('ingress'),
     LOG_LEVEL: 'info',
     ...options.env,
@@ -394,6 +434,24 @@ export async function launchPipeline(options: LaunchOptions): Promise<Pipeline> 
     bankClients,
     tokenUrl: `${issuer}/token`,
     bankAuthorization: bankTokens(`${issuer}/token`, bankClients),
+    operatorClients,
+    adminAudience,
+    operatorAuthorization: operatorTokens(`${issuer}/token`, operatorClients, adminAudience),
+    consoleEnv: () => ({
+      INGRESS_URL: url('ingress'),
+      VALIDATOR_URL: url('validator'),
+      SCHEDULER_URL: url('scheduler'),
+      DISPATCHER_URL: url('dispatcher'),
+      TRACKER_URL: url('tracker'),
+      EVENT_PUBLISHER_URL: url('event-publisher'),
+      ADMIN_AUTH: 'oauth2',
+      ADMIN_AUTH_ISSUER: issuer,
+      ADMIN_AUTH_JWKS_URL: `${issuer}/jwks`,
+      ADMIN_AUTH_AUDIENCE: adminAudience,
+      ADMIN_AUTH_TOKEN_URL: `${issuer}/token`,
+      ADMIN_CLIENT_ID: operatorClients.console.id,
+      ADMIN_CLIENT_SECRET: operatorClients.console.secret,
+    }),
     ports,
     url,
     apiUrl: `${url('ingress')}/api/v1`,
@@ -413,25 +471,39 @@ export function bankTokens(
   tokenUrl: string,
   clients: Readonly<Record<string, string>>,
 ): (memberId: string) => Promise<string> {
-  const held = new Map<string, { header: string; renewAt: number }>();
+  const held = new Map<string, () => Promise<string>>();
   return async (memberId) => {
-    const cached = held.get(memberId);
-    if (cached && cached.renewAt > Date.now()) return cached.header;
-    const secret = clients[memberId];
-    if (secret === undefined) throw new Error(`bank ${memberId} has no OAuth2 client in this pipeline`);
-    const basic = Buffer.from(`${encodeURIComponent(memberId)}:${encodeURIComponent(secret)}`).toString(
-      'base64',
-    );
-    const response = await fetch(tokenUrl, {
-      method: 'POST',
-      headers: { authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded' },
-      body: 'grant_type=client_credentials',
-      signal: AbortSignal.timeout(10_000),
-    });
-    if (!response.ok) throw new Error(`token endpoint answered ${response.status}: ${await response.text()}`);
-    const token = (await response.json()) as { access_token: string; expires_in: number };
-    const header = `Bearer ${token.access_token}`;
-    held.set(memberId, { header, renewAt: Date.now() + Math.max(0, token.expires_in - 60) * 1000 });
-    return header;
+    let tokens = held.get(memberId);
+    if (!tokens) {
+      const secret = clients[memberId];
+      if (secret === undefined) throw new Error(`bank ${memberId} has no OAuth2 client in this pipeline`);
+      tokens = clientCredentialsTokens({ tokenUrl, clientId: memberId, clientSecret: secret });
+      held.set(memberId, tokens);
+    }
+    return tokens();
   };
+}
+
+/** The operators' clients of a pipeline. */
+export type OperatorClient = 'reader' | 'admin' | 'console';
+
+/** An operator's bearer token for the admin API, from the client that holds the role. */
+export function operatorTokens(
+  tokenUrl: string,
+  clients: Readonly<Record<OperatorClient, { readonly id: string; readonly secret: string }>>,
+  audience: string,
+): (role: OperatorRole) => Promise<string> {
+  const client = (name: OperatorClient, scope: string) =>
+    clientCredentialsTokens({
+      tokenUrl,
+      clientId: clients[name].id,
+      clientSecret: clients[name].secret,
+      scope,
+      audience,
+    });
+  const byRole: Record<OperatorRole, () => Promise<string>> = {
+    'operator.read': client('reader', 'operator.read'),
+    'operator.replay': client('admin', 'operator.read operator.replay'),
+  };
+  return (role) => byRole[role]();
 }

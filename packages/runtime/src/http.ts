@@ -7,12 +7,14 @@ import { AppError } from './errors.ts';
 import { type Health, healthRoutes } from './health.ts';
 import type { Logger } from './logging.ts';
 import { type Metrics, metricsRoutes } from './metrics.ts';
+import type { Operator } from './operator-auth.ts';
 import { createProblemJsonErrorHandler, notFoundHandler } from './problem.ts';
 import type { TraceSpan, Tracing } from './tracing.ts';
 
 /** Hono environment of apps made by `createHttpApp`: each request carries its own child logger. */
 export interface AppEnv extends Env {
-  Variables: { logger: Logger; requestId: string };
+  /** `operator`: the caller of an admin route, once `operatorGuard` has let it in. */
+  Variables: { logger: Logger; requestId: string; operator: Operator | undefined };
 }
 
 export interface HttpAppOptions {

@@ -1,3 +1,5 @@
+export * from './access-token.ts';
+export * from './client-credentials.ts';
 export * from './clock.ts';
 export * from './config.ts';
 export * from './dotenv.ts';
@@ -8,6 +10,7 @@ export * from './lifecycle.ts';
 export * from './logging.ts';
 export * from './memory-logger.ts';
 export * from './metrics.ts';
+export * from './operator-auth.ts';
 export * from './problem.ts';
 export * from './timeout.ts';
 export * from './tracing.ts';

@@ -36,6 +36,10 @@ export const bankSimulatorConfigSpec = defineConfig({
     optional: true,
     doc: 'JSON {"<clientId>": "<secret>"}: the banks\' OAuth2 clients (client id: the member id)',
   }),
+  OAUTH_CLIENT_SCOPES: str({
+    optional: true,
+    doc: 'JSON {"<clientId>": "<scope> ..."}: the scopes a client may be granted (operators: operator.read, operator.replay); clients not named: payments',
+  }),
   SIGNATURE_TOLERANCE: int({
     optional: true,
     min: 1,

@@ -8,8 +8,13 @@ export interface IdentityProviderOptions {
   readonly issuer: string;
   /** The `aud` of its tokens unless a request asks for another (`audience`). */
   readonly audience: string;
-  /** Client id to client secret: one client per bank (by default the bank's member id). */
+  /** Client id to client secret: one client per bank (by default the bank's member id), and operators. */
   readonly clients: Readonly<Record<string, string>>;
+  /**
+   * Client id to the scopes it may be granted, space-separated (e.g. `operator.read operator.replay` for
+   * an operator); a client not named here gets `payments` (a bank).
+   */
+  readonly scopes?: Readonly<Record<string, string>>;
   /** Lifetime of an access token. Default 300 s. */
   readonly tokenTtlSeconds?: number;
 }
@@ -17,6 +22,8 @@ export interface IdentityProviderOptions {
 export interface TokenRequest {
   readonly clientId: string;
   readonly audience?: string;
+  /** Space-separated scopes; default: all the client may be granted. */
+  readonly scope?: string;
   /** Seconds from now until `exp`; negative gives an expired token (tests). */
   readonly expiresInSeconds?: number;
 }
@@ -53,7 +60,8 @@ export class IdentityProvider {
     const { privateKey } = await this.#keyPair();
     const expiresIn = request.expiresInSeconds ?? this.#options.tokenTtlSeconds ?? 300;
     const now = Math.floor(Date.now() / 1000);
-    const accessToken = await new SignJWT({ client_id: request.clientId, scope: 'payments' })
+    const scope = request.scope ?? this.allowedScope(request.clientId);
+    const accessToken = await new SignJWT({ client_id: request.clientId, scope })
       .setProtectedHeader({ alg: 'ES256', kid: this.#kid, typ: 'at+jwt' })
       .setIssuer(this.#options.issuer)
       .setSubject(request.clientId)
@@ -63,6 +71,22 @@ export class IdentityProvider {
       .setJti(randomUUID())
       .sign(privateKey);
     return { accessToken, expiresIn };
+  }
+
+  /** The scopes a client may be granted. */
+  allowedScope(clientId: string): string {
+    return this.#options.scopes?.[clientId] ?? 'payments';
+  }
+
+  /**
+   * What a token request's `scope` comes to for a client: all it may have when it asks for none, the
+   * words it asks for when it may have each, else undefined (RFC 6749 5.2 invalid_scope).
+   */
+  grant(clientId: string, requested: string | null): string | undefined {
+    const allowed = this.allowedScope(clientId).split(/\s+/);
+    if (requested === null || requested.trim() === '') return allowed.join(' ');
+    const asked = [...new Set(requested.trim().split(/\s+/))];
+    return asked.every((word) => allowed.includes(word)) ? asked.join(' ') : undefined;
   }
 
   /** Whether the client's secret is right, compared in constant time. */
@@ -82,8 +106,8 @@ export function identityProviderPath(issuer: string): string {
 
 /**
  * `POST {path}/token` (grant_type=client_credentials; the client by HTTP Basic or client_id and
- * client_secret in the form; optional `audience`) and `GET {path}/jwks`; `POST /sim/oauth2/tokens`
- * `{ clientId, audience?, expiresInSeconds? }` mints a token without the secret, for tests of refusals.
+ * client_secret in the form; optional `scope` and `audience`) and `GET {path}/jwks`; `POST /sim/oauth2/tokens`
+ * `{ clientId, audience?, scope?, expiresInSeconds? }` mints a token without the secret, for tests of refusals.
  */
 export function registerIdentityProviderRoutes(
   app: Hono<AppEnv>,
@@ -115,14 +139,18 @@ export function registerIdentityProviderRoutes(
     if (!provider.authenticates(clientId, secret)) {
       return oauthError(401, 'invalid_client', 'unknown client or wrong secret');
     }
+    const scope = provider.grant(clientId, form.get('scope'));
+    if (scope === undefined) {
+      return oauthError(400, 'invalid_scope', `client ${clientId} may not be granted ${form.get('scope')}`);
+    }
     const audience = form.get('audience') ?? undefined;
-    const token = await provider.issue({ clientId, ...(audience ? { audience } : {}) });
+    const token = await provider.issue({ clientId, scope, ...(audience ? { audience } : {}) });
     return c.json(
       {
         access_token: token.accessToken,
         token_type: 'Bearer',
         expires_in: token.expiresIn,
-        scope: 'payments',
+        scope,
       },
       200,
       { 'Cache-Control': 'no-store' },
@@ -136,6 +164,7 @@ export function registerIdentityProviderRoutes(
     const token = await provider.issue({
       clientId: body.clientId,
       ...(typeof body.audience === 'string' ? { audience: body.audience } : {}),
+      ...(typeof body.scope === 'string' ? { scope: body.scope } : {}),
       ...(typeof body.expiresInSeconds === 'number' ? { expiresInSeconds: body.expiresInSeconds } : {}),
     });
     return c.json({ access_token: token.accessToken, expires_in: token.expiresIn });

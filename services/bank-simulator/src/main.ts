@@ -50,6 +50,14 @@ try {
   ) {
     throw new AppError('CONFIG_INVALID', 'OAUTH_CLIENTS must map client ids to secrets');
   }
+  const scopes = parseJson('OAUTH_CLIENT_SCOPES', config.OAUTH_CLIENT_SCOPES) ?? {};
+  if (
+    typeof scopes !== 'object' ||
+    scopes === null ||
+    !Object.values(scopes).every((scope) => typeof scope === 'string')
+  ) {
+    throw new AppError('CONFIG_INVALID', 'OAUTH_CLIENT_SCOPES must map client ids to space-separated scopes');
+  }
   const simulator = createBankSimulator({
     port: config.PORT,
     ...(config.OAUTH_ISSUER === undefined
@@ -59,6 +67,7 @@ try {
             issuer: config.OAUTH_ISSUER,
             audience: config.OAUTH_AUDIENCE,
             clients: clients as Record<string, string>,
+            scopes: scopes as Record<string, string>,
           },
         }),
     ...(config.ENGINE_URL === undefined ? {} : { engineUrl: config.ENGINE_URL }),

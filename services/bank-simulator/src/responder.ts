@@ -29,6 +29,12 @@ export const defaultResponderRetry: ResponderRetry = {
   requestTimeoutMs: 10_000,
 };
 
+/** A bank's `Authorization` header for its calls to the engine; `refused` drops one the engine refused. */
+export interface BankAuthorization {
+  (memberId: string): Promise<string | undefined>;
+  refused(memberId: string, header: string): void;
+}
+
 export interface ResponderOptions {
   /**
    * The engine's base URL; a debit's report goes to `{engineUrl}/api/v1/inbound/direct-debit-response`,
@@ -36,7 +42,7 @@ export interface ResponderOptions {
    */
   engineUrl: string | undefined;
   /** The bank's `Authorization` header on its calls to the engine (an OAuth2 access token), if any. */
-  authorization?: (memberId: string) => Promise<string | undefined>;
+  authorization?: BankAuthorization;
   /** How long the bank "takes" to debit or credit the account before it reports. */
   responseDelayMs: number;
   /** Debtor account numbers the bank answers RJCT AM04 (insufficient funds) for. */
@@ -283,6 +289,9 @@ export class InboundResponder {
           signal: AbortSignal.any([this.#stopping.signal, AbortSignal.timeout(retry.requestTimeoutMs)]),
         });
         await response.arrayBuffer().catch(() => undefined);
+        // A token the engine refuses (expired on the way) is not used again: the next attempt gets a new one.
+        if (response.status === 401 && authorization)
+          this.#options.authorization?.refused(memberId, authorization);
         delivery.lastStatus = response.status;
         delete delivery.lastError;
         if (response.status === 202 || response.status === 409) {

@@ -9,6 +9,7 @@ import {
   type HttpServer,
   type Logger,
   type Metrics,
+  renewAfterSeconds,
   startHttpServer,
   systemClock,
 } from '@rp/runtime';
@@ -23,7 +24,12 @@ import {
 } from './identity-provider.ts';
 import { simulatorMetrics } from './metrics.ts';
 import { SimulatorRecords } from './records.ts';
-import { defaultResponderRetry, InboundResponder, type ResponderRetry } from './responder.ts';
+import {
+  type BankAuthorization,
+  defaultResponderRetry,
+  InboundResponder,
+  type ResponderRetry,
+} from './responder.ts';
 
 export const serviceName = 'bank-simulator';
 
@@ -166,15 +172,23 @@ export function createBankSimulator(config: BankSimulatorConfig = {}): BankSimul
   };
 }
 
-/** Each bank's bearer token for its calls to the engine, renewed a minute before it expires. */
-function bearerTokens(provider: IdentityProvider): (memberId: string) => Promise<string> {
+/**
+ * Each bank's bearer token for its calls to the engine, renewed at half its lifetime; `refused` drops a
+ * token the engine answered 401 to, so the next attempt takes a new one.
+ */
+function bearerTokens(provider: IdentityProvider): BankAuthorization {
   const cached = new Map<string, { header: string; renewAt: number }>();
-  return async (memberId) => {
+  const authorization = async (memberId: string) => {
     const held = cached.get(memberId);
     if (held && held.renewAt > Date.now()) return held.header;
     const token = await provider.issue({ clientId: memberId });
     const header = `Bearer ${token.accessToken}`;
-    cached.set(memberId, { header, renewAt: Date.now() + Math.max(0, token.expiresIn - 60) * 1000 });
+    cached.set(memberId, { header, renewAt: Date.now() + renewAfterSeconds(token.expiresIn) * 1000 });
     return header;
   };
+  return Object.assign(authorization, {
+    refused(memberId: string, header: string) {
+      if (cached.get(memberId)?.header === header) cached.delete(memberId);
+    },
+  });
 }

@@ -1,11 +1,15 @@
 import {
   type AppEnv,
   AppError,
+  type Clock,
   createProblemJsonErrorHandler,
   type Logger,
   notFoundHandler,
+  type OperatorAuthenticator,
+  operatorGuard,
+  operatorOf,
 } from '@rp/runtime';
-import type { DeliveryLogRepository, EventDeliveryLog } from '@rp/store';
+import type { AuditRepository, DeliveryLogRepository, EventDeliveryLog } from '@rp/store';
 import { Hono } from 'hono';
 import type { DeliveryStore, Lane } from './delivery-store.ts';
 import { deliveryId, laneId, normaliseEventId } from './postings.ts';
@@ -15,6 +19,14 @@ export interface AdminRoutesDeps {
   readonly store: Pick<DeliveryStore, 'getPosting' | 'getLane' | 'listLanes'>;
   readonly deliveryLog: Pick<DeliveryLogRepository, 'get'>;
   readonly replay: ReplayDeps;
+  /** Where every replay is recorded (who, what, when) before it is queued. */
+  readonly audit: Pick<AuditRepository, 'record'>;
+  readonly clock: Clock;
+  /**
+   * Verifies operators' access tokens (`ADMIN_AUTH=oauth2`): reads need `operator.read`, a replay
+   * `operator.replay`; unset: the routes are open (`ADMIN_AUTH=none`).
+   */
+  readonly operatorAuth?: OperatorAuthenticator;
   readonly logger: Logger;
 }
 
@@ -38,7 +50,7 @@ const maxLaneList = 500;
 /**
  * The operator's API:
  * - `POST /admin/events/replay` `{ memberId, uetr }` or `{ memberId, from, to }`: queue those postings for
- *   the bank again (202 with what was queued);
+ *   the bank again (202 with what was queued); audited under the operator's token subject first;
  * - `GET /admin/events/:eventId/deliveries`: the event and, per bank, its delivery log (attempts with
  *   time, HTTP status, latency and error; the outcome) and its place in the lane while it waits;
  * - `GET /admin/events/lanes?memberId=&limit=`: the parked lanes, oldest first.
@@ -47,6 +59,7 @@ export function createAdminRoutes(deps: AdminRoutesDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.onError(createProblemJsonErrorHandler({ logger: deps.logger }));
   app.notFound(notFoundHandler);
+  app.use('/admin/*', operatorGuard(deps.operatorAuth));
 
   app.post('/admin/events/replay', async (c) => {
     let body: unknown;
@@ -55,7 +68,14 @@ export function createAdminRoutes(deps: AdminRoutesDeps): Hono<AppEnv> {
     } catch {
       throw new AppError('MALFORMED_JSON', 'the body is not JSON');
     }
-    const result = await replay(deps.replay, parseReplayRequest(body));
+    const request = parseReplayRequest(body);
+    await deps.audit.record({
+      actor: operatorOf(c).id,
+      action: 'events.replay',
+      target: `bank ${request.memberId} ${'uetr' in request ? `transaction ${request.uetr}` : `postings ${request.from.toISOString()} to ${request.to.toISOString()}`}`,
+      at: deps.clock.now(),
+    });
+    const result = await replay(deps.replay, request);
     return c.json(result, 202);
   });
 

@@ -1,10 +1,11 @@
 import { pipelineConfig } from '@rp/pipeline';
-import { defineConfig, duration, int, list, port, secret, str } from '@rp/runtime';
+import { adminAuthConfig, defineConfig, duration, int, list, port, secret, str } from '@rp/runtime';
 
 /** Every variable the event publisher reads; `loadConfig` refuses to start while any of them is invalid. */
 export const eventPublisherConfigSpec = defineConfig({
   PORT: port({ default: 8086, doc: 'HTTP port of the admin API (replay, delivery log), health and metrics' }),
   ...pipelineConfig('delivery log, stored postings, parked lanes, transaction snapshots'),
+  ...adminAuthConfig,
   PARTICIPANTS: str({
     doc: 'Participating banks (events URL, event classes): path of a JSON file, or the JSON array itself',
   }),

@@ -11,6 +11,8 @@ import {
   createMetrics,
   describeConfig,
   loadConfig,
+  operatorAuthenticatorFrom,
+  operatorAuthOption,
   parseDuration,
   serviceTracing,
   startHttpServer,
@@ -89,6 +91,7 @@ try {
     deliveries,
     participants,
     signingSecrets,
+    ...operatorAuthOption(operatorAuthenticatorFrom(config)),
     logger,
     metrics,
     options: {

@@ -8,6 +8,7 @@ import {
   createMetrics,
   type Logger,
   type Metrics,
+  type OperatorAuthenticator,
   systemClock,
   type Tracing,
 } from '@rp/runtime';
@@ -86,11 +87,13 @@ export interface EventPublisherDeps {
   /** Must hold a codec of rp.events.v1 (plain shapes: see createPlainCodecs). */
   readonly codecs: Partial<PipelineCodecs>;
   /** The delivery log and the transaction snapshots (for the banks of ESM_STATE postings). */
-  readonly store: Pick<Store, 'deliveryLog' | 'transactions'>;
+  readonly store: Pick<Store, 'deliveryLog' | 'transactions' | 'audit'>;
   /** The publisher's own collections (postings and lanes). */
   readonly deliveries: DeliveryStore;
   readonly participants: Participants;
   readonly signingSecrets: SigningSecrets;
+  /** Verifies operators' access tokens on the admin routes; unset: they are open (`ADMIN_AUTH=none`). */
+  readonly operatorAuth?: OperatorAuthenticator;
   readonly logger: Logger;
   /** Client spans for the postings sent to banks. */
   readonly tracing?: Tracing;
@@ -214,6 +217,9 @@ export function createEventPublisherService(deps: EventPublisherDeps): EventPubl
       metrics,
       maxPostings: options.replayMaxPostings ?? 10_000,
     },
+    audit: deps.store.audit,
+    clock,
+    ...(deps.operatorAuth === undefined ? {} : { operatorAuth: deps.operatorAuth }),
     logger,
   });
 

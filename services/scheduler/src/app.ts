@@ -1,5 +1,12 @@
-import { timingSafeEqual } from 'node:crypto';
-import { type AppEnv, AppError, type Clock } from '@rp/runtime';
+import {
+  type AppEnv,
+  AppError,
+  type Clock,
+  type Operator,
+  type OperatorAuthenticator,
+  operatorGuard,
+  operatorOf,
+} from '@rp/runtime';
 import type { DebitQueueRepository, ReconciliationRepository } from '@rp/store';
 import type { Hono } from 'hono';
 import type { DebitIntakeRepository } from './intake.ts';
@@ -14,14 +21,17 @@ export interface AdminDeps {
   readonly debitQueue: Pick<DebitQueueRepository, 'depth'>;
   readonly intake: Pick<DebitIntakeRepository, 'countAwaiting'>;
   readonly reconciliation: Pick<ReconciliationRepository, 'list' | 'countOpen'>;
-  /** Opens the debit window of today now and releases its debits. */
-  openDebitWindow(): Promise<WindowStatus>;
-  closeDebitWindow(): Promise<WindowStatus>;
+  /** Opens the debit window of today now and releases its debits (the operator is audited). */
+  openDebitWindow(operator: Operator): Promise<WindowStatus>;
+  closeDebitWindow(operator: Operator): Promise<WindowStatus>;
   /** Closes today's reconciliation window now (again, if it already closed: nothing is raised twice). */
-  closeReconciliationWindow(): Promise<ReconciliationSummary>;
+  closeReconciliationWindow(operator: Operator): Promise<ReconciliationSummary>;
   onQueueDepth?(depth: number, awaiting: number): void;
-  /** When set, every admin call needs `Authorization: Bearer <token>`. */
-  readonly adminToken?: string;
+  /**
+   * Verifies the operator's access token on every admin call (reads need `operator.read`, the window
+   * triggers `operator.replay`); unset: `ADMIN_AUTH=none`, anyone may call.
+   */
+  readonly operatorAuth?: OperatorAuthenticator;
 }
 
 const maxPage = 1_000;
@@ -36,21 +46,12 @@ const maxPage = 1_000;
  */
 export function registerAdminRoutes(app: Hono<AppEnv>, deps: AdminDeps): void {
   const { windows, clock } = deps;
-  if (deps.adminToken !== undefined) {
-    const expected = Buffer.from(`Bearer ${deps.adminToken}`);
-    app.use('/admin/*', async (c, next) => {
-      const given = Buffer.from(c.req.header('authorization') ?? '');
-      if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
-        throw new AppError('UNAUTHORIZED', 'admin calls need the operator bearer token');
-      }
-      await next();
-    });
-  }
+  app.use('/admin/*', operatorGuard(deps.operatorAuth));
 
-  app.post('/admin/windows/debit/open', async (c) => c.json(await deps.openDebitWindow()));
-  app.post('/admin/windows/debit/close', async (c) => c.json(await deps.closeDebitWindow()));
+  app.post('/admin/windows/debit/open', async (c) => c.json(await deps.openDebitWindow(operatorOf(c))));
+  app.post('/admin/windows/debit/close', async (c) => c.json(await deps.closeDebitWindow(operatorOf(c))));
   app.post('/admin/windows/reconciliation/close', async (c) =>
-    c.json(await deps.closeReconciliationWindow()),
+    c.json(await deps.closeReconciliationWindow(operatorOf(c))),
   );
   app.get('/admin/windows', async (c) => c.json(await windows.status(clock.now())));
 

@@ -1,5 +1,5 @@
 import { pipelineConfig } from '@rp/pipeline';
-import { defineConfig, duration, int, oneOf, port, secret, str } from '@rp/runtime';
+import { adminAuthConfig, defineConfig, duration, int, oneOf, port, str } from '@rp/runtime';
 import { windowConfig } from './windows.ts';
 
 /** Every variable the scheduler reads; `loadConfig` refuses to start while any of them is invalid. */
@@ -7,6 +7,7 @@ export const schedulerConfigSpec = defineConfig({
   PORT: port({ default: 8083, doc: 'HTTP port of the admin routes, health and metrics' }),
   ...pipelineConfig('debit queue, intake, snapshots, reconciliation items'),
   ...windowConfig,
+  ...adminAuthConfig,
   CREDITS_GATE: oneOf(['credits', 'operator'], {
     default: 'credits',
     doc: 'What opens the debit window besides the admin trigger and CREDITS_FINALISED_AT: credits, once every credit of the cycle (received since the last reconciliation close) is final; operator, nothing else',
@@ -35,11 +36,6 @@ export const schedulerConfigSpec = defineConfig({
   INTAKE_RETENTION: duration({
     default: 7 * 86_400_000,
     doc: 'How long intake tombstones stay (must cover the accepted and outcome topics retention)',
-  }),
-  ADMIN_TOKEN: secret({
-    optional: true,
-    minLength: 16,
-    doc: 'Bearer token the admin routes require; unset: they are open (keep them off public networks)',
   }),
   KAFKA_DELIVERY_TIMEOUT: duration({
     default: 10_000,

@@ -11,6 +11,8 @@ import {
   createMetrics,
   describeConfig,
   loadConfig,
+  operatorAuthenticatorFrom,
+  operatorAuthOption,
   ScaledClock,
   serviceTracing,
   startHttpServer,
@@ -103,7 +105,7 @@ try {
       releaseBatchSize: config.RELEASE_BATCH_SIZE,
       keyConcurrency: config.SCHEDULER_KEY_CONCURRENCY,
       intakeRetentionMs: config.INTAKE_RETENTION,
-      ...(config.ADMIN_TOKEN === undefined ? {} : { adminToken: config.ADMIN_TOKEN.reveal() }),
+      ...operatorAuthOption(operatorAuthenticatorFrom(config)),
       awaitCredits: config.CREDITS_GATE === 'credits',
     },
   });

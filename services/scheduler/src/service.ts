@@ -22,6 +22,8 @@ import {
   type Health,
   type Logger,
   type Metrics,
+  type Operator,
+  type OperatorAuthenticator,
   systemClock,
   type Tracing,
 } from '@rp/runtime';
@@ -81,8 +83,11 @@ export interface SchedulerOptions {
   readonly reconciliationConcurrency?: number;
   /** How long intake tombstones are kept. Default 7 days (the input topics' retention). */
   readonly intakeRetentionMs?: number;
-  /** Bearer token of the admin routes; unset: the routes are open (keep them off public networks). */
-  readonly adminToken?: string;
+  /**
+   * Verifies operators' access tokens on the admin routes (`ADMIN_AUTH=oauth2`); unset: the routes are
+   * open (`ADMIN_AUTH=none`, development only).
+   */
+  readonly operatorAuth?: OperatorAuthenticator;
   /**
    * Default true: the debit window also waits until every credit of the cycle is final (CreditFlowGate).
    * False: only the cut-off time and the admin trigger open it.
@@ -97,7 +102,7 @@ export interface SchedulerDeps {
   readonly codecs: Partial<PipelineCodecs>;
   /** Owned by the caller, which disconnects it after `stop()`. */
   readonly producer: PipelineProducer;
-  readonly store: Pick<Store, 'transactions' | 'debitQueue' | 'reconciliation' | 'windowOverrides'>;
+  readonly store: Pick<Store, 'transactions' | 'debitQueue' | 'reconciliation' | 'windowOverrides' | 'audit'>;
   readonly intake: DebitIntakeRepository;
   readonly windows: WindowSettings;
   /** A credits gate besides the admin trigger, the credits themselves and the cut-off time. */
@@ -258,35 +263,56 @@ export function createSchedulerService(deps: SchedulerDeps): SchedulerService {
     debitQueue: deps.store.debitQueue,
     intake: deps.intake,
     reconciliation: deps.store.reconciliation,
-    ...(options.adminToken === undefined ? {} : { adminToken: options.adminToken }),
+    ...(options.operatorAuth === undefined ? {} : { operatorAuth: options.operatorAuth }),
     onQueueDepth: (depth, awaiting) => metrics.queueDepth(depth, awaiting),
-    openDebitWindow: () =>
+    openDebitWindow: (operator) =>
       serial(async () => {
-        const date = await keepOverride('open');
+        const date = await keepOverride('open', operator);
         declared.declare(date);
         windows.openDebitWindow(date);
         logger.info({ businessDate: date }, 'debit window opened by an operator');
         await drainIfOpen();
         return status();
       }),
-    async closeDebitWindow() {
+    async closeDebitWindow(operator) {
       // At once, not behind a release in progress: the release stops before its next batch.
-      const date = await keepOverride('closed');
+      const date = await keepOverride('closed', operator);
       windows.closeDebitWindow(date);
       logger.info({ businessDate: date }, 'debit window closed by an operator');
       return status();
     },
-    closeReconciliationWindow: () => closeNow(),
+    async closeReconciliationWindow(operator) {
+      const summary = await closeNow();
+      await deps.store.audit.record({
+        actor: operator.id,
+        action: 'window.reconciliation.close',
+        target: `reconciliation window ${summary.windowId}`,
+        detail: { raised: summary.raised, alreadyRaised: summary.alreadyRaised, waiting: summary.waiting },
+        at: clock.now(),
+      });
+      logger.info(
+        { windowId: summary.windowId, operator: operator.id },
+        'reconciliation window closed by an operator',
+      );
+      return summary;
+    },
   });
 
   /**
    * Keeps an operator's open or close of today's debit window in the store before it takes effect, so a
-   * scheduler that restarts honours it; answers today's business date.
+   * scheduler that restarts honours it, and in the audit trail (who, what, when); answers today's
+   * business date.
    */
-  async function keepOverride(debit: 'open' | 'closed'): Promise<string> {
+  async function keepOverride(debit: 'open' | 'closed', operator: Operator): Promise<string> {
     const now = clock.now();
     const businessDate = calendar.localDate(now);
-    await deps.store.windowOverrides.set({ businessDate, debit, actor: 'operator', at: now });
+    await deps.store.windowOverrides.set({ businessDate, debit, actor: operator.id, at: now });
+    await deps.store.audit.record({
+      actor: operator.id,
+      action: debit === 'open' ? 'window.debit.open' : 'window.debit.close',
+      target: `debit window ${businessDate}`,
+      at: now,
+    });
     return businessDate;
   }
 

@@ -18,9 +18,10 @@ import {
   type TopicNames,
   topicSpecs,
 } from '@rp/pipeline';
-import { createLogger, ManualClock } from '@rp/runtime';
+import { createLogger, jwtOperatorAuthenticator, ManualClock } from '@rp/runtime';
 import { connectStore, type Store } from '@rp/store';
 import { infra, uniqueName } from '@rp/testkit';
+import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { DebitIntakeRepository } from '../src/intake.ts';
@@ -91,8 +92,32 @@ async function eventually<T>(check: () => Promise<T>, timeoutMs = 15_000): Promi
   }
 }
 
+/**
+ * Operators' access tokens from a key pair made here, as an identity provider issues them; the
+ * scheduler checks them against its public key. Calls go as `ops-alice`, who may act.
+ */
+const issuer = 'https://idp.test/oauth2';
+const adminAudience = 'regulated-payments-admin';
+const keys = await generateKeyPair('ES256');
+const jwks = { keys: [{ ...(await exportJWK(keys.publicKey)), kid: 'k1', alg: 'ES256', use: 'sig' }] };
+async function operatorToken(subject: string, scope: string): Promise<string> {
+  const token = await new SignJWT({ scope })
+    .setProtectedHeader({ alg: 'ES256', kid: 'k1', typ: 'at+jwt' })
+    .setIssuer(issuer)
+    .setSubject(subject)
+    .setAudience(adminAudience)
+    .setIssuedAt()
+    .setExpirationTime('10m')
+    .sign(keys.privateKey);
+  return `Bearer ${token}`;
+}
+const alice = await operatorToken('ops-alice', 'operator.read operator.replay');
+
 async function getJson<T>(path: string, init?: RequestInit): Promise<T> {
-  const response = await service.app.request(path, init);
+  const response = await service.app.request(path, {
+    ...init,
+    headers: { authorization: alice, ...(init?.headers as Record<string, string> | undefined) },
+  });
   return (await response.json()) as T;
 }
 
@@ -167,7 +192,12 @@ async function startService(): Promise<SchedulerService> {
     windows: { ...defaultWindowSettings, creditsFinalisedAt: '07:30' },
     logger,
     clock,
-    options: { tickIntervalMs: 0, releaseBatchSize: 2, retry: { delaysMs: [200], maxAttempts: 5 } },
+    options: {
+      tickIntervalMs: 0,
+      releaseBatchSize: 2,
+      retry: { delaysMs: [200], maxAttempts: 5 },
+      operatorAuth: jwtOperatorAuthenticator({ jwks, issuer, audience: adminAudience }),
+    },
   });
   await started.start();
   return started;
@@ -360,9 +390,28 @@ describe('the debit queue', () => {
     service = await startService();
     const status = await getJson<WindowStatus>('/admin/windows');
     expect(status.debitWindow).toMatchObject({ state: 'closed', override: 'closed' });
+    // Kept under the operator the token names.
     expect(await store.windowOverrides.recent(5)).toEqual([
-      { businessDate: monday, debit: 'closed', actor: 'operator', at: clock.now() },
+      { businessDate: monday, debit: 'closed', actor: 'ops-alice', at: clock.now() },
     ]);
+  });
+
+  test('a read-only operator reads the windows but may not open them: 403, and nothing is kept', async () => {
+    const reader = await operatorToken('ops-bob', 'operator.read');
+    const read = await service.app.request('/admin/windows', { headers: { authorization: reader } });
+    expect(read.status).toBe(200);
+    const refused = await service.app.request('/admin/windows/debit/open', {
+      method: 'POST',
+      headers: { authorization: reader },
+    });
+    expect(refused.status).toBe(403);
+    expect(((await refused.json()) as { detail: string }).detail).toContain('operator.replay');
+    const anonymous = await service.app.request('/admin/windows');
+    expect(anonymous.status).toBe(401);
+    expect(await store.windowOverrides.recent(5)).toEqual([
+      { businessDate: monday, debit: 'closed', actor: 'ops-alice', at: clock.now() },
+    ]);
+    expect((await getJson<WindowStatus>('/admin/windows')).debitWindow).toMatchObject({ state: 'closed' });
   });
 });
 
@@ -496,7 +545,9 @@ describe('the reconciliation window', () => {
     );
     expect(json).toMatchObject({ windowId: monday, open: 5 });
     expect(json.items).toHaveLength(5);
-    const response = await service.app.request(`/admin/reconciliation/report.csv?window=${monday}`);
+    const response = await service.app.request(`/admin/reconciliation/report.csv?window=${monday}`, {
+      headers: { authorization: alice },
+    });
     expect(response.headers.get('content-type')).toContain('text/csv');
     const lines = (await response.text()).trim().split('\r\n');
     expect(lines[0]).toBe('windowId,uetr,row,code,stateAtClose,status,createdAt,resolvedAt,resolution,text');
@@ -504,7 +555,9 @@ describe('the reconciliation window', () => {
     expect(lines.find((line) => line.includes(uetrOf(negative)))).toContain(
       ',8,INBOUND_DEBIT_NEGATIVE_ACKNOWLEDGEMENT,',
     );
-    const invalid = await service.app.request('/admin/reconciliation?window=yesterday');
+    const invalid = await service.app.request('/admin/reconciliation?window=yesterday', {
+      headers: { authorization: alice },
+    });
     expect(invalid.status).toBe(422);
   });
 });

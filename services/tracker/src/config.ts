@@ -1,10 +1,11 @@
 import { pipelineConfig } from '@rp/pipeline';
-import { bool, defineConfig, duration, int, port } from '@rp/runtime';
+import { adminAuthConfig, bool, defineConfig, duration, int, port } from '@rp/runtime';
 
 /** Every variable the tracker reads; `loadConfig` refuses to start while any of them is invalid. */
 export const trackerConfigSpec = defineConfig({
   PORT: port({ default: 8085, doc: 'HTTP port of the admin API, health and metrics' }),
   ...pipelineConfig('transaction snapshots'),
+  ...adminAuthConfig,
   KAFKA_DELIVERY_TIMEOUT: duration({
     default: 10_000,
     doc: 'Longest wait for the broker to acknowledge postings before the batch is retried',

@@ -6,6 +6,8 @@ import {
   createProblemJsonErrorHandler,
   type Logger,
   notFoundHandler,
+  operatorOf,
+  unauthenticatedOperator,
 } from '@rp/runtime';
 import type { AuditRepository, RecordedAuditEntry } from '@rp/store';
 import { Hono } from 'hono';
@@ -29,8 +31,9 @@ export interface DeadLetterRoutesDeps {
  * - `GET /admin/dead-letters`: each dead-letter topic with its group and record count;
  * - `GET /admin/dead-letters/:topic?limit=`: its records, oldest first, with reason, origin, error, the
  *   record's headers and value, and who redrove it when;
- * - `POST /admin/dead-letters/:topic/redrive` `{ operator, records: [id...] }` or `{ operator, all: true }`:
- *   hands the records back to their group (its first retry tier, due now); each record once, audited;
+ * - `POST /admin/dead-letters/:topic/redrive` `{ records: [id...] }` or `{ all: true }`: hands the records
+ *   back to their group (its first retry tier, due now); each record once, audited under the operator's
+ *   token subject (with `ADMIN_AUTH=none`, under the `operator` name the body must give);
  * - `GET /admin/audit?action=&limit=`: the operator audit trail, newest first.
  */
 export function createDeadLetterRoutes(deps: DeadLetterRoutesDeps): Hono<AppEnv> {
@@ -74,7 +77,11 @@ export function createDeadLetterRoutes(deps: DeadLetterRoutesDeps): Hono<AppEnv>
 
   app.post('/admin/dead-letters/:topic/redrive', async (c) => {
     const topic = c.req.param('topic');
-    const request = parseRedriveRequest(await jsonBody(c.req.raw));
+    const authenticated = operatorOf(c);
+    const request = parseRedriveRequest(
+      await jsonBody(c.req.raw),
+      authenticated === unauthenticatedOperator ? undefined : authenticated.id,
+    );
     await requireTopic(topic);
     const records = await deps.deadLetters.read(topic, { limit: maxRedriveScan });
     const byId = new Map(records.map((record) => [record.id, record]));
@@ -179,14 +186,18 @@ async function jsonBody(request: Request): Promise<unknown> {
 
 const recordIdPattern = /^\d+:\d+$/;
 
-function parseRedriveRequest(body: unknown): { operator: string; all: boolean; records: string[] } {
+/** `actor`: the authenticated operator; without one the body must name who asks (`operator`). */
+function parseRedriveRequest(
+  body: unknown,
+  actor: string | undefined,
+): { operator: string; all: boolean; records: string[] } {
   const problems: { pointer: string; detail: string }[] = [];
   const object =
     typeof body === 'object' && body !== null && !Array.isArray(body)
       ? (body as Record<string, unknown>)
       : {};
   if (object !== body) problems.push({ pointer: '', detail: 'must be a JSON object' });
-  const operator = object.operator;
+  const operator = actor ?? object.operator;
   if (typeof operator !== 'string' || operator.trim().length === 0 || operator.length > 100) {
     problems.push({ pointer: '/operator', detail: 'who asks for the redrive: 1 to 100 characters' });
   }

@@ -11,6 +11,8 @@ import {
   createMetrics,
   describeConfig,
   loadConfig,
+  operatorAuthenticatorFrom,
+  operatorAuthOption,
   serviceTracing,
   startHttpServer,
 } from '@rp/runtime';
@@ -68,6 +70,7 @@ try {
     producer,
     store,
     decodeValue: (value) => serde.decode(value),
+    ...operatorAuthOption(operatorAuthenticatorFrom(config)),
     logger,
     metrics,
     options: {

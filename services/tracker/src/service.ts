@@ -6,8 +6,11 @@ import {
   AppError,
   type Clock,
   createMetrics,
+  createProblemJsonErrorHandler,
   type Logger,
   type Metrics,
+  type OperatorAuthenticator,
+  operatorGuard,
   systemClock,
 } from '@rp/runtime';
 import type { Store } from '@rp/store';
@@ -57,6 +60,11 @@ export interface TrackerDeps {
   /** Owned by the caller, which disconnects it after `stop()`. */
   readonly producer: PipelineProducer;
   readonly store: Pick<Store, 'transactions' | 'audit' | 'deliveryLog'>;
+  /**
+   * Verifies operators' access tokens on every admin route (`ADMIN_AUTH=oauth2`): reads need
+   * `operator.read`, a redrive `operator.replay`; unset: the routes are open (`ADMIN_AUTH=none`).
+   */
+  readonly operatorAuth?: OperatorAuthenticator;
   /** Decodes a dead-lettered value with the schema it names, for the admin API (the serde's `decode`). */
   readonly decodeValue?: (value: Buffer) => Promise<unknown>;
   readonly logger: Logger;
@@ -154,6 +162,8 @@ export function createTrackerService(deps: TrackerDeps): TrackerService {
 
 function adminApp(deps: TrackerDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
+  app.onError(createProblemJsonErrorHandler({ logger: deps.logger }));
+  app.use('/admin/*', operatorGuard(deps.operatorAuth));
   app.route(
     '/',
     createAdminRoutes({

@@ -73,7 +73,16 @@ export async function demoCommand(root: string): Promise<number> {
       ['DEBIT_COMPLETED', 'DEBIT_UNPAID'].includes(String(entry.posting.type));
     const queued = await postings(10);
     console.log(`  ${queued.length} postings so far; opening the debit window (admin trigger)`);
-    await fetch(`${pipeline.url('scheduler')}/admin/windows/debit/open`, { method: 'POST' });
+    // As an operator who may act (operator.replay), with a token from the same identity provider.
+    const opened = await fetch(`${pipeline.url('scheduler')}/admin/windows/debit/open`, {
+      method: 'POST',
+      headers: { authorization: await pipeline.operatorAuthorization('operator.replay') },
+    });
+    if (!opened.ok) {
+      console.log(`  POST /admin/windows/debit/open -> ${opened.status} ${await opened.text()}`);
+      return 1;
+    }
+    await opened.arrayBuffer();
     let journey = queued;
     const journeyDeadline = Date.now() + 90_000;
     while (!journey.some(isFinal) && Date.now() < journeyDeadline) {

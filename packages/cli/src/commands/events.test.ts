@@ -174,6 +174,7 @@ describe('output', () => {
 /** A stand-in event publisher on a real port: answers each request with the next scripted answer. */
 describe('the commands over HTTP', () => {
   const requests: { method: string; url: string; body: string }[] = [];
+  const authorizations: (string | undefined)[] = [];
   let answers: { status: number; type: string; body: string }[] = [];
   let server: Server;
   let url: string;
@@ -187,6 +188,7 @@ describe('the commands over HTTP', () => {
       });
       request.on('end', () => {
         requests.push({ method: request.method ?? '', url: request.url ?? '', body });
+        authorizations.push(request.headers.authorization);
         const answer = answers.shift() ?? { status: 500, type: 'text/plain', body: 'no answer scripted' };
         response.writeHead(answer.status, { 'content-type': answer.type }).end(answer.body);
       });
@@ -234,6 +236,35 @@ describe('the commands over HTTP', () => {
     expect(out[0]).toContain('2 postings of 1 transaction queued again');
     expect(out).toContain('    ESMb');
     expect(err).toEqual([]);
+  });
+
+  test("the operator's access token from RP_ADMIN_TOKEN goes with each call; a 401 says where it comes from", async () => {
+    authorizations.length = 0;
+    answers = [
+      {
+        status: 202,
+        type: 'application/json',
+        body: JSON.stringify({
+          memberId: '250655',
+          queued: 0,
+          transactions: 0,
+          eventIds: [],
+          truncated: false,
+        }),
+      },
+      {
+        status: 401,
+        type: 'application/problem+json',
+        body: JSON.stringify({ status: 401, detail: 'The access token has expired' }),
+      },
+    ];
+    const signed = io({ EVENT_PUBLISHER_URL: url, RP_ADMIN_TOKEN: 'Bearer eyJ.op.sig' });
+    expect(await replayCommand(['--bank', '250655', '--uetr', uetr], signed.value)).toBe(0);
+    const unsigned = io({ EVENT_PUBLISHER_URL: url });
+    expect(await replayCommand(['--bank', '250655', '--uetr', uetr], unsigned.value)).toBe(1);
+    expect(authorizations).toEqual(['Bearer eyJ.op.sig', undefined]);
+    expect(unsigned.err.join('\n')).toContain('HTTP 401 Unauthorized: The access token has expired');
+    expect(unsigned.err.join('\n')).toContain('RP_ADMIN_TOKEN');
   });
 
   test('replay refused: the problem detail and its field errors, exit 1', async () => {

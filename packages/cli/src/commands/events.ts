@@ -13,6 +13,9 @@ bank was sent in a time range (--from inclusive, --to exclusive; RFC 3339 with a
   --url <url>        the event publisher (default: EVENT_PUBLISHER_URL, else ${defaultEventPublisherUrl})
   --timeout <s>      how long to wait for the answer (default 120)
   --json             print the publisher's answer as JSON
+
+The operator's access token (role operator.replay) comes from RP_ADMIN_TOKEN; the replay is audited
+under its subject.
 `;
 
 export const deliveriesUsage = `usage: rp deliveries <eventId> [--url <url>] [--timeout <s>] [--json]
@@ -22,6 +25,8 @@ latency, error) and, while it waits, its place in the bank's lane. The event id 
 (EVT... or ESM...) or the state change's UUID.
 
   --url <url>        the event publisher (default: EVENT_PUBLISHER_URL, else ${defaultEventPublisherUrl})
+
+The operator's access token (role operator.read) comes from RP_ADMIN_TOKEN.
 `;
 
 /** Wrong arguments: the command prints the message and its usage, and exits 2. */
@@ -312,6 +317,18 @@ function causeOf(error: unknown): string {
   return cause?.message ?? (error as Error)?.message ?? String(error);
 }
 
+/**
+ * Headers of an admin call: the operator's access token from `RP_ADMIN_TOKEN`, when set. Never a flag: a
+ * token on a command line shows in process lists and shell history.
+ */
+export function adminHeaders(
+  env: Readonly<Record<string, string | undefined>>,
+  headers: Record<string, string> = {},
+): Record<string, string> {
+  const token = env.RP_ADMIN_TOKEN?.trim().replace(/^Bearer\s+/i, '');
+  return token ? { ...headers, authorization: `Bearer ${token}` } : headers;
+}
+
 /** One admin call; the parsed JSON of a 2xx, else a CallError saying why (the problem's detail). */
 export async function call<T>(
   url: string,
@@ -329,8 +346,12 @@ export async function call<T>(
     throw new CallError(`cannot reach ${service} at ${new URL(url).origin}: ${causeOf(error)}`);
   }
   if (!response.ok) {
+    const hint =
+      response.status === 401 || response.status === 403
+        ? '\n  (RP_ADMIN_TOKEN: an operator access token; reads need operator.read, actions operator.replay)'
+        : '';
     throw new CallError(
-      `${service} refused ${what}: ${describeRefusal(response.status, response.statusText, text)}`,
+      `${service} refused ${what}: ${describeRefusal(response.status, response.statusText, text)}${hint}`,
     );
   }
   try {
@@ -377,7 +398,7 @@ export function replayCommand(args: readonly string[], io: CommandIo = processIo
       `${parsed.url}/admin/events/replay`,
       {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        headers: adminHeaders(io.env, { 'content-type': 'application/json', accept: 'application/json' }),
         body: JSON.stringify(parsed.target),
       },
       parsed.timeoutMs,
@@ -394,7 +415,7 @@ export function deliveriesCommand(args: readonly string[], io: CommandIo = proce
     const parsed = parseDeliveriesArgs(args, io.env);
     const view = await call<DeliveriesView>(
       `${parsed.url}/admin/events/${encodeURIComponent(parsed.eventId)}/deliveries`,
-      { headers: { accept: 'application/json' } },
+      { headers: adminHeaders(io.env, { accept: 'application/json' }) },
       parsed.timeoutMs,
       `the delivery log of ${parsed.eventId}`,
     );

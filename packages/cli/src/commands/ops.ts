@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { sampleOnUsDebit } from '@rp/launcher';
 import {
+  adminHeaders,
   CallError,
   type CommandIo,
   call,
@@ -40,17 +41,22 @@ the scheduler's CSV report as it comes.
 
   --url <url>        the scheduler (default: SCHEDULER_URL, else ${defaultSchedulerUrl})
   --json             print the items as JSON
+
+The operator's access token (role operator.read) comes from RP_ADMIN_TOKEN.
 `;
 
 export const deadLettersUsage = `usage: rp dead-letters [<topic>] [--redrive <id,...> | --all] [--operator <name>] [--url <tracker>]
 
 Without a topic: every consumer group's dead-letter topic with its record count. With one: its records,
 oldest first (id, reason, origin, error, whether redriven). With --redrive or --all: hands those records
-back to their group, once each, recorded in the audit trail under --operator (default: USER).
+back to their group, once each, recorded in the audit trail under the operator's token subject.
 
   --limit <n>        records to show (default 100)
   --url <url>        the tracker (default: TRACKER_URL, else ${defaultTrackerUrl})
+  --operator <name>  who asks, where the tracker runs without operator authentication (default: USER)
   --json             print the answer as JSON
+
+The operator's access token comes from RP_ADMIN_TOKEN: operator.read to list, operator.replay to redrive.
 `;
 
 const common = {
@@ -270,13 +276,18 @@ export function reconCommand(args: readonly string[], io: CommandIo = processIo)
     const window = values.window === undefined ? '' : `window=${values.window}`;
     if (values.csv) {
       const response = await fetch(`${url}/admin/reconciliation/report.csv?${window}`, {
+        headers: adminHeaders(io.env),
         signal: AbortSignal.timeout(timeoutMs),
       }).catch((error: unknown) => {
         throw new CallError(
           `cannot reach the scheduler at ${new URL(url).origin}: ${(error as Error).message}`,
         );
       });
-      if (!response.ok) throw new CallError(`the scheduler refused the report: HTTP ${response.status}`);
+      if (!response.ok) {
+        throw new CallError(
+          `the scheduler refused the report: HTTP ${response.status}${response.status === 401 || response.status === 403 ? ' (RP_ADMIN_TOKEN: an operator access token with operator.read)' : ''}`,
+        );
+      }
       io.out((await response.text()).trimEnd());
       return;
     }
@@ -287,7 +298,7 @@ export function reconCommand(args: readonly string[], io: CommandIo = processIo)
       const query = [window, after ? `after=${encodeURIComponent(after)}` : ''].filter(Boolean).join('&');
       page = await call<ReconPage>(
         `${url}/admin/reconciliation?${query}`,
-        { headers: { accept: 'application/json' } },
+        { headers: adminHeaders(io.env, { accept: 'application/json' }) },
         timeoutMs,
         'the reconciliation report',
         'the scheduler',
@@ -353,7 +364,13 @@ export function deadLettersCommand(args: readonly string[], io: CommandIo = proc
     const timeoutMs = timeoutOf(values.timeout);
     const topic = positionals[0];
     const get = <T>(path: string, what: string) =>
-      call<T>(`${url}${path}`, { headers: { accept: 'application/json' } }, timeoutMs, what, 'the tracker');
+      call<T>(
+        `${url}${path}`,
+        { headers: adminHeaders(io.env, { accept: 'application/json' }) },
+        timeoutMs,
+        what,
+        'the tracker',
+      );
     if (topic === undefined) {
       if (values.redrive !== undefined || values.all)
         throw new UsageError('say which dead-letter topic to redrive from');
@@ -373,8 +390,11 @@ export function deadLettersCommand(args: readonly string[], io: CommandIo = proc
     if (values.redrive !== undefined || values.all) {
       if (values.redrive !== undefined && values.all)
         throw new UsageError('give either --redrive <ids> or --all');
+      // With a token the tracker audits the token's subject; without, the name given (ADMIN_AUTH=none).
       const operator = (values.operator ?? io.env.USER ?? '').trim();
-      if (!operator) throw new UsageError('--operator <name> is required (who asks, for the audit trail)');
+      if (!operator && !io.env.RP_ADMIN_TOKEN) {
+        throw new UsageError('--operator <name> is required (who asks, for the audit trail)');
+      }
       const records = values.redrive
         ?.split(',')
         .map((id) => id.trim())
@@ -383,8 +403,11 @@ export function deadLettersCommand(args: readonly string[], io: CommandIo = proc
         `${url}${path}/redrive`,
         {
           method: 'POST',
-          headers: { 'content-type': 'application/json', accept: 'application/json' },
-          body: JSON.stringify(values.all ? { operator, all: true } : { operator, records }),
+          headers: adminHeaders(io.env, { 'content-type': 'application/json', accept: 'application/json' }),
+          body: JSON.stringify({
+            ...(operator ? { operator } : {}),
+            ...(values.all ? { all: true } : { records }),
+          }),
         },
         timeoutMs,
         'the redrive',
