@@ -22,7 +22,7 @@ const simulators = ['bank-simulator'];
 /** What the operator provides; the repository holds none of it. */
 const operatorProvided = {
   secret: 'rp-secrets',
-  configMaps: ['rp-bank-auth', 'rp-cdv-tables', 'rp-participants'],
+  configMaps: ['rp-admin-auth', 'rp-bank-auth', 'rp-cdv-tables', 'rp-console-auth', 'rp-participants'],
 };
 /** Variables that carry credentials although their spec type is not secret() (a URI with a password). */
 const credentialVariables = ['MONGODB_URI'];
@@ -30,7 +30,7 @@ const credentialVariables = ['MONGODB_URI'];
 const secretExamples: Readonly<Record<string, string>> = {
   'mongodb-uri': 'mongodb://rp:example-password@mongodb:27017/?replicaSet=rs0',
   'bank-signing-secrets': '{"250655":["whsec_example_0123456789abcdef"]}',
-  'scheduler-admin-token': 'example-admin-token-0123456789',
+  'console-admin-client-secret': 'example-console-client-secret-0123456789',
   'scheme-clients': `[{"id":"example-clearing-house","tokenSha256":"${'ab'.repeat(32)}"}]`,
   'bank-oauth-clients': '{"250655":"example-client-secret-0123456789"}',
 };
@@ -40,6 +40,14 @@ const configMapExamples: Readonly<Record<string, Record<string, string>>> = {
   'rp-bank-auth': {
     BANK_AUTH_ISSUER: 'https://idp.example.com/oauth2',
     BANK_AUTH_JWKS_URL: 'https://idp.example.com/oauth2/jwks',
+  },
+  'rp-admin-auth': {
+    ADMIN_AUTH_ISSUER: 'https://sso.example.com/realms/operations',
+    ADMIN_AUTH_JWKS_URL: 'https://sso.example.com/realms/operations/jwks',
+  },
+  'rp-console-auth': {
+    ADMIN_AUTH_TOKEN_URL: 'https://sso.example.com/realms/operations/token',
+    ADMIN_CLIENT_ID: 'rp-console',
   },
 };
 

@@ -1,6 +1,8 @@
 // The operations console's page: polls /console/api/overview every 2 s and draws it; the search finds a
 // transaction by UETR or endToEndIdentification and draws its journey. Plain DOM, no framework, no build.
 // Everything from the engine goes in as text (textContent), never as markup.
+// Every call on the console's API carries the operator's access token (Authorization: Bearer), kept in
+// this tab's sessionStorage only; a 401 signs the operator out.
 
 const pollMs = 2_000;
 const requestTimeoutMs = 8_000;
@@ -11,6 +13,12 @@ const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
 const rateHistory = new Map();
 
 const $ = (id) => document.getElementById(id);
+
+const tokenKey = 'rp-console-access-token';
+let accessToken = sessionStorage.getItem(tokenKey);
+/** The poll timer while signed in; undefined while signed out. */
+let pollTimer;
+let signedIn = false;
 
 /** `el('td', { class: 'num', dataset: { x: '1' } }, 'text', child)`. */
 function el(tag, attributes = {}, ...children) {
@@ -358,12 +366,13 @@ function renderReconciliation(reconciliation) {
   );
 }
 
-async function getJson(path) {
-  const response = await fetch(path, {
-    headers: { accept: 'application/json' },
-    signal: AbortSignal.timeout(requestTimeoutMs),
-  });
+async function getJson(path, init = {}) {
+  const headers = { accept: 'application/json', ...init.headers };
+  if (accessToken) headers.authorization = `Bearer ${accessToken}`;
+  const response = await fetch(path, { ...init, headers, signal: AbortSignal.timeout(requestTimeoutMs) });
   const body = await response.json().catch(() => null);
+  if (response.status === 401 && signedIn)
+    signOut('Your access token was refused or has expired: sign in again.');
   if (!response.ok) {
     const detail = body && typeof body.detail === 'string' ? body.detail : response.statusText;
     const error = new Error(`${detail} (HTTP ${response.status})`);
@@ -392,9 +401,88 @@ async function poll() {
     problems.replaceChildren(el('div', {}, `The console's own API did not answer: ${error.message}`));
     problems.hidden = false;
   } finally {
-    setTimeout(poll, pollMs);
+    if (signedIn) pollTimer = setTimeout(poll, pollMs);
   }
 }
+
+// ---- session
+
+function signInMessage(text, kind = '') {
+  const message = $('sign-in-message');
+  message.textContent = text;
+  message.dataset.kind = kind;
+}
+
+function showSession(session) {
+  signedIn = true;
+  $('sign-in').hidden = true;
+  $('main').hidden = false;
+  const operator = $('operator');
+  operator.textContent =
+    session.authentication === 'none'
+      ? 'no sign-in (ADMIN_AUTH=none)'
+      : `${session.operator} · ${session.roles.join(', ') || 'no role'}`;
+  operator.hidden = false;
+  $('sign-out').hidden = session.authentication === 'none';
+  clearTimeout(pollTimer);
+  fromHash();
+  poll();
+}
+
+function signOut(reason) {
+  signedIn = false;
+  accessToken = null;
+  sessionStorage.removeItem(tokenKey);
+  clearTimeout(pollTimer);
+  pollTimer = undefined;
+  $('main').hidden = true;
+  $('operator').hidden = true;
+  $('sign-out').hidden = true;
+  $('sign-in').hidden = false;
+  signInMessage(reason ?? '', reason ? 'error' : '');
+}
+
+/** Asks the console who the token names; signed in when it answers, the sign-in form when it refuses. */
+async function resume(token) {
+  accessToken = token;
+  try {
+    const session = await getJson('api/session');
+    if (token) sessionStorage.setItem(tokenKey, token);
+    showSession(session);
+  } catch (error) {
+    signOut(error.status === 401 && !token ? '' : `Not signed in: ${error.message}`);
+  }
+}
+
+$('sign-in-credentials').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  signInMessage('Signing in…');
+  const secret = $('client-secret');
+  try {
+    const session = await getJson('api/session', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ clientId: $('client-id').value.trim(), clientSecret: secret.value }),
+    });
+    secret.value = '';
+    accessToken = session.accessToken;
+    sessionStorage.setItem(tokenKey, session.accessToken);
+    signInMessage('');
+    showSession(session);
+  } catch (error) {
+    signInMessage(`Sign-in refused: ${error.message}`, 'error');
+  }
+});
+
+$('sign-in-token').addEventListener('submit', (event) => {
+  event.preventDefault();
+  const field = $('access-token');
+  const token = field.value.trim().replace(/^Bearer\s+/i, '');
+  field.value = '';
+  resume(token);
+});
+
+$('sign-out').addEventListener('click', () => signOut());
 
 // ---- search and journey
 
@@ -554,7 +642,8 @@ $('search').addEventListener('submit', (event) => {
   if (window.location.hash === `#q=${encodeURIComponent(query)}`) search(query);
   else window.location.hash = `q=${encodeURIComponent(query)}`;
 });
-window.addEventListener('hashchange', fromHash);
+window.addEventListener('hashchange', () => {
+  if (signedIn) fromHash();
+});
 
-fromHash();
-poll();
+resume(accessToken);

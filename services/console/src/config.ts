@@ -1,4 +1,15 @@
-import { defineConfig, duration, logLevels, oneOf, port, secret, tracingConfig, url } from '@rp/runtime';
+import {
+  adminAuthConfig,
+  defineConfig,
+  duration,
+  logLevels,
+  oneOf,
+  port,
+  secret,
+  str,
+  tracingConfig,
+  url,
+} from '@rp/runtime';
 
 /** Every variable the console reads; `loadConfig` refuses to start while any of them is invalid. */
 export const consoleConfigSpec = defineConfig({
@@ -20,9 +31,21 @@ export const consoleConfigSpec = defineConfig({
     default: 'http://127.0.0.1:8086',
     doc: "The event publisher's base URL (/metrics, /admin/events/lanes, /admin/events/:id/deliveries)",
   }),
-  SCHEDULER_ADMIN_TOKEN: secret({
+  // Operators signing in to the console: the same tokens and roles as the services' admin APIs.
+  ...adminAuthConfig,
+  ADMIN_AUTH_TOKEN_URL: url({
     optional: true,
-    doc: "Bearer token of the scheduler's admin routes, when the scheduler has ADMIN_TOKEN set",
+    doc: "The identity provider's token endpoint: the console's own client takes its token there, and the sign-in form exchanges an operator's client credentials there (unset: operators paste an access token)",
+  }),
+  // The console's own OAuth2 client, for its calls on the services' admin routes (operator.read).
+  ADMIN_CLIENT_ID: str({
+    optional: true,
+    doc: "The console's own OAuth2 client id, for the services' admin routes (needs ADMIN_AUTH_TOKEN_URL and ADMIN_CLIENT_SECRET; unset: it calls them without a token, for services with ADMIN_AUTH=none)",
+  }),
+  ADMIN_CLIENT_SECRET: secret({ optional: true, doc: "The console's own OAuth2 client secret" }),
+  ADMIN_CLIENT_SCOPE: str({
+    default: 'operator.read',
+    doc: 'The scope the console asks for its own token: it only reads',
   }),
   UPSTREAM_TIMEOUT: duration({
     default: 1_500,

@@ -1,4 +1,6 @@
 import {
+  AppError,
+  clientCredentialsTokens,
   createHealth,
   createHttpApp,
   createLifecycle,
@@ -6,6 +8,7 @@ import {
   createMetrics,
   describeConfig,
   loadConfig,
+  operatorAuthenticatorFrom,
   serviceTracing,
   startHttpServer,
 } from '@rp/runtime';
@@ -23,6 +26,16 @@ lifecycle.onStop('other', 'tracing', () => tracing.shutdown());
 lifecycle.installSignalHandlers();
 
 try {
+  const operatorAuth = operatorAuthenticatorFrom(config);
+  const tokenUrl = config.ADMIN_AUTH_TOKEN_URL;
+  const clientId = config.ADMIN_CLIENT_ID;
+  const clientSecret = config.ADMIN_CLIENT_SECRET;
+  if ((clientId === undefined) !== (clientSecret === undefined) || (clientId && !tokenUrl)) {
+    throw new AppError(
+      'CONFIG_INVALID',
+      'ADMIN_CLIENT_ID and ADMIN_CLIENT_SECRET go together, with ADMIN_AUTH_TOKEN_URL',
+    );
+  }
   const service = createConsoleService({
     urls: {
       ingress: config.INGRESS_URL,
@@ -33,9 +46,21 @@ try {
       'event-publisher': config.EVENT_PUBLISHER_URL,
     },
     upstreamTimeoutMs: config.UPSTREAM_TIMEOUT,
-    ...(config.SCHEDULER_ADMIN_TOKEN === undefined
+    ...(clientId === undefined || clientSecret === undefined || tokenUrl === undefined
       ? {}
-      : { schedulerToken: config.SCHEDULER_ADMIN_TOKEN.reveal() }),
+      : {
+          upstreamAuthorization: clientCredentialsTokens({
+            tokenUrl,
+            clientId,
+            clientSecret: clientSecret.reveal(),
+            scope: config.ADMIN_CLIENT_SCOPE,
+            audience: config.ADMIN_AUTH_AUDIENCE,
+          }),
+        }),
+    ...(operatorAuth === undefined ? {} : { operatorAuth }),
+    ...(tokenUrl === undefined || operatorAuth === undefined
+      ? {}
+      : { signIn: { tokenUrl, audience: config.ADMIN_AUTH_AUDIENCE } }),
     logger,
     metrics,
   });

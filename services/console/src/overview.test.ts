@@ -28,11 +28,11 @@ afterEach(async () => {
   await fake.close();
 });
 
-function builder(timeoutMs = 1_000, schedulerToken?: string) {
+function builder(timeoutMs = 1_000, authorization?: () => Promise<string>) {
   const upstreams = new Upstreams({
     urls: fake.urls,
     timeoutMs,
-    ...(schedulerToken ? { schedulerToken } : {}),
+    ...(authorization ? { authorization } : {}),
   });
   return new OverviewBuilder({ upstreams, rates: new RateTracker(), now: () => now, listLimit: 5 });
 }
@@ -238,17 +238,30 @@ describe('OverviewBuilder', () => {
     expect(overview.problems).toEqual(['scheduler: /admin/queue HTTP 401: no']);
   });
 
-  it("sends the scheduler's admin token to the scheduler's admin routes only", async () => {
-    await builder(1_000, 'operator-token-0123456789').build();
+  it("sends the console's own access token to every service's admin routes, and to nothing else", async () => {
+    await builder(1_000, async () => 'Bearer console-token-0123456789').build();
     const withToken = fake.calls.filter((call) => call.authorization !== undefined).map((call) => call.path);
     expect(withToken.sort()).toEqual([
+      'event-publisher /admin/events/lanes?limit=5',
       'scheduler /admin/queue',
       'scheduler /admin/reconciliation?limit=5',
       'scheduler /admin/windows',
     ]);
-    expect(fake.calls.find((call) => call.authorization)?.authorization).toBe(
-      'Bearer operator-token-0123456789',
+    expect(new Set(fake.calls.map((call) => call.authorization).filter(Boolean))).toEqual(
+      new Set(['Bearer console-token-0123456789']),
     );
+  });
+
+  it('an admin section whose token cannot be had is unavailable with the reason; the metrics still show', async () => {
+    const overview = await builder(1_000, async () => {
+      throw new Error('the token endpoint refused client ops-console: HTTP 401');
+    }).build();
+    expect(fake.calls.some((call) => call.path.includes('/admin/'))).toBe(false);
+    expect(overview.status).toBe('degraded');
+    expect(overview.problems).toContain(
+      'scheduler: /admin/windows the console has no access token for it: the token endpoint refused client ops-console: HTTP 401',
+    );
+    expect(overview.queue).toMatchObject({ available: true, from: 'metrics' });
   });
 
   it('shares one round of calls between requests that arrive together', async () => {

@@ -1,6 +1,6 @@
-import type { AppEnv, Logger, Metrics } from '@rp/runtime';
+import type { AppEnv, Logger, Metrics, OperatorAuthenticator } from '@rp/runtime';
 import type { Hono } from 'hono';
-import { createConsoleRoutes } from './app.ts';
+import { createConsoleRoutes, type SignIn } from './app.ts';
 import { type Asset, type AssetName, loadAssets } from './assets.ts';
 import { OverviewBuilder } from './overview.ts';
 import { RateTracker } from './rates.ts';
@@ -15,7 +15,18 @@ export interface ConsoleOptions {
   readonly urls: Readonly<Record<Target, string>>;
   /** Longest wait for one call to another service. */
   readonly upstreamTimeoutMs: number;
-  readonly schedulerToken?: string;
+  /**
+   * The console's own `Authorization` header for the services' /admin routes (its OAuth2 client's token);
+   * unset: it calls them without one (services with `ADMIN_AUTH=none`).
+   */
+  readonly upstreamAuthorization?: () => Promise<string>;
+  /**
+   * Verifies the operator's access token on /console/api/* (`operator.read`); unset: the console is open
+   * (`ADMIN_AUTH=none`, development only).
+   */
+  readonly operatorAuth?: OperatorAuthenticator;
+  /** Where the sign-in form exchanges an operator's client credentials; unset: operators paste a token. */
+  readonly signIn?: SignIn;
   readonly logger: Logger;
   readonly metrics: Metrics;
   /** The page's files; default: `public/` of this package. */
@@ -45,7 +56,7 @@ export function createConsoleService(options: ConsoleOptions): ConsoleService {
   const upstreams = new Upstreams({
     urls: options.urls,
     timeoutMs: options.upstreamTimeoutMs,
-    ...(options.schedulerToken === undefined ? {} : { schedulerToken: options.schedulerToken }),
+    ...(options.upstreamAuthorization === undefined ? {} : { authorization: options.upstreamAuthorization }),
     onCall(target, outcome, seconds) {
       calls.inc({ target, outcome });
       duration.observe({ target }, seconds);
@@ -57,6 +68,8 @@ export function createConsoleService(options: ConsoleOptions): ConsoleService {
     overview,
     transactions,
     assets: options.assets ?? loadAssets(),
+    ...(options.operatorAuth === undefined ? {} : { operatorAuth: options.operatorAuth }),
+    ...(options.signIn === undefined ? {} : { signIn: options.signIn }),
     logger: options.logger,
   });
   return { app, overview, transactions };

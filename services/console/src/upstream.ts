@@ -27,15 +27,19 @@ export type UpstreamResult<T> =
   | { readonly ok: true; readonly status: number; readonly value: T; readonly latencyMs: number }
   | UpstreamFailure;
 
-export type CallOutcome = 'ok' | 'http_error' | 'timeout' | 'unreachable' | 'invalid';
+/** `unauthorised`: the console could not get its own access token for an admin route. */
+export type CallOutcome = 'ok' | 'http_error' | 'timeout' | 'unreachable' | 'invalid' | 'unauthorised';
 
 export interface UpstreamOptions {
   /** Base URL of each service (no trailing slash needed). */
   readonly urls: Readonly<Record<Target, string>>;
   /** Longest wait for any one call, answer body included. */
   readonly timeoutMs: number;
-  /** Sent as `Authorization: Bearer` to the scheduler's /admin routes. */
-  readonly schedulerToken?: string;
+  /**
+   * The console's own `Authorization` header for the services' /admin routes (an operator.read access
+   * token from its OAuth2 client); unset where the services run with `ADMIN_AUTH=none`.
+   */
+  readonly authorization?: () => Promise<string>;
   /** Told about every call (metrics). */
   readonly onCall?: (target: Target, outcome: CallOutcome, seconds: number) => void;
 }
@@ -68,12 +72,21 @@ export class Upstreams {
     const elapsed = () => Math.round(performance.now() - started);
     const headers: Record<string, string> = { accept: 'application/json, text/plain;q=0.9, */*;q=0.1' };
     if (requestId) headers['x-request-id'] = requestId;
-    if (target === 'scheduler' && path.startsWith('/admin/') && this.#options.schedulerToken) {
-      headers.authorization = `Bearer ${this.#options.schedulerToken}`;
-    }
-    const { timeoutMs } = this.#options;
+    const { timeoutMs, authorization } = this.#options;
     const report = (outcome: CallOutcome) =>
       this.#options.onCall?.(target, outcome, (performance.now() - started) / 1000);
+    if (authorization && path.startsWith('/admin/')) {
+      try {
+        headers.authorization = await authorization();
+      } catch (error) {
+        report('unauthorised');
+        return failure(
+          `the console has no access token for it: ${error instanceof Error ? error.message : String(error)}`,
+          elapsed(),
+          false,
+        );
+      }
+    }
     try {
       const response = await fetch(`${this.url(target)}${path}`, {
         headers,

@@ -8,7 +8,6 @@ import {
   freePort,
   launchPipeline,
   type Pipeline,
-  type PipelineService,
   sampleOnUsDebit,
 } from '@rp/launcher';
 import { infra } from '@rp/testkit';
@@ -67,8 +66,17 @@ async function waitUntil<T>(
   }
 }
 
+/** A call on the console's API as a read-only operator (the reader's token from the identity provider). */
+async function consoleApi(path: string): Promise<Response> {
+  return fetch(`${consoleUrl}${path}`, {
+    headers: { authorization: await pipeline.operatorAuthorization('operator.read') },
+  });
+}
+
 async function state(pipeline: Pipeline, uetr: string): Promise<string | undefined> {
-  const response = await fetch(`${pipeline.url('tracker')}/admin/transactions/${uetr}`);
+  const response = await fetch(`${pipeline.url('tracker')}/admin/transactions/${uetr}`, {
+    headers: { authorization: await pipeline.operatorAuthorization('operator.read') },
+  });
   if (!response.ok) {
     await response.arrayBuffer();
     return undefined;
@@ -166,19 +174,15 @@ beforeAll(async () => {
   const port = await freePort();
   consoleUrl = `http://127.0.0.1:${port}`;
   const log = createWriteStream(join(resultsDir, 'console.log'));
-  const url = (service: PipelineService) => pipeline.url(service);
   const child = spawn(process.execPath, ['--conditions=source', join(packageDir, 'src', 'main.ts')], {
     cwd: packageDir,
+    // The pipeline's URLs, operators' tokens checked against its identity provider, and the console's
+    // own client for its reads of the admin APIs.
     env: {
       ...process.env,
+      ...pipeline.consoleEnv(),
       PORT: String(port),
       LOG_LEVEL: 'info',
-      INGRESS_URL: url('ingress'),
-      VALIDATOR_URL: url('validator'),
-      SCHEDULER_URL: url('scheduler'),
-      DISPATCHER_URL: url('dispatcher'),
-      TRACKER_URL: url('tracker'),
-      EVENT_PUBLISHER_URL: url('event-publisher'),
       UPSTREAM_TIMEOUT: '3s',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -202,8 +206,22 @@ beforeAll(async () => {
     if (message.type() === 'error') errors.push(message.text());
   });
   await page.goto(`${consoleUrl}/console/`);
+  // Signed out, the page shows only the sign-in; a wrong secret is refused there, the reader's client
+  // signs in and the page shows who with which role.
+  await page.locator('#sign-in-credentials').waitFor({ timeout: 30_000 });
+  expect(await page.locator('#main').isHidden()).toBe(true);
+  const reader = pipeline.operatorClients.reader;
+  await page.fill('#client-id', reader.id);
+  await page.fill('#client-secret', 'not-the-secret');
+  await page.click('#sign-in-credentials button[type="submit"]');
+  await page.locator('#sign-in-message', { hasText: 'Sign-in refused' }).waitFor({ timeout: 30_000 });
+  await page.fill('#client-secret', reader.secret);
+  await page.click('#sign-in-credentials button[type="submit"]');
+  await page.locator('#operator', { hasText: `${reader.id} · operator.read` }).waitFor({ timeout: 30_000 });
+  expect(await page.inputValue('#client-secret')).toBe('');
   await waitForPage('every service up', (shown) => shown.status === 'ok');
-  expect(errors).toEqual([]);
+  // The refused sign-in logged its 401 on the page's console; nothing else went wrong.
+  expect(errors.filter((error) => !/status of 401/.test(error))).toEqual([]);
 });
 
 afterAll(async () => {
@@ -246,7 +264,10 @@ describe('the operations console, on a running pipeline, in a real browser', () 
     );
     expect(queued.debitWindow).not.toBe('open');
 
-    const opened = await fetch(`${pipeline.url('scheduler')}/admin/windows/debit/open`, { method: 'POST' });
+    const opened = await fetch(`${pipeline.url('scheduler')}/admin/windows/debit/open`, {
+      method: 'POST',
+      headers: { authorization: await pipeline.operatorAuthorization('operator.replay') },
+    });
     expect(opened.status, await opened.text()).toBe(200);
     for (const uetr of uetrs) {
       await waitUntil(
@@ -300,7 +321,7 @@ describe('the operations console, on a running pipeline, in a real browser', () 
     // The bank acknowledges the last state's posting a moment after the state: wait for it (the API the
     // page reads says so) before drawing the journey.
     await waitUntil(async () => {
-      const response = await fetch(`${consoleUrl}/console/api/transactions/${uetr}`);
+      const response = await consoleApi(`/console/api/transactions/${uetr}`);
       const journey = (await response.json()) as { states: { postings: { outcome: string }[] | null }[] };
       const delivered = journey.states.every(
         (entry) => entry.postings?.some((posting) => posting.outcome === 'delivered') === true,
@@ -362,26 +383,22 @@ describe('the operations console, on a running pipeline, in a real browser', () 
   });
 
   it('answers its JSON API with problem+json for bad input', async () => {
-    const bad = await fetch(`${consoleUrl}/console/api/transactions/not-a-uuid`);
+    const bad = await consoleApi('/console/api/transactions/not-a-uuid');
     expect(bad.status).toBe(422);
     expect(bad.headers.get('content-type')).toBe('application/problem+json');
     expect(await bad.json()).toMatchObject({
       code: 'VALIDATION_FAILED',
       instance: '/console/api/transactions/not-a-uuid',
     });
-    const missing = await fetch(`${consoleUrl}/console/api/transactions`);
+    const missing = await consoleApi('/console/api/transactions');
     expect(missing.status).toBe(422);
     expect(missing.headers.get('content-type')).toBe('application/problem+json');
-    const unknown = await fetch(
-      `${consoleUrl}/console/api/transactions/00000000-0000-4000-8000-000000000000`,
-    );
+    const unknown = await consoleApi('/console/api/transactions/00000000-0000-4000-8000-000000000000');
     expect(unknown.status).toBe(404);
     expect(unknown.headers.get('content-type')).toBe('application/problem+json');
 
     const found = (await (
-      await fetch(
-        `${consoleUrl}/console/api/transactions?endToEndId=${encodeURIComponent(endToEndIds[0] as string)}`,
-      )
+      await consoleApi(`/console/api/transactions?endToEndId=${encodeURIComponent(endToEndIds[0] as string)}`)
     ).json()) as { transactions: { uetr: string; state: string }[] };
     expect(found.transactions).toEqual([
       expect.objectContaining({ uetr: uetrs[0], state: 'DEBIT_COMPLETED' }),
@@ -405,7 +422,7 @@ describe('the operations console, on a running pipeline, in a real browser', () 
 
     // The API says the same, and only that (the other five answer).
     const overview = await waitUntil(async () => {
-      const response = await fetch(`${consoleUrl}/console/api/overview`);
+      const response = await consoleApi('/console/api/overview');
       expect(response.status).toBe(200);
       const body = (await response.json()) as { status: string; services: { name: string; state: string }[] };
       const states = Object.fromEntries(body.services.map((service) => [service.name, service.state]));
@@ -416,5 +433,24 @@ describe('the operations console, on a running pipeline, in a real browser', () 
     }, 'the overview with the validator down and the others up');
     expect(overview.status).toBe('degraded');
     await page.screenshot({ path: join(resultsDir, 'console-degraded.png'), fullPage: true });
+  });
+
+  it("lets no one in without an operator's token, and signs out", async () => {
+    const cases: [string, Record<string, string>][] = [
+      ['no token', {}],
+      ["a bank's token", { authorization: await pipeline.bankAuthorization(defaultBank.memberId) }],
+    ];
+    for (const [name, headers] of cases) {
+      const response = await fetch(`${consoleUrl}/console/api/overview`, { headers });
+      expect(response.status, name).toBe(401);
+      expect(response.headers.get('www-authenticate'), name).toMatch(/^Bearer/);
+      await response.arrayBuffer();
+    }
+    expect(await page.evaluate(() => sessionStorage.length)).toBe(1);
+    await page.click('#sign-out');
+    await page.locator('#sign-in-credentials').waitFor();
+    expect(await page.locator('#main').isHidden()).toBe(true);
+    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+    await page.screenshot({ path: join(resultsDir, 'console-sign-in.png') });
   });
 });
