@@ -1,4 +1,5 @@
 import { defaultBank, type PipelineService, sampleOnUsDebit } from '@rp/launcher';
+import { requestClientCredentialsToken } from '@rp/runtime';
 import { generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EndToEnd, root, startEndToEnd, type WindowsView } from './pipeline.ts';
@@ -131,6 +132,14 @@ describe('operator authentication and roles on the admin API, end to end', () =>
     '/admin/dead-letters/any.dlq/redrive': JSON.stringify({ all: true }),
   };
   const adminAudience = () => e2e.pipeline.adminAudience;
+  /** Bank A's client credentials grant at the identity provider, asking for `scope` or `audience`. */
+  const bankGrant = (ask: { scope?: string; audience?: string }) =>
+    requestClientCredentialsToken({
+      tokenUrl: e2e.pipeline.tokenUrl,
+      clientId: bankA,
+      clientSecret: e2e.pipeline.bankClients[bankA] as string,
+      ...ask,
+    });
 
   it('a read-only operator reads every admin API, and is refused every action with 403; nothing happens', async () => {
     const reader = await e2e.pipeline.operatorAuthorization('operator.read');
@@ -167,16 +176,7 @@ describe('operator authentication and roles on the admin API, end to end', () =>
       .setExpirationTime('5m')
       .sign(strangerKey);
     // A bank's token for the admin audience, by the grant: it holds no operator role.
-    const bankSecret = e2e.pipeline.bankClients[bankA] as string;
-    const granted = await fetch(e2e.pipeline.tokenUrl, {
-      method: 'POST',
-      headers: {
-        authorization: `Basic ${Buffer.from(`${bankA}:${bankSecret}`).toString('base64')}`,
-        'content-type': 'application/x-www-form-urlencoded',
-      },
-      body: new URLSearchParams({ grant_type: 'client_credentials', audience: adminAudience() }).toString(),
-    });
-    const bankForAdmin = ((await granted.json()) as { access_token: string }).access_token;
+    const bankForAdmin = (await bankGrant({ audience: adminAudience() })).accessToken;
     const cases: [string, string | undefined, number][] = [
       ['no token', undefined, 401],
       ['a bank token (the payments audience)', await e2e.pipeline.bankAuthorization(bankA), 401],
@@ -210,17 +210,8 @@ describe('operator authentication and roles on the admin API, end to end', () =>
   });
 
   it('the token endpoint grants operator roles only to operator clients', async () => {
-    const bankSecret = e2e.pipeline.bankClients[bankA] as string;
-    const response = await fetch(e2e.pipeline.tokenUrl, {
-      method: 'POST',
-      headers: {
-        authorization: `Basic ${Buffer.from(`${bankA}:${bankSecret}`).toString('base64')}`,
-        'content-type': 'application/x-www-form-urlencoded',
-      },
-      body: 'grant_type=client_credentials&scope=operator.replay',
-    });
-    expect(response.status).toBe(400);
-    expect(await response.json()).toMatchObject({ error: 'invalid_scope' });
+    const refused = await bankGrant({ scope: 'operator.replay' }).catch((error: unknown) => error);
+    expect(refused).toMatchObject({ status: 400, message: expect.stringContaining(': invalid_scope') });
   });
 
   it('an operator who may replay acts, and the audit trail says who, what and when', async () => {

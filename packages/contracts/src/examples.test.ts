@@ -41,6 +41,7 @@ describe('examples under avro/examples', () => {
       'ReconciliationItem',
       'DeliveryOutcome.acknowledged',
       'Acknowledgement',
+      'TransactionStatus',
       'ProblemDetails.validation-failed',
     ]) {
       expect(covered).toContain(required);

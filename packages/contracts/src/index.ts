@@ -28,6 +28,7 @@ export {
   bankPaths,
   deliveryHeaders,
   maxRequestBodyBytes,
+  readPaths,
   servicePaths,
 } from './http/endpoints.ts';
 export {

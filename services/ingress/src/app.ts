@@ -44,6 +44,7 @@ import {
 } from './idempotency.ts';
 import type { IngressMetrics, IngressOperation, IngressOutcome } from './metrics.ts';
 import type { SenderRateLimiter } from './rate-limit.ts';
+import { bearerChallenge, registerTransactionReads } from './reads.ts';
 import { authenticateScheme, type SchemeClient, type SchemeClients } from './schemes.ts';
 import { type TransactionKind, transactionOfSnapshot } from './snapshot.ts';
 
@@ -78,6 +79,8 @@ export interface IngressRoutesOptions {
   hasCapacity(): boolean;
   /** Each sender's rate: a message beyond it gets 429 with Retry-After, before anything is recorded. */
   readonly rateLimiter?: SenderRateLimiter;
+  /** Each bank's rate of reads (`GET /transactions/{uetr}`), apart from its messages'. */
+  readonly readRateLimiter?: SenderRateLimiter;
   /** Keeps the service's stop() waiting until the request's work is done. */
   track<T>(work: () => Promise<T>): Promise<T>;
 }
@@ -164,7 +167,7 @@ interface ReportFlow<K extends TransactionKind> {
 /**
  * The routes: outboundDirectDebit and inboundDirectDebitResponse (banks), inboundCreditTransferAuthorization
  * and inboundDirectDebitFromScheme (payment schemes), inboundCreditTransferAuthorizationResponse (banks),
- * and the API documents.
+ * getTransaction (a bank reads a transaction it is party to, see reads.ts), and the API documents.
  */
 export function registerIngressRoutes(app: Hono<AppEnv>, options: IngressRoutesOptions): void {
   const { producer, emitter, idempotency, transactions, clock, metrics } = options;
@@ -197,12 +200,7 @@ export function registerIngressRoutes(app: Hono<AppEnv>, options: IngressRoutesO
               status: verdict.status,
               detail: verdict.detail,
               ...(verdict.status === 401
-                ? {
-                    challenge:
-                      verdict.error === 'missing'
-                        ? 'Bearer'
-                        : `Bearer error="invalid_token", error_description="${verdict.detail}"`,
-                  }
+                ? { challenge: bearerChallenge(verdict.error, verdict.detail) }
                 : {}),
             };
           }
@@ -424,6 +422,16 @@ export function registerIngressRoutes(app: Hono<AppEnv>, options: IngressRoutesO
   app.post(servicePaths.schemeInboundDirectDebit, (c) =>
     options.track(() => receive(c, inboundDirectDebitFromScheme)),
   );
+  registerTransactionReads(app, {
+    transactions,
+    ...(authenticateBank ? { authenticateBank } : {}),
+    ...(options.readRateLimiter ? { rateLimiter: options.readRateLimiter } : {}),
+    metrics,
+    retryAfterSeconds: options.retryAfterSeconds,
+    isAccepting: options.isAccepting,
+    hasCapacity: options.hasCapacity,
+    track: options.track,
+  });
   // Any other method on a message route: 405 with the methods it takes (RFC 9110 section 15.5.6), not 404.
   for (const path of Object.values(servicePaths)) {
     app.all(path, (c) => {

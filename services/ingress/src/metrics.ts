@@ -28,11 +28,28 @@ export type IngressOutcome =
   | 'overloaded'
   | 'unavailable';
 
+/**
+ * How a bank's read of a transaction ended. `not_found` and `not_party` answer the bank alike (404); only
+ * the operator's metrics tell them apart.
+ */
+export type ReadOutcome =
+  | 'found'
+  | 'not_found'
+  | 'not_party'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'invalid'
+  | 'rate_limited'
+  | 'overloaded'
+  | 'unavailable';
+
 export interface IngressMetrics {
   received(operation: IngressOperation): void;
   finished(operation: IngressOperation, outcome: IngressOutcome): void;
   /** Time from the idempotency claim to the broker's acknowledgement of both records. */
   produced(operation: IngressOperation, seconds: number): void;
+  /** A bank's read of a transaction (`GET /transactions/{uetr}`), by how it was answered. */
+  read(outcome: ReadOutcome): void;
 }
 
 export function ingressMetrics(metrics: Metrics): IngressMetrics {
@@ -52,9 +69,15 @@ export function ingressMetrics(metrics: Metrics): IngressMetrics {
     ['operation'],
     { buckets: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] },
   );
+  const reads = metrics.counter(
+    'rp_ingress_transaction_reads_total',
+    "Banks' reads of a transaction by how the ingress answered them",
+    ['outcome'],
+  );
   return {
     received: (operation) => received.inc({ operation }),
     finished: (operation, outcome) => finished.inc({ operation, outcome }),
     produced: (operation, seconds) => produce.observe({ operation }, seconds),
+    read: (outcome) => reads.inc({ outcome }),
   };
 }

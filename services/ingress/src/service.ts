@@ -61,7 +61,10 @@ export interface IngressDeps {
   readonly bankAuth?: BankAuthOptions;
   /** Messages in progress at most; beyond it new ones get 503 with Retry-After. Default 1,000. */
   readonly maxInFlight?: number;
-  /** Each sender's rate of messages (per second, and the burst after a quiet time); default unlimited. */
+  /**
+   * Each sender's rate of messages (per second, and the burst after a quiet time), and each bank's rate of
+   * reads, counted apart at the same rate; default unlimited.
+   */
   readonly rateLimit?: RateLimitOptions;
   /** Retry-After of every 503. Default 5 seconds. */
   readonly retryAfterSeconds?: number;
@@ -73,7 +76,7 @@ export interface IngressService {
   /** The HTTP app: the bank- and scheme-facing routes plus health and metrics. The caller serves it. */
   readonly app: Hono<AppEnv>;
   start(): Promise<void>;
-  /** Refuses new messages (503) and resolves once the messages in progress are answered. */
+  /** Refuses new messages and reads (503) and resolves once those in progress are answered. */
   stop(): Promise<void>;
 }
 
@@ -113,7 +116,14 @@ export function createIngressService(deps: IngressDeps): IngressService {
     maxBodyBytes: deps.maxBodyBytes ?? maxRequestBodyBytes,
     isAccepting: () => accepting,
     hasCapacity: () => inFlight <= maxInFlight,
-    ...(deps.rateLimit ? { rateLimiter: new SenderRateLimiter(deps.rateLimit) } : {}),
+    // Reads have a budget of their own at the same rate: a bank following its transactions never gets its
+    // payments refused for it, and no bank can hammer the store.
+    ...(deps.rateLimit
+      ? {
+          rateLimiter: new SenderRateLimiter(deps.rateLimit),
+          readRateLimiter: new SenderRateLimiter(deps.rateLimit),
+        }
+      : {}),
     async track(work) {
       inFlight += 1;
       try {

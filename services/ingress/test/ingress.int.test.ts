@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { createServer, type Socket, connect as tcpConnect } from 'node:net';
 import {
   avroTypeOptions,
   type CreditTransfer,
@@ -9,6 +9,7 @@ import {
   servicePaths,
   type TopicValue,
   toJson,
+  transactionTransitions,
 } from '@rp/contracts';
 import { createAvroSerde, createKafka, type KafkaClient } from '@rp/kafka';
 import {
@@ -26,7 +27,7 @@ import {
 import { createLogger, createMetrics, type HttpServer, type Metrics, startHttpServer } from '@rp/runtime';
 import { connectStore, type Store } from '@rp/store';
 import { infra, uniqueName } from '@rp/testkit';
-import { type CryptoKey, exportJWK, generateKeyPair, SignJWT } from 'jose';
+import { type CryptoKey, exportJWK, generateKeyPair, type JSONWebKeySet, SignJWT } from 'jose';
 import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import {
@@ -55,6 +56,7 @@ const participants = parseParticipants(
       debitLimits: { ZAR: '500000' },
     },
     { memberId: '632005', name: 'ABSA', baseUrl: 'http://absa.test', debitLimits: { ZAR: '500000' } },
+    { memberId: '198765', name: 'Nedbank', baseUrl: 'http://nedbank.test', debitLimits: { ZAR: '500000' } },
   ]),
 );
 // The clearing house's bearer token: random for each run; the ingress is configured with its digest only.
@@ -88,20 +90,21 @@ let states: TopicReader<'rp.transaction.state.v1'>;
 async function startIngress(
   brokers: string[],
   deliveryTimeoutMs: number,
-  limits: Pick<IngressDeps, 'maxInFlight' | 'rateLimit' | 'bankAuth'> = {},
+  limits: Pick<IngressDeps, 'maxInFlight' | 'rateLimit' | 'bankAuth'> &
+    Partial<Pick<IngressDeps, 'store'>> = {},
 ): Promise<Running> {
   const kafka = createKafka({ brokers, clientId: uniqueName('ingress-test'), connectionTimeoutMs: 1_000 });
   const producer = createPipelineProducer(kafka, names, codecs, { deliveryTimeoutMs });
   const metrics = createMetrics({ service: 'ingress', defaultMetrics: false });
   const service = createIngressService({
     producer,
-    store,
     participants,
     schemes,
     logger,
     metrics,
     retryAfterSeconds: 7,
     ...limits,
+    store: limits.store ?? store,
   });
   await service.start();
   const server = await startHttpServer(service.app, { port: 0, host: '127.0.0.1' });
@@ -433,6 +436,15 @@ describe('POST outbound/direct-debit', () => {
   });
 });
 
+/** The event type the transition table gives a change, as the tracker records it. */
+function eventTypeOf(from: string | null, to: string): string {
+  const transition = transactionTransitions.find(
+    (candidate) => candidate.from === from && candidate.to === to,
+  );
+  if (transition === undefined) throw new Error(`no transition from ${from} to ${to}`);
+  return transition.eventType;
+}
+
 /**
  * Writes the transaction's snapshot as the tracker would after the states of `path`: the first change
  * records the message the transaction started with.
@@ -454,7 +466,7 @@ async function seedSnapshot(
       seq: index + 1,
       from: index === 0 ? null : (path[index - 1] as string),
       to,
-      eventType: to,
+      eventType: eventTypeOf(index === 0 ? null : (path[index - 1] as string), to),
       at,
       service: 'test',
       ...(index === 0
@@ -1121,5 +1133,340 @@ describe('bank authentication (OAuth2 access tokens)', () => {
     expect(((await response.json()) as { errors: { pointer: string }[] }).errors[0]?.pointer).toBe(
       '/transactionIdentifiers/uetr',
     );
+  });
+});
+
+/**
+ * A TCP proxy to MongoDB that a test can cut: a store connected through it loses the server (connections
+ * broken, new ones refused) while every other client keeps it.
+ */
+async function mongoProxy(uri: string): Promise<{ uri: string; cut(): Promise<void> }> {
+  const target = new URL(uri);
+  if (target.protocol !== 'mongodb:' || target.host.includes(',')) {
+    throw new Error('cutting the store off needs a single-host mongodb:// URI');
+  }
+  const sockets = new Set<Socket>();
+  const server = createServer((client) => {
+    const upstream = tcpConnect(Number(target.port || '27017'), target.hostname);
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+      socket.on('error', () => {
+        client.destroy();
+        upstream.destroy();
+      });
+    }
+    client.pipe(upstream);
+    upstream.pipe(client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  const proxied = new URL(uri);
+  proxied.hostname = '127.0.0.1';
+  proxied.port = String(address.port);
+  proxied.searchParams.set('directConnection', 'true');
+  return {
+    uri: proxied.toString(),
+    async cut() {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const socket of sockets) socket.destroy();
+      await closed;
+    },
+  };
+}
+
+describe('GET transactions/{uetr} (a bank reads a transaction it is party to)', () => {
+  const issuer = 'https://idp.test/oauth2';
+  const audience = 'regulated-payments';
+  let reader: Running;
+  let signingKey: CryptoKey;
+  let strangerKey: CryptoKey;
+  let jwks: JSONWebKeySet;
+
+  beforeAll(async () => {
+    const pair = await generateKeyPair('ES256');
+    signingKey = pair.privateKey;
+    strangerKey = (await generateKeyPair('ES256')).privateKey;
+    jwks = { keys: [{ ...(await exportJWK(pair.publicKey)), kid: 'idp-1', alg: 'ES256' }] };
+    reader = await startIngress(endpoints.kafkaBrokers, 5_000, { bankAuth: { jwks, issuer, audience } });
+  });
+  afterAll(async () => {
+    await stopIngress(reader);
+  });
+
+  async function bearer(
+    clientId: string,
+    options: { audience?: string; expiresIn?: number; key?: CryptoKey } = {},
+  ): Promise<string> {
+    const now = Math.floor(Date.now() / 1000);
+    const token = await new SignJWT({ client_id: clientId })
+      .setProtectedHeader({ alg: 'ES256', kid: 'idp-1', typ: 'at+jwt' })
+      .setIssuer(issuer)
+      .setSubject(clientId)
+      .setAudience(options.audience ?? audience)
+      .setIssuedAt(now - 600)
+      .setExpirationTime(now + (options.expiresIn ?? 300))
+      .sign(options.key ?? signingKey);
+    return `Bearer ${token}`;
+  }
+
+  const read = (uetr: string, authorization?: string, running = reader, method = 'GET') =>
+    fetch(`${running.server.url}/api/v1/transactions/${uetr}`, {
+      method,
+      headers: authorization === undefined ? {} : { authorization },
+    });
+
+  /**
+   * A debit of 250655's customer (the creditor's bank, which sends it) on an account at 632005 (the
+   * actioning bank), accepted and queued, with an amount a binary float cannot carry digit for digit in
+   * every form; 198765 is a participant with no part in it.
+   */
+  async function queuedDebit(): Promise<DirectDebit> {
+    const amount = { value: '1234567890123.45', currency: 'ZAR' };
+    const debit = canonicalAmounts(
+      debitBody({
+        debtorAgent: { memberId: '632005', name: 'ABSA' },
+        instructedAgent: { memberId: '632005' },
+      }),
+    );
+    debit.amounts = { bankSettlementAmount: amount, instructedAmount: amount };
+    await seedSnapshot(debit, [
+      'DEBIT_RECEIVED',
+      'DEBIT_ACCEPTED',
+      'DEBIT_ACCEPTANCE_DELIVERY_PENDING',
+      'DEBIT_ACCEPTANCE_DELIVERED',
+      'DEBIT_QUEUED',
+    ]);
+    return debit;
+  }
+
+  test('the initiating and the actioning bank each read it: state, history in order, the exact amount', async () => {
+    const debit = await queuedDebit();
+    const uetr = debit.transactionIdentifiers.uetr;
+    for (const bank of ['250655', '632005']) {
+      const response = await read(uetr, await bearer(bank));
+      expect(response.status, bank).toBe(200);
+      expect(response.headers.get('content-type')).toBe('application/json');
+      expect(response.headers.get('cache-control')).toBe('no-store');
+      const text = await response.text();
+      // Exact: the amount is written with its digits, never through a binary float.
+      expect(text).toContain('"amount":{"value":1234567890123.45,"currency":"ZAR"}');
+      const status = JSON.parse(text) as { history: { seq: number; at: string }[]; [name: string]: unknown };
+      expect(status).toMatchObject({
+        uetr,
+        transactionType: 'DIRECT_DEBIT',
+        state: 'DEBIT_QUEUED',
+        final: false,
+        endToEndIdentification: debit.transactionIdentifiers.endToEndIdentification,
+        instructingAgentMemberId: '250655',
+        instructedAgentMemberId: '632005',
+        debtorAgentMemberId: '632005',
+        creditorAgentMemberId: '250655',
+      });
+      expect(status.history.map(({ seq, at: _at, ...step }) => ({ seq, ...step }))).toEqual([
+        { seq: 1, state: 'DEBIT_RECEIVED', eventType: 'DEBIT_REQUEST_RECEIVED' },
+        { seq: 2, state: 'DEBIT_ACCEPTED', eventType: 'DEBIT_REQUEST_ACCEPTED' },
+        { seq: 3, state: 'DEBIT_ACCEPTANCE_DELIVERY_PENDING', eventType: 'DEBIT_STATUS_DELIVERY_PENDING' },
+        { seq: 4, state: 'DEBIT_ACCEPTANCE_DELIVERED', eventType: 'DEBIT_STATUS_DELIVERED' },
+        { seq: 5, state: 'DEBIT_QUEUED', eventType: 'DEBIT_QUEUED' },
+      ]);
+      // The public shape only: no message bodies (the other party's customers), no delivery internals.
+      expect(Object.keys(status).sort()).toEqual(
+        [
+          'amount',
+          'createdAt',
+          'creditorAgentMemberId',
+          'debtorAgentMemberId',
+          'endToEndIdentification',
+          'final',
+          'history',
+          'instructedAgentMemberId',
+          'instructingAgentMemberId',
+          'state',
+          'transactionType',
+          'updatedAt',
+          'uetr',
+        ].sort(),
+      );
+      expect(text).not.toContain(debit.debtorAccount.identification?.value as string);
+    }
+  });
+
+  test("the creditor's bank reads a credit transfer it is to receive", async () => {
+    const credit = await deliveredCredit();
+    const response = await read(credit.transactionIdentifiers.uetr, await bearer('250655'));
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({
+      transactionType: 'CREDIT_TRANSFER',
+      state: 'CREDIT_AUTH_DELIVERED',
+      final: false,
+      creditorAgentMemberId: '250655',
+      amount: { value: 1234567890123.45, currency: 'ZAR' },
+    });
+  });
+
+  test('a bank that is no party gets 404 with the body of a UETR that does not exist', async () => {
+    const debit = await queuedDebit();
+    const uetr = debit.transactionIdentifiers.uetr;
+    const unknown = randomUUID();
+    const authorization = await bearer('198765');
+    const [theirs, none] = await Promise.all([read(uetr, authorization), read(unknown, authorization)]);
+    expect([theirs.status, none.status]).toEqual([404, 404]);
+    for (const response of [theirs, none]) {
+      expect(response.headers.get('content-type')).toBe('application/problem+json');
+    }
+    const [theirsText, noneText] = await Promise.all([theirs.text(), none.text()]);
+    // The same answer but for the UETR the bank asked about.
+    expect(theirsText.replaceAll(uetr, '{uetr}')).toBe(noneText.replaceAll(unknown, '{uetr}'));
+    expect(JSON.parse(noneText)).toMatchObject({ type: '/problems/not-found', status: 404 });
+    expect([...theirs.headers.keys()].sort()).toEqual([...none.headers.keys()].sort());
+  });
+
+  test.each([
+    ['no token', async () => undefined, 'Bearer'],
+    ['an expired token', async () => bearer('250655', { expiresIn: -120 }), 'invalid_token'],
+    [
+      'a token for another audience',
+      async () => bearer('250655', { audience: 'another-api' }),
+      'invalid_token',
+    ],
+    ['a token signed by an unknown key', async () => bearer('250655', { key: strangerKey }), 'invalid_token'],
+  ])(
+    '%s: 401 with WWW-Authenticate, and nothing of the transaction',
+    async (_case, authorization, challenge) => {
+      const debit = await queuedDebit();
+      const response = await read(debit.transactionIdentifiers.uetr, await authorization());
+      expect(response.status).toBe(401);
+      expect(response.headers.get('www-authenticate')).toMatch(/^Bearer/);
+      expect(response.headers.get('www-authenticate')).toContain(challenge);
+      expect(response.headers.get('content-type')).toBe('application/problem+json');
+      expect(await response.json()).toMatchObject({ type: '/problems/unauthorized', status: 401 });
+    },
+  );
+
+  test('a valid token of a client that is no participant: 403', async () => {
+    const debit = await queuedDebit();
+    const response = await read(debit.transactionIdentifiers.uetr, await bearer('999999'));
+    expect(response.status).toBe(403);
+    expect(response.headers.get('content-type')).toBe('application/problem+json');
+    expect(await response.json()).toMatchObject({ type: '/problems/forbidden', status: 403 });
+  });
+
+  test.each([
+    'not-a-uuid',
+    '2f6c1e0a8b4d4c7e9a1f3d5b7c9e1a24',
+    '2f6c1e0a-8b4d-4c7e-9a1f-3d5b7c9e1a2',
+    // Not ASCII: the problem's instance stays a URI reference (percent-encoded as it was sent).
+    'Z%F4%8A%93%8E%F1%8E%80%B8',
+  ])('a UETR that is not a UUID (%s): 422 naming /uetr', async (uetr) => {
+    const response = await read(uetr, await bearer('250655'));
+    expect(response.status).toBe(422);
+    expect(response.headers.get('content-type')).toBe('application/problem+json');
+    const problem = (await response.json()) as { instance: string };
+    expect(problem).toMatchObject({
+      type: '/problems/validation-failed',
+      status: 422,
+      errors: [{ pointer: '/uetr', detail: 'must be a UUID' }],
+    });
+    expect(problem.instance).toBe(`/api/v1/transactions/${uetr}`);
+  });
+
+  test('without bank authentication nothing says which bank reads: 403 for every read', async () => {
+    const debit = await queuedDebit();
+    // `healthy` names banks by their messages (BANK_AUTH=message): it must not serve a read to anyone.
+    for (const authorization of [undefined, await bearer('250655')]) {
+      const response = await read(debit.transactionIdentifiers.uetr, authorization, healthy);
+      expect(response.status).toBe(403);
+      expect(response.headers.get('content-type')).toBe('application/problem+json');
+      const problem = (await response.json()) as { type: string; detail: string };
+      expect(problem.type).toBe('/problems/forbidden');
+      expect(problem.detail).toMatch(/needs bank authentication/);
+    }
+  });
+
+  test('another method on the route: 405 with Allow: GET, as problem+json', async () => {
+    const authorization = await bearer('250655');
+    for (const method of ['POST', 'PUT', 'DELETE', 'PATCH']) {
+      const response = await read(randomUUID(), authorization, reader, method);
+      expect(response.status, method).toBe(405);
+      expect(response.headers.get('allow')).toBe('GET');
+      expect(response.headers.get('content-type')).toBe('application/problem+json');
+      expect(((await response.json()) as { type: string }).type).toBe('/problems/method-not-allowed');
+    }
+  });
+
+  test('a bank over its rate of reads gets 429 with Retry-After; its messages keep their own rate', async () => {
+    const limited = await startIngress(endpoints.kafkaBrokers, 5_000, {
+      bankAuth: { jwks, issuer, audience },
+      rateLimit: { perSecond: 0.01, burst: 2 },
+    });
+    try {
+      const authorization = await bearer('250655');
+      const statuses = [];
+      for (let index = 0; index < 3; index += 1) {
+        const response = await read(randomUUID(), authorization, limited);
+        statuses.push(response.status);
+        if (index < 2) await response.arrayBuffer();
+        else {
+          expect(Number(response.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+          expect(response.headers.get('content-type')).toBe('application/problem+json');
+          expect(await response.json()).toMatchObject({ type: '/problems/rate-limited', status: 429 });
+        }
+      }
+      expect(statuses).toEqual([404, 404, 429]);
+      // Another bank reads on.
+      expect((await read(randomUUID(), await bearer('632005'), limited)).status).toBe(404);
+      // The same bank's payments are not held back by its reads.
+      const debit = debitBody();
+      const sent = await post(
+        limited,
+        servicePaths.outboundDirectDebit,
+        JSON.stringify(debit),
+        'application/json',
+        {
+          authorization,
+        },
+      );
+      expect(sent.status).toBe(202);
+      const metric = await limited.metrics.registry
+        .getSingleMetric('rp_ingress_transaction_reads_total')
+        ?.get();
+      const reads = Object.fromEntries(
+        (metric?.values ?? []).map((value) => [value.labels.outcome, value.value]),
+      );
+      expect(reads).toMatchObject({ not_found: 3, rate_limited: 1 });
+    } finally {
+      await stopIngress(limited);
+    }
+  });
+
+  test('the store unavailable: 503 with Retry-After', async () => {
+    const debit = await queuedDebit();
+    const proxy = await mongoProxy(endpoints.mongodbUri);
+    const cutOff = await connectStore({
+      uri: proxy.uri,
+      database: databaseName,
+      appName: 'ingress-test-cut-off',
+      serverSelectionTimeoutMs: 1_000,
+    });
+    const isolated = await startIngress(endpoints.kafkaBrokers, 5_000, {
+      bankAuth: { jwks, issuer, audience },
+      store: cutOff,
+    });
+    try {
+      const authorization = await bearer('250655');
+      // Through the proxy first, so the answer below is the cut's and not a misconfiguration's.
+      expect((await read(debit.transactionIdentifiers.uetr, authorization, isolated)).status).toBe(200);
+      await proxy.cut();
+      const response = await read(debit.transactionIdentifiers.uetr, authorization, isolated);
+      expect(response.status).toBe(503);
+      expect(response.headers.get('retry-after')).toBe('7');
+      expect(response.headers.get('content-type')).toBe('application/problem+json');
+      expect(await response.json()).toMatchObject({ type: '/problems/unavailable', status: 503 });
+    } finally {
+      await stopIngress(isolated);
+      await cutOff.close().catch(() => undefined);
+    }
   });
 });

@@ -46,6 +46,27 @@ describe('OpenAPI document', () => {
     expect(document.components.securitySchemes.bankOAuth2?.flows.clientCredentials.tokenUrl).toMatch(
       /^https:/,
     );
+    // A bank reads a transaction it is party to, with its access token; every answer is documented.
+    const read = (
+      document.paths as unknown as Record<
+        string,
+        { get?: { operationId: string; security: unknown; responses: Record<string, unknown> } }
+      >
+    )['/api/v1/transactions/{uetr}']?.get;
+    expect(read?.operationId).toBe('getTransaction');
+    expect(read?.security).toEqual([{ bankOAuth2: ['payments'] }]);
+    expect(Object.keys(read?.responses ?? {}).sort()).toEqual([
+      '200',
+      '401',
+      '403',
+      '404',
+      '422',
+      '429',
+      '503',
+    ]);
+    expect(read?.responses['200']).toMatchObject({
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/TransactionStatus' } } },
+    });
     expect(Object.keys(document.webhooks)).toEqual(
       expect.arrayContaining(['events', 'outbound-direct-debit-response', 'inbound-direct-debit']),
     );

@@ -1,6 +1,12 @@
 import { eventsApiVersion } from '../api-version.ts';
 import type { SchemaSet } from '../avro/schema-set.ts';
-import { bankPaths, deliveryHeaders, maxRequestBodyBytes, servicePaths } from '../http/endpoints.ts';
+import {
+  bankPaths,
+  deliveryHeaders,
+  maxRequestBodyBytes,
+  readPaths,
+  servicePaths,
+} from '../http/endpoints.ts';
 import { problemContentType, problemTypes } from '../http/problems.ts';
 import { type JsonSchema, JsonSchemaBuilder, jsonSchemaDialect } from '../json/json-schema.ts';
 
@@ -154,6 +160,76 @@ const signatureParameters = [
   ),
 ];
 
+/**
+ * A bank reads the status of one transaction it is party to. Everything it may not see answers exactly as
+ * what does not exist (404), so the answers tell a bank nothing about other banks' transactions.
+ */
+function getTransactionOperation(): Json {
+  return {
+    operationId: 'getTransaction',
+    summary: 'Read the status of a transaction',
+    description:
+      "Where a transaction stands: its type, current state, whether that state is final, every state it reached with its time and sequence number, its end-to-end identification, agents and amount (exact, as the message carried it). The calling bank must be a party to the transaction: the instructing, instructed, debtor or creditor agent (by memberId) of the message that started it. Any other transaction, and one that does not exist, answers 404 with the same body. Needs bank authentication: an engine that identifies banks by their messages (BANK_AUTH=message, development only) refuses every read with 403. The state follows the engine's record, which may lag the latest event posting by a moment.\n\nSent by: A participating bank.",
+    tags: ['Bank-facing API'],
+    parameters: [
+      {
+        name: 'uetr',
+        in: 'path',
+        required: true,
+        description: "The transaction's UETR, as its first message carried it.",
+        schema: { type: 'string', format: 'uuid' },
+        example: '2f6c1e0a-8b4d-4c7e-9a1f-3d5b7c9e1a24',
+      },
+      ...traceParameters,
+    ],
+    security: [{ [bankSecurity]: ['payments'] }],
+    responses: {
+      '200': {
+        description: 'The transaction as the engine records it.',
+        headers: {
+          'Cache-Control': {
+            description: "no-store: the answer is one bank's and changes as the transaction moves.",
+            schema: { type: 'string' },
+          },
+        },
+        content: { 'application/json': { schema: schemaRef('TransactionStatus') } },
+      },
+      '401': responseRef('Unauthorized'),
+      '403': problemResponse(
+        `${problemTypes.forbidden.title} (${problemTypes.forbidden.type}): the access token's client is no participant, or the engine does not authenticate banks (reads need bank authentication).`,
+      ),
+      '404': problemResponse(
+        `${problemTypes.notFound.title} (${problemTypes.notFound.type}): no transaction with this UETR that the calling bank is party to. A transaction of other banks answers the same.`,
+      ),
+      '422': problemResponse(
+        `${problemTypes.validationFailed.title} (${problemTypes.validationFailed.type}): the UETR is not a UUID; errors names /uetr.`,
+      ),
+      '429': problemResponse(
+        `${problemTypes.rateLimited.title} (${problemTypes.rateLimited.type}): each bank has its own rate of reads, apart from its rate of messages.`,
+        {
+          headers: {
+            'Retry-After': {
+              description: 'Seconds to wait before reading again.',
+              schema: { type: 'integer', minimum: 1 },
+            },
+          },
+        },
+      ),
+      '503': problemResponse(
+        `${problemTypes.unavailable.title} (${problemTypes.unavailable.type}): the store did not answer in time, the service is shutting down or too busy, or the identity provider's keys could not be fetched.`,
+        {
+          headers: {
+            'Retry-After': {
+              description: 'Seconds to wait before retrying.',
+              schema: { type: 'integer', minimum: 0 },
+            },
+          },
+        },
+      ),
+    },
+  };
+}
+
 /** The OpenAPI 3.1 document of the engine's bank-facing API and of the calls it makes on banks (webhooks). */
 export function buildOpenApiDocument(set: SchemaSet): Json {
   const builder = new JsonSchemaBuilder(set, { refPrefix: '#/components/schemas/', flavour: 'document' });
@@ -163,6 +239,7 @@ export function buildOpenApiDocument(set: SchemaSet): Json {
     'CreditTransfer',
     'EventPosting',
     'Acknowledgement',
+    'TransactionStatus',
     'ProblemDetails',
   ];
   const roots: Record<string, JsonSchema> = {};
@@ -195,6 +272,8 @@ export function buildOpenApiDocument(set: SchemaSet): Json {
       },
     };
   }
+
+  paths[readPaths.transaction] = { get: getTransactionOperation() };
 
   const webhooks: Json = {};
   for (const operation of webhookOperations) {
@@ -253,7 +332,10 @@ export function buildOpenApiDocument(set: SchemaSet): Json {
           flows: {
             clientCredentials: {
               tokenUrl: 'https://identity-provider.example/oauth2/token',
-              scopes: { payments: 'Submit payment messages as the bank the token names' },
+              scopes: {
+                payments:
+                  'Submit payment messages, and read the transactions it is party to, as the bank the token names',
+              },
             },
           },
         },

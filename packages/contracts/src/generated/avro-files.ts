@@ -2186,6 +2186,43 @@ export const avroFiles: readonly AvroFile[] = [
     }
   },
   {
+    "path": "types/StateHistoryEntry.avsc",
+    "schema": {
+      "type": "record",
+      "name": "StateHistoryEntry",
+      "namespace": "za.rp.v1",
+      "doc": "One state a transaction reached, in a TransactionStatus's history.",
+      "fields": [
+        {
+          "name": "seq",
+          "doc": "The transaction's state sequence number: 1 for its first state, one more for each change (stageVersion in event postings).",
+          "type": {
+            "type": "long",
+            "minimum": 1
+          }
+        },
+        {
+          "name": "state",
+          "doc": "The state the transaction moved to.",
+          "type": "za.rp.v1.TransactionState"
+        },
+        {
+          "name": "eventType",
+          "doc": "The event type of the change (the TRANSACTION_STATE posting's type).",
+          "type": "za.rp.v1.TransactionEventType"
+        },
+        {
+          "name": "at",
+          "doc": "When the change happened (RFC 3339).",
+          "type": {
+            "type": "string",
+            "format": "date-time"
+          }
+        }
+      ]
+    }
+  },
+  {
     "path": "types/Status.avsc",
     "schema": {
       "type": "record",
@@ -2531,6 +2568,21 @@ export const avroFiles: readonly AvroFile[] = [
     }
   },
   {
+    "path": "types/TransactionType.avsc",
+    "schema": {
+      "type": "enum",
+      "name": "TransactionType",
+      "namespace": "za.rp.v1",
+      "doc": "What kind of transaction it is, by the message that started it: DIRECT_DEBIT (a DirectDebit, on-us or inbound off-us) or CREDIT_TRANSFER (a CreditTransfer authorisation), as tranInfo.service names it in event postings. UNKNOWN is the reader-side fallback for a type added later and is never valid in JSON.",
+      "symbols": [
+        "DIRECT_DEBIT",
+        "CREDIT_TRANSFER",
+        "UNKNOWN"
+      ],
+      "default": "UNKNOWN"
+    }
+  },
+  {
     "path": "http/Acknowledgement.avsc",
     "schema": {
       "type": "record",
@@ -2666,6 +2718,130 @@ export const avroFiles: readonly AvroFile[] = [
             }
           ],
           "default": null
+        }
+      ]
+    }
+  },
+  {
+    "path": "http/TransactionStatus.avsc",
+    "schema": {
+      "type": "record",
+      "name": "TransactionStatus",
+      "namespace": "za.rp.v1",
+      "doc": "Body of the engine's HTTP 200 to GET /transactions/{uetr}: where a transaction the calling bank is party to stands, from the engine's record of it. Only a party's view: no other party's messages and nothing of how the engine delivers them.",
+      "fields": [
+        {
+          "name": "uetr",
+          "doc": "The transaction's UETR.",
+          "type": {
+            "type": "string",
+            "logicalType": "uuid"
+          }
+        },
+        {
+          "name": "transactionType",
+          "doc": "DIRECT_DEBIT or CREDIT_TRANSFER: the message that started the transaction.",
+          "type": "za.rp.v1.TransactionType"
+        },
+        {
+          "name": "state",
+          "doc": "The transaction's current state.",
+          "type": "za.rp.v1.TransactionState"
+        },
+        {
+          "name": "final",
+          "doc": "Whether the state is final: no further change will follow.",
+          "type": "boolean"
+        },
+        {
+          "name": "endToEndIdentification",
+          "doc": "transactionIdentifiers.endToEndIdentification of the message that started the transaction.",
+          "type": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 35
+          }
+        },
+        {
+          "name": "instructingAgentMemberId",
+          "doc": "instructingAgent.memberId of the message that started the transaction, when it names one.",
+          "type": [
+            "null",
+            {
+              "type": "string",
+              "minLength": 1,
+              "maxLength": 35
+            }
+          ],
+          "default": null
+        },
+        {
+          "name": "instructedAgentMemberId",
+          "doc": "instructedAgent.memberId of the message that started the transaction, when it names one.",
+          "type": [
+            "null",
+            {
+              "type": "string",
+              "minLength": 1,
+              "maxLength": 35
+            }
+          ],
+          "default": null
+        },
+        {
+          "name": "debtorAgentMemberId",
+          "doc": "debtorAgent.memberId of the message that started the transaction, when it names one.",
+          "type": [
+            "null",
+            {
+              "type": "string",
+              "minLength": 1,
+              "maxLength": 35
+            }
+          ],
+          "default": null
+        },
+        {
+          "name": "creditorAgentMemberId",
+          "doc": "creditorAgent.memberId of the message that started the transaction, when it names one.",
+          "type": [
+            "null",
+            {
+              "type": "string",
+              "minLength": 1,
+              "maxLength": 35
+            }
+          ],
+          "default": null
+        },
+        {
+          "name": "amount",
+          "doc": "amounts.bankSettlementAmount of the message that started the transaction: its exact value (a JSON number never rounded through a binary float; trailing zeros of the fraction are not kept).",
+          "type": "za.rp.v1.Amount"
+        },
+        {
+          "name": "createdAt",
+          "doc": "When the engine recorded the transaction's first state (RFC 3339).",
+          "type": {
+            "type": "string",
+            "format": "date-time"
+          }
+        },
+        {
+          "name": "updatedAt",
+          "doc": "When the engine recorded its latest change (RFC 3339).",
+          "type": {
+            "type": "string",
+            "format": "date-time"
+          }
+        },
+        {
+          "name": "history",
+          "doc": "Every state the transaction reached, in order (ascending seq); the last one is the current state.",
+          "type": {
+            "type": "array",
+            "items": "za.rp.v1.StateHistoryEntry"
+          }
         }
       ]
     }

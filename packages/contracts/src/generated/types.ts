@@ -591,6 +591,18 @@ export interface StateChangeCause {
   offset?: string;
 }
 
+/** One state a transaction reached, in a TransactionStatus's history. */
+export interface StateHistoryEntry {
+  /** The transaction's state sequence number: 1 for its first state, one more for each change (stageVersion in event postings). */
+  seq: number;
+  /** The state the transaction moved to. */
+  state: TransactionState;
+  /** The event type of the change (the TRANSACTION_STATE posting's type). */
+  eventType: TransactionEventType;
+  /** When the change happened (RFC 3339). */
+  at: IsoDateTime;
+}
+
 /** The status a PaymentStatusReport carries, with its reasons (a rejection carries at least one in practice). */
 export interface Status {
   status: PaymentStatusCode;
@@ -708,19 +720,55 @@ export interface TransactionStatePosting {
   transactionInfo?: EventEsmTransactionInfo;
 }
 
+/** Body of the engine's HTTP 200 to GET /transactions/{uetr}: where a transaction the calling bank is party to stands, from the engine's record of it. Only a party's view: no other party's messages and nothing of how the engine delivers them. */
+export interface TransactionStatus {
+  /** The transaction's UETR. */
+  uetr: Uuid;
+  /** DIRECT_DEBIT or CREDIT_TRANSFER: the message that started the transaction. */
+  transactionType: TransactionType;
+  /** The transaction's current state. */
+  state: TransactionState;
+  /** Whether the state is final: no further change will follow. */
+  final: boolean;
+  /** transactionIdentifiers.endToEndIdentification of the message that started the transaction. */
+  endToEndIdentification: string;
+  /** instructingAgent.memberId of the message that started the transaction, when it names one. */
+  instructingAgentMemberId?: string;
+  /** instructedAgent.memberId of the message that started the transaction, when it names one. */
+  instructedAgentMemberId?: string;
+  /** debtorAgent.memberId of the message that started the transaction, when it names one. */
+  debtorAgentMemberId?: string;
+  /** creditorAgent.memberId of the message that started the transaction, when it names one. */
+  creditorAgentMemberId?: string;
+  /** amounts.bankSettlementAmount of the message that started the transaction: its exact value (a JSON number never rounded through a binary float; trailing zeros of the fraction are not kept). */
+  amount: Amount;
+  /** When the engine recorded the transaction's first state (RFC 3339). */
+  createdAt: IsoDateTime;
+  /** When the engine recorded its latest change (RFC 3339). */
+  updatedAt: IsoDateTime;
+  /** Every state the transaction reached, in order (ascending seq); the last one is the current state. */
+  history: StateHistoryEntry[];
+}
+
+/** What kind of transaction it is, by the message that started it: DIRECT_DEBIT (a DirectDebit, on-us or inbound off-us) or CREDIT_TRANSFER (a CreditTransfer authorisation), as tranInfo.service names it in event postings. UNKNOWN is the reader-side fallback for a type added later and is never valid in JSON. */
+export type TransactionType = 'DIRECT_DEBIT' | 'CREDIT_TRANSFER' | 'UNKNOWN';
+
+export const transactionTypeSymbols = ['DIRECT_DEBIT', 'CREDIT_TRANSFER', 'UNKNOWN'] as const satisfies readonly TransactionType[];
+
 /** One of: TransactionStatePosting, EsmStatePosting. */
 export type EventPosting = TransactionStatePosting | EsmStatePosting;
 
 /** Every top-level schema: Kafka messages (avro/*.avsc) and HTTP bodies (avro/http/*.avsc). */
-export type MessageName = 'Acknowledgement' | 'FieldError' | 'ProblemDetails' | 'CreditTransfer' | 'DeliveryOutcome' | 'DirectDebit' | 'EsmStatePosting' | 'EventPosting' | 'PaymentStatusReport' | 'ReconciliationItem' | 'TransactionStateChanged' | 'TransactionStatePosting';
+export type MessageName = 'Acknowledgement' | 'FieldError' | 'ProblemDetails' | 'TransactionStatus' | 'CreditTransfer' | 'DeliveryOutcome' | 'DirectDebit' | 'EsmStatePosting' | 'EventPosting' | 'PaymentStatusReport' | 'ReconciliationItem' | 'TransactionStateChanged' | 'TransactionStatePosting';
 
-export const messageNames = ['Acknowledgement', 'FieldError', 'ProblemDetails', 'CreditTransfer', 'DeliveryOutcome', 'DirectDebit', 'EsmStatePosting', 'EventPosting', 'PaymentStatusReport', 'ReconciliationItem', 'TransactionStateChanged', 'TransactionStatePosting'] as const satisfies readonly MessageName[];
+export const messageNames = ['Acknowledgement', 'FieldError', 'ProblemDetails', 'TransactionStatus', 'CreditTransfer', 'DeliveryOutcome', 'DirectDebit', 'EsmStatePosting', 'EventPosting', 'PaymentStatusReport', 'ReconciliationItem', 'TransactionStateChanged', 'TransactionStatePosting'] as const satisfies readonly MessageName[];
 
 /** The plain-JSON type of each message by name. */
 export interface Messages {
   Acknowledgement: Acknowledgement;
   FieldError: FieldError;
   ProblemDetails: ProblemDetails;
+  TransactionStatus: TransactionStatus;
   CreditTransfer: CreditTransfer;
   DeliveryOutcome: DeliveryOutcome;
   DirectDebit: DirectDebit;

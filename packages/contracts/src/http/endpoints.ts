@@ -15,6 +15,14 @@ export const servicePaths = {
 } as const;
 
 /**
+ * What a bank reads (GET), path parameters in OpenAPI's `{name}` form. A bank reads only what it is party
+ * to; anything else answers as if it did not exist.
+ */
+export const readPaths = {
+  transaction: `${apiPrefix}/transactions/{uetr}`,
+} as const;
+
+/**
  * What a bank implements, relative to its base URL (its events URL for /events). The credit transfer
  * authorisation path is not shown by the spec and is this engine's choice.
  */

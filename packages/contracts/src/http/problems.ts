@@ -20,8 +20,13 @@ export const problemTypes = {
   },
   forbidden: {
     type: '/problems/forbidden',
-    title: 'The authenticated sender may not send this message',
+    title: 'The caller may not make this request',
     status: 403,
+  },
+  notFound: {
+    type: '/problems/not-found',
+    title: 'There is no such resource for this caller',
+    status: 404,
   },
   duplicateMessage: {
     type: '/problems/duplicate-message',
@@ -45,17 +50,17 @@ export const problemTypes = {
   },
   validationFailed: {
     type: '/problems/validation-failed',
-    title: 'The message does not match its schema',
+    title: 'The request does not match its schema',
     status: 422,
   },
   rateLimited: {
     type: '/problems/rate-limited',
-    title: 'The sender has sent more messages than its rate allows; retry later',
+    title: 'The caller has made more requests than its rate allows; retry later',
     status: 429,
   },
   unavailable: {
     type: '/problems/unavailable',
-    title: 'The message cannot be accepted right now; retry later',
+    title: 'The request cannot be served right now; retry later',
     status: 503,
   },
 } as const satisfies Record<string, { type: string; title: string; status: number }>;
