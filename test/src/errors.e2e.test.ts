@@ -233,7 +233,13 @@ describe('spec section 7: errors, row by row', () => {
       expect(String(items.get(uetr)?.text)).toMatch(/PaymentStatusReport/);
       // The operator's report says the same.
       const out: string[] = [];
-      const io = { out: (line: string) => out.push(line), err: (line: string) => out.push(line), env: {} };
+      // As a read-only operator, the token in RP_ADMIN_TOKEN.
+      const reader = (await e2e.pipeline.operatorAuthorization('operator.read')).replace(/^Bearer /, '');
+      const io = {
+        out: (line: string) => out.push(line),
+        err: (line: string) => out.push(line),
+        env: { RP_ADMIN_TOKEN: reader },
+      };
       expect(await reconCommand(['--url', e2e.pipeline.url('scheduler')], io)).toBe(0);
       expect(out[0]).toMatch(/^reconciliation of window \d{4}-\d{2}-\d{2}: \d+ items?, \d+ open$/);
       expect(out.find((line) => line.includes(uetr))).toMatch(

@@ -184,7 +184,12 @@ describe('the on-us direct debit exchange, end to end (spec section 4)', () => {
     for (const uetr of summary.sampleUetrs) await e2e.waitForEvent(uetr, 'DEBIT_COMPLETED');
 
     out.length = 0;
-    const listCode = await deadLettersCommand(['--json', '--url', e2e.pipeline.url('tracker')], io);
+    // As a read-only operator: the token in RP_ADMIN_TOKEN, as an operator's shell has it.
+    const reader = (await e2e.pipeline.operatorAuthorization('operator.read')).replace(/^Bearer /, '');
+    const listCode = await deadLettersCommand(['--json', '--url', e2e.pipeline.url('tracker')], {
+      ...io,
+      env: { RP_ADMIN_TOKEN: reader },
+    });
     expect(listCode, out.join('\n')).toBe(0);
     const { topics } = JSON.parse(out.join('\n')) as { topics: { topic: string; records: number }[] };
     // Every consumer group of this pipeline declared its dead-letter topic at start; a journey that went
