@@ -209,9 +209,14 @@ describe('credits and the debits that wait for them', () => {
   });
 
   // Last in the file: the logs then hold a whole mixed cycle, refusals and retries included.
-  it('never writes a secret to its logs: no signing secret, clearing-house token or bank client secret', async () => {
-    const { logDir, signingSecrets, scheme, bankClients } = e2e.pipeline;
-    const secrets = [...Object.values(signingSecrets).flat(), scheme.token, ...Object.values(bankClients)];
+  it('never writes a secret to its logs: no signing secret, clearing-house token, bank or operator client secret', async () => {
+    const { logDir, signingSecrets, scheme, bankClients, operatorClients } = e2e.pipeline;
+    const secrets = [
+      ...Object.values(signingSecrets).flat(),
+      scheme.token,
+      ...Object.values(bankClients),
+      ...Object.values(operatorClients).map((client) => client.secret),
+    ];
     expect(secrets.every((secret) => secret.length >= 16)).toBe(true);
     const files = readdirSync(logDir).filter((file) => file.endsWith('.log'));
     expect(files.sort()).toEqual(expect.arrayContaining(pipelineServices.map((service) => `${service}.log`)));
