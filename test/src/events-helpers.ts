@@ -1,40 +1,12 @@
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ReceivedPosting } from '@rp/bank-simulator';
 import { eventsApiVersion, type KnownEventType, transactionEventTypes } from '@rp/contracts';
-import { root } from './pipeline.ts';
+import { root, successfulJourney } from './pipeline.ts';
+import { runProgram } from './process.ts';
 
 /** The TRANSACTION_STATE types of an on-us debit that completes, in state order. */
-export const completedDebitJourney: readonly KnownEventType[] = [
-  'DEBIT_REQUEST_RECEIVED',
-  'DEBIT_REQUEST_ACCEPTED',
-  'DEBIT_STATUS_DELIVERY_PENDING',
-  'DEBIT_STATUS_DELIVERED',
-  'DEBIT_QUEUED',
-  'DEBIT_DELIVERY_PENDING',
-  'DEBIT_DELIVERED',
-  'DEBIT_RESPONSE_ACCEPTED',
-  'DEBIT_COMPLETED',
-];
-
-/** Runs `items` through `work`, at most `limit` at a time; results in the order of `items`. */
-export async function inPool<T, R>(
-  items: readonly T[],
-  limit: number,
-  work: (item: T, index: number) => Promise<R>,
-): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await work(items[index] as T, index);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
-}
+export const completedDebitJourney: readonly KnownEventType[] = successfulJourney;
 
 /**
  * A uetr's postings at the bank once at least `count` arrived, on the simulator's long poll (asked
@@ -159,46 +131,16 @@ export interface CliResult {
 const cliMain = join(root, 'packages', 'cli', 'dist', 'main.js');
 
 /** Runs the operator CLI (`rp <args>`, built) as its own process, as an operator would. */
-export function runCli(
+export async function runCli(
   args: readonly string[],
   env: Readonly<Record<string, string>> = {},
 ): Promise<CliResult> {
   if (!existsSync(cliMain)) {
-    return Promise.reject(new Error(`the CLI is not built (${cliMain} missing); run the build first`));
+    throw new Error(`the CLI is not built (${cliMain} missing); run the build first`);
   }
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cliMain, ...args], {
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      stdout += chunk;
-    });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      stderr += chunk;
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
-    child.once('error', reject);
-    child.once('close', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code: code ?? (signal ? 128 : 1), stdout, stderr });
-    });
+  const { code, stdout, stderr } = await runProgram(process.execPath, [cliMain, ...args], {
+    env: { ...process.env, ...env },
+    timeoutMs: 120_000,
   });
-}
-
-/** Polls state that offers no wait of its own (counters, MongoDB) until `probe` answers; rejects after `timeoutMs`. */
-export async function eventually<R>(
-  probe: () => Promise<R | undefined>,
-  what: string,
-  timeoutMs = 60_000,
-): Promise<R> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  return { code, stdout, stderr };
 }

@@ -5,14 +5,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   checkCompletedDebit,
   completedDebitJourney,
-  eventually,
-  inPool,
   type JourneySummary,
   postingsOnceArrived,
   reachedFinalPosting,
   runCli,
 } from './events-helpers.ts';
-import { type EndToEnd, startEndToEnd } from './pipeline.ts';
+import { type EndToEnd, mapBounded, startEndToEnd, waitUntil } from './pipeline.ts';
 
 // Event postings end to end: every service a process on the real stack, the bank simulator as the bank
 // (it validates every posting against the contracts, verifies every signature with the bank's secrets,
@@ -41,16 +39,6 @@ afterAll(async () => {
 
 const stats = (): Promise<SimulatorStats> => e2e.bank.stats();
 
-/** The scheduler's admin trigger; a 503 says "retry later" (its store is busy), so it is asked again. */
-async function openDebitWindow(): Promise<void> {
-  await eventually(async () => {
-    const response = await e2e.admin('scheduler', '/admin/windows/debit/open', { method: 'POST' });
-    const text = await response.text();
-    if (response.status === 503) return undefined;
-    expect(response.ok, text).toBe(true);
-    return true;
-  }, 'the debit window opened');
-}
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 /** The CLI's environment of an operator with `role`: the access token in RP_ADMIN_TOKEN. */
@@ -95,7 +83,7 @@ describe('event postings of 1,000 on-us debits', () => {
     'reach the bank once each, in state order per UETR, signed, valid, with their ESM_STATE postings',
     async () => {
       const t0 = Date.now();
-      const uetrs = await inPool(Array.from({ length: transactions }), 16, async () => {
+      const uetrs = await mapBounded(Array.from({ length: transactions }), 16, async () => {
         const { uetr, response } = await e2e.sendDebit();
         expect(response.status).toBe(202);
         return uetr;
@@ -106,7 +94,7 @@ describe('event postings of 1,000 on-us debits', () => {
       const deadline = Date.now() + 20 * 60_000;
       for (const uetr of uetrs) await postingsOnceArrived(simulator, uetr, postingsWhenQueued, deadline);
       const queued = Date.now();
-      await openDebitWindow();
+      await e2e.openDebitWindow();
 
       // Waited for one after the other: a transaction already complete answers at once. A journey that
       // reached its final posting short of a stage is not waited for any longer: the check names it.
@@ -213,7 +201,7 @@ describe('replay through the CLI', () => {
     );
 
     // Every replayed id was sent to the bank once more and answered (a duplicate: the bank had it).
-    await eventually(async () => {
+    await waitUntil(async () => {
       const now = await Promise.all(ids.map((id) => deliveryOf(id)));
       return now.every(
         (delivery, index) => delivery.attemptCount > (attemptsBefore[index]?.attemptCount as number),

@@ -1,5 +1,6 @@
-import { closeSync, existsSync, fstatSync, openSync, readdirSync, readSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { lastLines } from '@rp/local-stack';
 import { beforeEach } from 'vitest';
 
 /**
@@ -13,20 +14,8 @@ export const runningLogDirs = new Set<string>();
 
 const stackLogs = join(import.meta.dirname, '..', '..', '.local', 'stack', 'logs');
 
-/** The last `bytes` of a file, as lines (the first, probably cut, left out). */
-function tailLines(file: string, bytes = 256 * 1024): string[] {
-  const fd = openSync(file, 'r');
-  try {
-    const size = fstatSync(fd).size;
-    const start = Math.max(0, size - bytes);
-    const buffer = Buffer.alloc(size - start);
-    readSync(fd, buffer, 0, buffer.length, start);
-    const lines = buffer.toString('utf8').split('\n');
-    return (start > 0 ? lines.slice(1) : lines).filter((line) => line.length > 0);
-  } finally {
-    closeSync(fd);
-  }
-}
+/** How much of each log's end is searched for warnings and errors. */
+const tailBytes = 256 * 1024;
 
 const serious = /"level":"(warn|error|fatal)"|\tERROR\t|\tWARN\t|\bFATAL\b|\bPANIC\b/;
 const clip = (line: string) => (line.length > 400 ? `${line.slice(0, 400)}…` : line);
@@ -38,7 +27,7 @@ export function reportFailureContext(): void {
     for (const name of readdirSync(dir)
       .filter((file) => file.endsWith('.log'))
       .sort()) {
-      const lines = tailLines(join(dir, name))
+      const lines = lastLines(join(dir, name), tailBytes)
         .filter((line) => serious.test(line))
         .slice(-8);
       if (lines.length > 0)
@@ -47,7 +36,7 @@ export function reportFailureContext(): void {
   }
   const ferretdb = join(stackLogs, 'ferretdb.log');
   if (existsSync(ferretdb)) {
-    const lines = tailLines(ferretdb)
+    const lines = lastLines(ferretdb, tailBytes)
       .filter((line) => serious.test(line) && !line.includes('duplicate key'))
       .slice(-8);
     if (lines.length > 0) sections.push(`-- local stack ferretdb.log:\n${lines.map(clip).join('\n')}`);

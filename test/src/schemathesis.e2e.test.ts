@@ -2,7 +2,8 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EndToEnd, root, startEndToEnd } from './pipeline.ts';
-import { runProgram, schemathesis } from './schemathesis.ts';
+import { runProgram } from './process.ts';
+import { schemathesis } from './schemathesis.ts';
 
 // The served OpenAPI document against the running ingress, by schemathesis (property-based: examples,
 // the schema's boundaries and random data, valid and not): no 5xx, and every status, content type,

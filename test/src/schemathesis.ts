@@ -1,44 +1,10 @@
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { root } from './pipeline.ts';
+import { runProgram } from './process.ts';
 
 /** The schemathesis release the suite runs (from PyPI), pinned so a run today and one next month agree. */
 export const schemathesisVersion = '4.32.5';
-
-export interface ProcessResult {
-  readonly code: number;
-  readonly output: string;
-}
-
-/** Runs a program to its end, stdout and stderr together; rejects only when it cannot be started. */
-export function runProgram(
-  command: string,
-  args: readonly string[],
-  options: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
-): Promise<ProcessResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, {
-      env: options.env ?? process.env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    const collect = (chunk: string) => {
-      output += chunk;
-    };
-    child.stdout.setEncoding('utf8').on('data', collect);
-    child.stderr.setEncoding('utf8').on('data', collect);
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 600_000);
-    child.once('error', (error) => {
-      clearTimeout(timer);
-      reject(new Error(`${command} could not be started: ${error.message}`));
-    });
-    child.once('close', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code: code ?? (signal ? 128 : 1), output });
-    });
-  });
-}
 
 /**
  * The `st` program of the pinned schemathesis, installed once into a virtual environment under the

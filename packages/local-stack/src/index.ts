@@ -11,6 +11,7 @@ export {
 } from './config.ts';
 export { parseStackEnv, renderStackEnv, type StackEndpoints } from './env-file.ts';
 export { StackError, type StackErrorCode } from './errors.ts';
+export { lastLines, tailFile } from './process.ts';
 export {
   type ComponentReport,
   type ComponentState,

@@ -160,17 +160,16 @@ export function residentKb(pid: number): number | undefined {
   }
 }
 
-/** The last `lines` lines of a log, read from its end so a large log costs little. */
-export function tailFile(path: string, lines = 40): string {
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch {
-    return `(no log at ${path})`;
-  }
+/**
+ * The whole lines in the last `bytes` of a file (a line the window cuts left out, empty lines dropped),
+ * read from its end so a large log costs little. Throws when the file cannot be opened.
+ */
+export function lastLines(path: string, bytes = 64 * 1024): string[] {
+  const fd = openSync(path, 'r');
   try {
     const size = statSync(path).size;
-    const length = Math.min(size, 64 * 1024);
+    // One byte more than the window: whether the window's first line starts whole.
+    const length = Math.min(size, bytes + 1);
     const buffer = Buffer.alloc(length);
     let read = 0;
     while (read < length) {
@@ -178,15 +177,20 @@ export function tailFile(path: string, lines = 40): string {
       if (n === 0) break;
       read += n;
     }
-    return buffer
-      .subarray(0, read)
-      .toString('utf8')
-      .split('\n')
-      .slice(-lines - 1)
-      .join('\n')
-      .trimEnd();
+    const text = buffer.subarray(0, read).toString('utf8');
+    const whole = length < size ? text.slice(text.indexOf('\n') + 1) : text;
+    return whole.split('\n').filter((line) => line.length > 0);
   } finally {
     closeSync(fd);
+  }
+}
+
+/** The last `lines` lines of a log, or a note that there is none. */
+export function tailFile(path: string, lines = 40): string {
+  try {
+    return lastLines(path).slice(-lines).join('\n').trimEnd();
+  } catch {
+    return `(no log at ${path})`;
   }
 }
 
