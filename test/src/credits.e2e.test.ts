@@ -5,6 +5,7 @@ import { baobab, pipelineServices } from '@rp/launcher';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   bodyOf,
+  creditJourney,
   type EndToEnd,
   type Snapshot,
   startEndToEnd,
@@ -16,14 +17,6 @@ import {
 // Credit transfer authorisations from the clearing house, and debits that wait until the credits of
 // the cycle are final (spec 1.7, 1.8, 2.4). This pipeline's debit window opens by the credits
 // themselves (CREDITS_GATE=credits), not by the operator's trigger the other files use.
-
-const creditJourney = [
-  'CREDIT_AUTH_RECEIVED',
-  'CREDIT_AUTH_ACCEPTED',
-  'CREDIT_AUTH_DELIVERY_PENDING',
-  'CREDIT_AUTH_DELIVERED',
-  'CREDIT_AUTH_RESPONSE_ACCEPTED',
-] as const;
 
 /** A Baobab account the simulated bank reports as closed: it refuses credits to it (RJCT AC04). */
 const closedAccount = baobab.currentAccount(6_200_000_900);

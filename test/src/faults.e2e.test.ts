@@ -15,25 +15,32 @@ import {
   sendUntilAccepted,
   summariseAnswers,
   type TransactionBooks,
+  type TransactionKind,
 } from './faults.ts';
 import { type EndToEnd, mapBounded, root, startEndToEnd, waitUntil } from './pipeline.ts';
 
-// The fault suite: on-us debits sent the way a bank sends them (resent after a refusal or a lost
+// The fault suite: on-us debits sent the way a bank sends them, and one in ten a credit transfer
+// authorisation sent the way the clearing house sends it (each resent after a refusal or a lost
 // connection until answered 202), one fault injected while they are in flight, then the books: every
-// debit answered 202 completed (lost: 0), no stage posted or message sent under two ids (duplicated: 0),
-// every transaction's postings in the journey's order (out of order: 0). Each fault is one round on the
-// same running pipeline and local stack.
+// transaction answered 202 completed (lost: 0), no stage posted or message sent under two ids
+// (duplicated: 0), every transaction's postings in its journey's order (out of order: 0). Each fault is
+// one round on the same running pipeline and local stack.
 //
-// `npm run test:faults` runs it at full size (1,000 debits a round, the bank down for 60 s); the test
+// `npm run test:faults` runs it at full size (1,000 transactions a round, the bank down for 60 s); the test
 // suite runs a reduced form (RP_FAULTS_TRANSACTIONS, RP_FAULTS_OUTAGE_MS, RP_FAULTS to pick rounds).
 
 const transactions = Number(process.env.RP_FAULTS_TRANSACTIONS ?? 100);
 const outageMs = Number(process.env.RP_FAULTS_OUTAGE_MS ?? 15_000);
 const only = process.env.RP_FAULTS?.split(',').map((name) => name.trim());
 const concurrency = Number(process.env.RP_FAULTS_CONCURRENCY ?? 16);
-/** A round's debits must all be complete this long after the fault ended. */
+/** A round's transactions must all be complete this long after the fault ended. */
 const drainDeadlineMs = Number(process.env.RP_FAULTS_DRAIN_MS ?? 10 * 60_000);
+/** The bank both kinds are booked at: the debits' initiating bank, the credits' creditor bank. */
 const bank = '250655';
+/** Every `creditEvery`th transaction of a round is a credit from the clearing house. */
+const creditEvery = 10;
+const kindOf = (index: number): TransactionKind =>
+  index % creditEvery === creditEvery - 1 ? 'credit' : 'debit';
 
 let e2e: EndToEnd;
 const rows: FaultRow[] = [];
@@ -54,7 +61,9 @@ beforeAll(async () => {
 afterAll(async () => {
   if (rows.length > 0) {
     const table = formatFaultTable(rows);
-    console.log(`fault suite, ${transactions} debits a round:\n${table}`);
+    console.log(
+      `fault suite, ${transactions} transactions a round (one in ${creditEvery} a credit):\n${table}`,
+    );
     const dir = join(root, 'test', '.test-results');
     mkdirSync(dir, { recursive: true });
     writeFileSync(
@@ -90,7 +99,7 @@ interface Fault {
   readonly name: string;
   /** Injects the fault and resolves when it is over (the process back, the rule lifted). */
   inject(): Promise<void>;
-  /** Debits of the round (default `transactions`) and how many the bank sends at once (default `concurrency`). */
+  /** Transactions of the round (default `transactions`) and how many are sent at once (default `concurrency`). */
   readonly count?: number;
   readonly concurrency?: number;
 }
@@ -142,12 +151,13 @@ const faults: Fault[] = [
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
-/** One round: the debits sent, the fault injected once a third of them are in, the books checked. */
+/** One round: the transactions sent, the fault injected once a third of them are in, the books checked. */
 async function round(fault: Fault): Promise<void> {
-  const before = await e2e.bank.stats();
-  const completedSoFar = async () =>
-    ((await e2e.bank.stats()).postingsByName[completedPosting] ?? 0) -
-    (before.postingsByName[completedPosting] ?? 0);
+  const completions = (stats: Awaited<ReturnType<EndToEnd['bank']['stats']>>) =>
+    (stats.postingsByName[completedPosting('debit')] ?? 0) +
+    (stats.postingsByName[completedPosting('credit')] ?? 0);
+  const before = completions(await e2e.bank.stats());
+  const completedSoFar = async () => completions(await e2e.bank.stats()) - before;
   const t0 = Date.now();
   const giveUpAt = t0 + drainDeadlineMs;
   let accepted = 0;
@@ -183,7 +193,7 @@ async function round(fault: Fault): Promise<void> {
     fault.concurrency ?? concurrency,
     async (_, index) => {
       if (index === Math.floor(count / 3)) startFault();
-      const outcome = await sendUntilAccepted(e2e, giveUpAt, () => faultFailed !== undefined);
+      const outcome = await sendUntilAccepted(e2e, giveUpAt, () => faultFailed !== undefined, kindOf(index));
       if (outcome.acceptedAt !== undefined) accepted += 1;
       return outcome;
     },
@@ -199,8 +209,9 @@ async function round(fault: Fault): Promise<void> {
   }
   const acceptedOutcomes = outcomes.filter((outcome) => outcome.acceptedAt !== undefined);
 
-  // First the bank's counter (cheap): as many DEBIT_COMPLETED postings as debits accepted. A debit of an
-  // earlier round completing late counts there too, so then each of this round's is checked itself,
+  // First the bank's counter (cheap): as many completion postings (DEBIT_COMPLETED,
+  // CREDIT_AUTH_RESPONSE_ACCEPTED) as transactions accepted. One of an earlier round completing late
+  // counts there too, so then each of this round's is checked itself,
   // again while some are not complete, until the deadline.
   const deadline = faultEndedAt + drainDeadlineMs;
   let lastLog = Date.now();
@@ -213,22 +224,22 @@ async function round(fault: Fault): Promise<void> {
       }
       return completed >= acceptedOutcomes.length ? true : undefined;
     },
-    `${fault.name}: every debit answered 202 complete`,
+    `${fault.name}: every transaction answered 202 complete`,
     Math.max(1, deadline - Date.now()),
     250,
   ).catch(() => undefined);
   const books = new Map<string, TransactionBooks>();
-  let open = acceptedOutcomes.map((outcome) => outcome.uetr);
+  let open: readonly Pick<SendOutcome, 'uetr' | 'kind'>[] = acceptedOutcomes;
   for (;;) {
-    const checked = await mapBounded(open, 8, async (uetr) => {
+    const checked = await mapBounded(open, 8, async ({ uetr, kind }) => {
       const [postings, messages] = await Promise.all([
         e2e.bank.postings(uetr, bank),
         e2e.bank.messages(undefined, uetr),
       ]);
-      return booksOf(uetr, postings, messages);
+      return booksOf(uetr, postings, messages, kind);
     });
     for (const entry of checked) books.set(entry.uetr, entry);
-    open = checked.filter((entry) => !entry.completed).map((entry) => entry.uetr);
+    open = checked.filter((entry) => !entry.completed);
     if (open.length === 0 || Date.now() >= deadline) break;
     await pause(1_000);
   }
@@ -240,6 +251,7 @@ async function round(fault: Fault): Promise<void> {
   const row: FaultRow = {
     fault: fault.name,
     accepted: acceptedOutcomes.length,
+    credits: acceptedOutcomes.filter((outcome) => outcome.kind === 'credit').length,
     peakInFlight,
     lost: entries.filter((entry) => !entry.completed).length,
     duplicated: entries.filter((entry) => entry.duplicatedEffects.length > 0).length,
@@ -250,13 +262,13 @@ async function round(fault: Fault): Promise<void> {
   };
   rows.push(row);
   console.log(
-    `${fault.name}: ${row.accepted} accepted, peak ${row.peakInFlight} in flight, ${row.lost} lost, ${row.duplicated} duplicated, ${row.outOfOrder} out of order; complete ${seconds(row.recoveryMs)} after the fault ended; answers ${row.answers}`,
+    `${fault.name}: ${row.accepted} accepted (${row.credits} credits), peak ${row.peakInFlight} in flight, ${row.lost} lost, ${row.duplicated} duplicated, ${row.outOfOrder} out of order; complete ${seconds(row.recoveryMs)} after the fault ended; answers ${row.answers}`,
   );
   const wrong = entries.filter(
     (entry) => !entry.completed || entry.duplicatedEffects.length > 0 || entry.outOfOrder,
   );
   expect(wrong.slice(0, 10), `${wrong.length} transactions with a problem`).toEqual([]);
-  // Every debit was answered 202 in the end; the ingress never answered anything but 202, 429 or 503.
+  // Every transaction was answered 202 in the end; the ingress never answered anything but 202, 429 or 503.
   expect(outcomes.filter((outcome) => outcome.acceptedAt === undefined)).toEqual([]);
   const crashAnswers = outcomes.flatMap((outcome) =>
     outcome.statuses.filter((status) => status !== 0 && ![202, 429, 503].includes(status)),
@@ -361,7 +373,7 @@ async function poison(marker: string): Promise<number> {
   }
 }
 
-describe(`faults under load: ${transactions} on-us debits a round, none lost, none duplicated, none out of order`, () => {
+describe(`faults under load: ${transactions} transactions a round (on-us debits and credits), none lost, none duplicated, none out of order`, () => {
   it('poison records on every consumed topic: dead-lettered with the reason while the debits flow, listed and redriven by the admin API', {
     timeout: drainDeadlineMs * 2 + 10 * 60_000,
   }, async () => {

@@ -1,17 +1,31 @@
 import type { ExchangedMessage, ReceivedPosting } from '@rp/bank-simulator';
-import { sampleOnUsDebit } from '@rp/launcher';
-import { type EndToEnd, root, successfulJourney, transactionStateTypes } from './pipeline.ts';
+import { sampleCredit, sampleOnUsDebit } from '@rp/launcher';
+import { creditJourney, type EndToEnd, root, successfulJourney, transactionStateTypes } from './pipeline.ts';
 
 /**
- * The fault suite's load and books: a bank that sends on-us debits the way a bank does (resending the
- * same message after a refusal or a lost connection until it is answered 202), and the check that
- * every debit answered 202 ended complete, once, in order.
+ * The fault suite's load and books: a bank that sends on-us debits, and a clearing house that sends
+ * credit transfer authorisations, the way they do (resending the same message after a refusal or a lost
+ * connection until it is answered 202), and the check that every transaction answered 202 ended
+ * complete, once, in order.
  */
 
-export const completedPosting = 'TRANSACTION_STATE_DEBIT_COMPLETED';
+/** What the fault suite sends: an on-us debit (from the bank) or a credit (from the clearing house). */
+export type TransactionKind = 'debit' | 'credit';
 
-/** What the sending bank saw of one debit. */
+/** Each kind's TRANSACTION_STATE journey, as the bank receives it, in state order. */
+export const journeys: Readonly<Record<TransactionKind, readonly string[]>> = {
+  debit: successfulJourney,
+  credit: creditJourney,
+};
+
+/** The posting (by its full name) that says a transaction of the kind is complete. */
+export function completedPosting(kind: TransactionKind): string {
+  return `TRANSACTION_STATE_${journeys[kind].at(-1)}`;
+}
+
+/** What the sender saw of one transaction. */
 export interface SendOutcome {
+  readonly kind: TransactionKind;
   readonly uetr: string;
   readonly messageIdentification: string;
   /** Every answer, in order; 0 for a request that got no HTTP answer (connection refused or reset). */
@@ -25,22 +39,30 @@ export interface SendOutcome {
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * Sends one debit until the ingress answers 202 or something other than a refusal. A refusal (429,
- * 503) is waited out for its Retry-After (at most 2 s, at least 100 ms); no answer at all (the ingress
- * is down) is tried again after 250 ms; `giveUpAt` (or `abandoned()`) ends the attempts.
+ * Sends one transaction until the ingress answers 202 or something other than a refusal: an on-us
+ * debit as its bank, a credit as the clearing house (with its bearer token). A refusal (429, 503) is
+ * waited out for its Retry-After (at most 2 s, at least 100 ms); no answer at all (the ingress is down)
+ * is tried again after 250 ms; `giveUpAt` (or `abandoned()`) ends the attempts.
  */
 export async function sendUntilAccepted(
   e2e: EndToEnd,
   giveUpAt: number,
   abandoned: () => boolean = () => false,
+  kind: TransactionKind = 'debit',
 ): Promise<SendOutcome> {
-  const sample = sampleOnUsDebit(root);
+  const sample = kind === 'credit' ? sampleCredit(root) : sampleOnUsDebit(root);
+  const send = () =>
+    kind === 'credit'
+      ? e2e.post('inbound/credit-transfer-authorization', sample.body, {
+          authorization: `Bearer ${e2e.pipeline.scheme.token}`,
+        })
+      : e2e.post('outbound/direct-debit', sample.body);
   const statuses: number[] = [];
   let refusalsWithoutRetryAfter = 0;
   while (Date.now() < giveUpAt && !abandoned()) {
     let response: Response;
     try {
-      response = await e2e.post('outbound/direct-debit', sample.body);
+      response = await send();
       await response.arrayBuffer();
     } catch {
       statuses.push(0);
@@ -50,6 +72,7 @@ export async function sendUntilAccepted(
     statuses.push(response.status);
     if (response.status === 202) {
       return {
+        kind,
         uetr: sample.uetr,
         messageIdentification: sample.messageIdentification,
         statuses,
@@ -65,6 +88,7 @@ export async function sendUntilAccepted(
     await pause(Math.min(2_000, Math.max(100, (Number.isFinite(retryAfter) ? retryAfter : 0) * 1000)));
   }
   return {
+    kind,
     uetr: sample.uetr,
     messageIdentification: sample.messageIdentification,
     statuses,
@@ -75,6 +99,7 @@ export async function sendUntilAccepted(
 /** The books of one transaction, from what the banks received. */
 export interface TransactionBooks {
   readonly uetr: string;
+  readonly kind: TransactionKind;
   readonly completed: boolean;
   /** A stage posted under more than one event id, or more than one message id for one message. */
   readonly duplicatedEffects: readonly string[];
@@ -84,12 +109,17 @@ export interface TransactionBooks {
   readonly redeliveries: number;
 }
 
-/** Checks one transaction's postings (initiating bank) and messages (both banks) against the journey. */
+/**
+ * Checks one transaction's postings (the initiating bank's for a debit, the creditor bank's for a
+ * credit) and messages (every bank's) against its kind's journey.
+ */
 export function booksOf(
   uetr: string,
   postings: readonly ReceivedPosting[],
   messages: readonly ExchangedMessage[],
+  kind: TransactionKind = 'debit',
 ): TransactionBooks {
+  const journey = journeys[kind];
   const states = postings.filter((entry) => entry.posting.class === 'TRANSACTION_STATE');
   const types = transactionStateTypes(states);
   const duplicatedEffects: string[] = [];
@@ -117,10 +147,11 @@ export function booksOf(
   }
   // In order: the distinct types, in arrival order, are a prefix of the journey and never go back.
   const distinct = types.filter((type, index) => types.indexOf(type) === index);
-  const outOfOrder = distinct.some((type, index) => successfulJourney[index] !== type);
+  const outOfOrder = distinct.some((type, index) => journey[index] !== type);
   return {
     uetr,
-    completed: types.includes('DEBIT_COMPLETED'),
+    kind,
+    completed: types.includes(journey.at(-1) as string),
     duplicatedEffects,
     outOfOrder,
     redeliveries,
@@ -131,12 +162,14 @@ export function booksOf(
 export interface FaultRow {
   readonly fault: string;
   readonly accepted: number;
+  /** Of those accepted, the credits (the rest are on-us debits). */
+  readonly credits: number;
   readonly peakInFlight: number;
   readonly lost: number;
   readonly duplicated: number;
   readonly outOfOrder: number;
   readonly redeliveries: number;
-  /** From the end of the fault and of the load until every debit of the round was complete. */
+  /** From the end of the fault and of the load until every transaction of the round was complete. */
   readonly recoveryMs: number;
   readonly answers: string;
 }
@@ -145,6 +178,7 @@ export function formatFaultTable(rows: readonly FaultRow[]): string {
   const header = [
     'fault',
     'accepted',
+    'credits',
     'peak in flight',
     'lost',
     'duplicated',
@@ -156,6 +190,7 @@ export function formatFaultTable(rows: readonly FaultRow[]): string {
   const lines = rows.map((row) => [
     row.fault,
     String(row.accepted),
+    String(row.credits),
     String(row.peakInFlight),
     String(row.lost),
     String(row.duplicated),

@@ -51,6 +51,15 @@ export const successfulJourney = [
   'DEBIT_COMPLETED',
 ] as const;
 
+/** The TRANSACTION_STATE types of an accepted credit transfer authorisation's journey, in state order. */
+export const creditJourney = [
+  'CREDIT_AUTH_RECEIVED',
+  'CREDIT_AUTH_ACCEPTED',
+  'CREDIT_AUTH_DELIVERY_PENDING',
+  'CREDIT_AUTH_DELIVERED',
+  'CREDIT_AUTH_RESPONSE_ACCEPTED',
+] as const;
+
 export interface SentDebit {
   uetr: string;
   messageIdentification: string;
