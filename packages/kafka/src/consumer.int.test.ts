@@ -1,3 +1,4 @@
+import { Kafka as KafkaJs, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import {
   avroOptions,
@@ -11,9 +12,11 @@ import {
   within,
 } from '../test/fixtures.ts';
 import { type AvroCodec, createAvroSerde } from './avro-serde.ts';
-import type { ConsumerRunner } from './consumer.ts';
+import { type ConsumerRunner, startConsumer } from './consumer.ts';
 import type { ConsumedRecord } from './handler.ts';
 import { createKafka, type KafkaClient } from './kafka.ts';
+import { silentLogger } from './logger.ts';
+import { retryTopicName } from './names.ts';
 import { retryHeader } from './retry-headers.ts';
 
 let brokers: string[];
@@ -436,5 +439,86 @@ describe('consumer runner', () => {
     await within(done.promise, 30_000, 'the parked record');
     expect(order.filter((entry) => entry.startsWith('slow'))).toEqual(['slow:1:2', 'slow:2:1']);
     expect(order[0]).toBe('other:1:1');
+  });
+
+  test('(f) a join whose read of the retry tiers lags the group does not hold the partition once the group has read past it', async () => {
+    const topic = uniqueName('lagging');
+    await kafka.ensureTopics([{ topic, partitions: 1 }]);
+    const groupId = uniqueName('lagging-group');
+    const retry = { delaysMs: [300], maxAttempts: 3 };
+    await produceSteps(topic, ['slow'], 1);
+
+    // The first owner fails the record once, handles it from the retry tier, and commits the tier past it.
+    const handledFromTier = signal();
+    const runnerA = track(
+      await kafka.runConsumer({
+        groupId,
+        topics: [topic],
+        codec,
+        retry,
+        handleRecord: async (record) => {
+          if (record.attempt === 1) throw new Error('bank answered 503');
+          handledFromTier.resolve();
+        },
+      }),
+    );
+    await within(handledFromTier.promise, 30_000, 'the record handled from the retry tier');
+    const tier = retryTopicName(groupId, 1);
+    const raw = new KafkaJs({ brokers, clientId: 'kafka-test-lagging', logLevel: logLevel.NOTHING });
+    const admin = raw.admin();
+    await admin.connect();
+    try {
+      const committedTier = async () =>
+        (await admin.fetchOffsets({ groupId, topics: [tier] }))[0]?.partitions[0]?.offset;
+      for (let tries = 0; (await committedTier()) !== '1'; tries += 1) {
+        if (tries > 300) throw new Error(`the tier's commit never reached 1 (${await committedTier()})`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      await runnerA.stop();
+      await produceSteps(topic, ['fresh'], 1);
+
+      // The next owner's first read of the group's offsets says the tier was never committed (as a read
+      // at the join can), while its fetch starts where the group is: past the only tier record.
+      let reads = 0;
+      const lagging = new Proxy(admin, {
+        get(target, property, receiver) {
+          if (property !== 'fetchOffsets') return Reflect.get(target, property, receiver);
+          return async (request: Parameters<typeof admin.fetchOffsets>[0]) => {
+            const answer = await target.fetchOffsets(request);
+            reads += 1;
+            if (reads > 1) return answer;
+            return answer.map((entry) => ({
+              ...entry,
+              partitions: entry.partitions.map((partition) => ({ ...partition, offset: '-1' })),
+            }));
+          };
+        },
+      });
+      const fresh = signal();
+      track(
+        await startConsumer(
+          {
+            kafka: raw,
+            admin: async () => lagging,
+            ensureTopics: (topics) => kafka.ensureTopics(topics),
+            logger: silentLogger,
+            createKafkaJsProducer: () => raw.producer({ idempotent: true, maxInFlightRequests: 1 }),
+          },
+          {
+            groupId,
+            topics: [topic],
+            codec,
+            retry,
+            handleRecord: async (record) => {
+              if (record.key === 'fresh') fresh.resolve();
+            },
+          },
+        ),
+      );
+      await within(fresh.promise, 30_000, 'the newer record after a lagging join');
+      expect(reads).toBeGreaterThan(1);
+    } finally {
+      await admin.disconnect();
+    }
   });
 });

@@ -270,39 +270,73 @@ export async function startConsumer<T>(
    * A new owner of a partition does not know which keys have records waiting in the retry tiers. Until the
    * tiers are read up to where they ended at the join, the source partition waits: otherwise a key's newer
    * record could overtake its older ones.
+   *
+   * The group's committed offsets are read again until every lane is ready: a tier partition whose
+   * committed offset reached its target holds nothing unresolved below it, whatever this consumer has
+   * read of it. The read at the join can lag the group (a metadata refresh, a commit of the previous
+   * owner landing late) while the fetch starts past it; without the second look such a partition would
+   * wait for records that are never delivered again.
    */
   async function rebuildParkedKeys(forGeneration: number): Promise<void> {
+    const since = Date.now();
+    let targetsSet = false;
+    let warned = false;
     for (;;) {
+      if (forGeneration !== generation || halted()) return;
       try {
         const committed = await admin.fetchOffsets({ groupId, topics: retryTopics });
-        const ends = await Promise.all(retryTopics.map((topic) => admin.fetchTopicOffsets(topic)));
-        if (forGeneration !== generation) return;
-        for (const lane of lanes.values()) {
-          const targets = new Map<number, bigint>();
-          retryTopics.forEach((topic, index) => {
-            const end = ends[index]?.find((entry) => entry.partition === lane.partition);
-            if (!end) return;
-            const low = BigInt(end.low);
-            const high = BigInt(end.high);
-            const committedOffset = committed
-              .find((entry) => entry.topic === topic)
-              ?.partitions.find((entry) => entry.partition === lane.partition)?.offset;
-            let start =
-              committedOffset === undefined || committedOffset === '-1' ? low : BigInt(committedOffset);
-            if (start < low) start = low;
-            const buffer = lane.tiers[index] as TierBuffer<RetryEntry>;
-            buffer.committed = start;
-            if (start < high) targets.set(index, high);
-          });
-          lane.catchUp = targets;
-          checkCaughtUp(lane);
+        const committedOf = (topic: string, partition: number): string | undefined =>
+          committed
+            .find((entry) => entry.topic === topic)
+            ?.partitions.find((entry) => entry.partition === partition)?.offset;
+        if (!targetsSet) {
+          const ends = await Promise.all(retryTopics.map((topic) => admin.fetchTopicOffsets(topic)));
+          if (forGeneration !== generation) return;
+          for (const lane of lanes.values()) {
+            const targets = new Map<number, bigint>();
+            retryTopics.forEach((topic, index) => {
+              const end = ends[index]?.find((entry) => entry.partition === lane.partition);
+              if (!end) return;
+              const low = BigInt(end.low);
+              const high = BigInt(end.high);
+              const committedOffset = committedOf(topic, lane.partition);
+              let start =
+                committedOffset === undefined || committedOffset === '-1' ? low : BigInt(committedOffset);
+              if (start < low) start = low;
+              const buffer = lane.tiers[index] as TierBuffer<RetryEntry>;
+              buffer.committed = start;
+              if (start < high) targets.set(index, high);
+            });
+            lane.catchUp = targets;
+            checkCaughtUp(lane);
+          }
+          targetsSet = true;
+        } else {
+          if (forGeneration !== generation) return;
+          for (const lane of lanes.values()) {
+            if (lane.ready || !lane.catchUp) continue;
+            for (const [index, target] of lane.catchUp) {
+              const offset = committedOf(retryTopics[index] as string, lane.partition);
+              if (offset !== undefined && offset !== '-1' && BigInt(offset) >= target)
+                lane.catchUp.delete(index);
+            }
+            checkCaughtUp(lane);
+          }
         }
-        return;
+        const waiting = [...lanes.values()].filter((lane) => !lane.ready).map((lane) => lane.partition);
+        if (waiting.length === 0) return;
+        if (!warned && Date.now() - since >= 30_000) {
+          warned = true;
+          logger.warn(
+            { groupId, partitions: waiting.sort((x, y) => x - y) },
+            'partitions still wait for their retry tiers to be read',
+          );
+        }
       } catch (error) {
         if (forGeneration !== generation || halted()) return;
         logger.warn({ groupId, err: error }, 'reading the retry tiers offsets failed; trying again');
-        await new Promise((resolve) => resumeLater(() => resolve(undefined), infrastructureBackoffMs));
       }
+      await new Promise((resolve) => resumeLater(() => resolve(undefined), infrastructureBackoffMs));
     }
   }
 
