@@ -1,8 +1,7 @@
 import { defaultBank, type PipelineService, sampleOnUsDebit } from '@rp/launcher';
 import { requestClientCredentialsToken } from '@rp/runtime';
-import { generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type EndToEnd, root, startEndToEnd, type WindowsView } from './pipeline.ts';
+import { type EndToEnd, forgedToken, root, startEndToEnd, type WindowsView } from './pipeline.ts';
 
 // Banks authenticate with OAuth2 client credentials: the simulator plays their identity provider (keys
 // made when it starts), the ingress checks every access token against the provider's JWKS over HTTP.
@@ -67,15 +66,7 @@ describe('bank authentication and isolation, end to end', () => {
   });
 
   it('refuses each way in that is not the bank itself, and records nothing', async () => {
-    const strangerKey = (await generateKeyPair('ES256')).privateKey;
-    const forged = await new SignJWT({ client_id: bankA })
-      .setProtectedHeader({ alg: 'ES256', kid: 'forged' })
-      .setIssuer(`${e2e.pipeline.url('bank-simulator')}/oauth2`)
-      .setSubject(bankA)
-      .setAudience('regulated-payments')
-      .setIssuedAt()
-      .setExpirationTime('5m')
-      .sign(strangerKey);
+    const forged = await forgedToken(e2e, bankA);
     const cases: [string, string | undefined, string, number][] = [
       ['no token', undefined, bankA, 401],
       ['bank A as bank B', await e2e.pipeline.bankAuthorization(bankA), bankB, 403],
@@ -165,16 +156,10 @@ describe('operator authentication and roles on the admin API, end to end', () =>
   });
 
   it('refuses every way in that is not an operator with 401 or 403, on every service', async () => {
-    const issuer = `${e2e.pipeline.url('bank-simulator')}/oauth2`;
-    const strangerKey = (await generateKeyPair('ES256')).privateKey;
-    const forged = await new SignJWT({ client_id: 'ops-admin', scope: 'operator.replay' })
-      .setProtectedHeader({ alg: 'ES256', kid: 'forged' })
-      .setIssuer(issuer)
-      .setSubject('ops-admin')
-      .setAudience(adminAudience())
-      .setIssuedAt()
-      .setExpirationTime('5m')
-      .sign(strangerKey);
+    const forged = await forgedToken(e2e, 'ops-admin', {
+      audience: adminAudience(),
+      scope: 'operator.replay',
+    });
     // A bank's token for the admin audience, by the grant: it holds no operator role.
     const bankForAdmin = (await bankGrant({ audience: adminAudience() })).accessToken;
     const cases: [string, string | undefined, number][] = [

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { defaultBank, type SimulatedBank, sampleOnUsDebit } from '@rp/launcher';
-import { generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type EndToEnd, root, startEndToEnd, successfulJourney } from './pipeline.ts';
+import { type EndToEnd, forgedToken, root, startEndToEnd, successfulJourney } from './pipeline.ts';
 
 // A bank reads the status of a transaction it is party to (GET /api/v1/transactions/{uetr}) with its
 // access token from the identity provider the simulator plays; of any other transaction it learns
@@ -171,15 +170,7 @@ describe('a bank reads the transactions it is party to, and only those, end to e
     await send(sample.body);
     await recorded(sample.uetr);
 
-    const strangerKey = (await generateKeyPair('ES256')).privateKey;
-    const forged = await new SignJWT({ client_id: bankA })
-      .setProtectedHeader({ alg: 'ES256', kid: 'forged' })
-      .setIssuer(`${e2e.pipeline.url('bank-simulator')}/oauth2`)
-      .setSubject(bankA)
-      .setAudience('regulated-payments')
-      .setIssuedAt()
-      .setExpirationTime('5m')
-      .sign(strangerKey);
+    const forged = await forgedToken(e2e, bankA);
     const cases: [string, string | undefined, number][] = [
       ['no token', undefined, 401],
       ['an expired token', `Bearer ${await minted({ clientId: bankA, expiresInSeconds: -120 })}`, 401],

@@ -17,6 +17,7 @@ import {
   sampleOnUsDebit,
 } from '@rp/launcher';
 import { infra } from '@rp/testkit';
+import { generateKeyPair, SignJWT } from 'jose';
 import { runningLogDirs } from './failure-report.ts';
 
 export const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -235,6 +236,26 @@ export async function mapBounded<T, R>(
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
   return results;
+}
+
+/**
+ * An access token that looks like the simulated identity provider's (its issuer, the client as subject,
+ * valid for 5 minutes) but is signed by a key nobody published: every API must refuse it.
+ */
+export async function forgedToken(
+  e2e: EndToEnd,
+  clientId: string,
+  claims: { audience?: string; scope?: string } = {},
+): Promise<string> {
+  const strangerKey = (await generateKeyPair('ES256')).privateKey;
+  return new SignJWT({ client_id: clientId, ...(claims.scope === undefined ? {} : { scope: claims.scope }) })
+    .setProtectedHeader({ alg: 'ES256', kid: 'forged' })
+    .setIssuer(`${e2e.pipeline.url('bank-simulator')}/oauth2`)
+    .setSubject(clientId)
+    .setAudience(claims.audience ?? 'regulated-payments')
+    .setIssuedAt()
+    .setExpirationTime('5m')
+    .sign(strangerKey);
 }
 
 /** The body of a message the bank simulator recorded; fails when there is none. */

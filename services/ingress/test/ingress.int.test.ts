@@ -1023,40 +1023,48 @@ describe('limits', () => {
   });
 });
 
-describe('bank authentication (OAuth2 access tokens)', () => {
+/**
+ * A bank identity provider for the tests: its key set (kid idp-1), and access tokens it signs (or, with
+ * `key`, a stranger signs) for a client, as the ingress's bank authentication expects them.
+ */
+async function testIdentityProvider() {
   const issuer = 'https://idp.test/oauth2';
   const audience = 'regulated-payments';
-  let secured: Running;
-  let signingKey: CryptoKey;
-  let strangerKey: CryptoKey;
-
-  beforeAll(async () => {
-    const pair = await generateKeyPair('ES256');
-    signingKey = pair.privateKey;
-    strangerKey = (await generateKeyPair('ES256')).privateKey;
-    const jwk = { ...(await exportJWK(pair.publicKey)), kid: 'idp-1', alg: 'ES256' };
-    secured = await startIngress(endpoints.kafkaBrokers, 5_000, {
-      bankAuth: { jwks: { keys: [jwk] }, issuer, audience },
-    });
-  });
-  afterAll(async () => {
-    await stopIngress(secured);
-  });
-
-  async function token(
+  const pair = await generateKeyPair('ES256');
+  const strangerKey = (await generateKeyPair('ES256')).privateKey;
+  const jwks: JSONWebKeySet = {
+    keys: [{ ...(await exportJWK(pair.publicKey)), kid: 'idp-1', alg: 'ES256' }],
+  };
+  /** `Bearer <token>` for the client. */
+  async function bearer(
     clientId: string,
     options: { audience?: string; expiresIn?: number; key?: CryptoKey; issuer?: string } = {},
   ): Promise<string> {
     const now = Math.floor(Date.now() / 1000);
-    return new SignJWT({ client_id: clientId })
+    const token = await new SignJWT({ client_id: clientId })
       .setProtectedHeader({ alg: 'ES256', kid: 'idp-1', typ: 'at+jwt' })
       .setIssuer(options.issuer ?? issuer)
       .setSubject(clientId)
       .setAudience(options.audience ?? audience)
       .setIssuedAt(now - 600)
       .setExpirationTime(now + (options.expiresIn ?? 300))
-      .sign(options.key ?? signingKey);
+      .sign(options.key ?? pair.privateKey);
+    return `Bearer ${token}`;
   }
+  return { bankAuth: { jwks, issuer, audience }, strangerKey, bearer };
+}
+
+describe('bank authentication (OAuth2 access tokens)', () => {
+  let secured: Running;
+  let idp: Awaited<ReturnType<typeof testIdentityProvider>>;
+
+  beforeAll(async () => {
+    idp = await testIdentityProvider();
+    secured = await startIngress(endpoints.kafkaBrokers, 5_000, { bankAuth: idp.bankAuth });
+  });
+  afterAll(async () => {
+    await stopIngress(secured);
+  });
 
   const send = async (debit: DirectDebit, authorization?: string) =>
     post(
@@ -1069,7 +1077,7 @@ describe('bank authentication (OAuth2 access tokens)', () => {
 
   test("a bank's own debit with its token is accepted", async () => {
     const debit = debitBody();
-    expect((await send(debit, `Bearer ${await token('250655')}`)).status).toBe(202);
+    expect((await send(debit, await idp.bearer('250655'))).status).toBe(202);
     await received.waitFor((entry) => entry.key === debit.transactionIdentifiers.uetr);
   });
 
@@ -1078,18 +1086,18 @@ describe('bank authentication (OAuth2 access tokens)', () => {
     ['another authentication scheme', async () => 'Basic MjUwNjU1OnNlY3JldA==', 'Bearer'],
     [
       'a token for another audience',
-      async () => `Bearer ${await token('250655', { audience: 'another-api' })}`,
+      async () => idp.bearer('250655', { audience: 'another-api' }),
       'invalid_token',
     ],
-    ['an expired token', async () => `Bearer ${await token('250655', { expiresIn: -120 })}`, 'invalid_token'],
+    ['an expired token', async () => idp.bearer('250655', { expiresIn: -120 }), 'invalid_token'],
     [
       'a token signed by an unknown key',
-      async () => `Bearer ${await token('250655', { key: strangerKey })}`,
+      async () => idp.bearer('250655', { key: idp.strangerKey }),
       'invalid_token',
     ],
     [
       'a token of another issuer',
-      async () => `Bearer ${await token('250655', { issuer: 'https://evil.test' })}`,
+      async () => idp.bearer('250655', { issuer: 'https://evil.test' }),
       'invalid_token',
     ],
     ['not a JWT at all', async () => 'Bearer not-a-jwt', 'invalid_token'],
@@ -1105,7 +1113,7 @@ describe('bank authentication (OAuth2 access tokens)', () => {
 
   test('bank A sending as bank B: 403, nothing recorded', async () => {
     const asOther = debitBody({ instructingAgent: { memberId: '632005' } });
-    const response = await send(asOther, `Bearer ${await token('250655')}`);
+    const response = await send(asOther, await idp.bearer('250655'));
     expect(response.status).toBe(403);
     const problem = (await response.json()) as { type: string; detail: string };
     expect(problem.type).toBe('/problems/forbidden');
@@ -1114,7 +1122,7 @@ describe('bank authentication (OAuth2 access tokens)', () => {
   });
 
   test('a valid token of a client that is no participant: 403', async () => {
-    const response = await send(debitBody(), `Bearer ${await token('999999')}`);
+    const response = await send(debitBody(), await idp.bearer('999999'));
     expect(response.status).toBe(403);
     expect(await response.json()).toMatchObject({ type: '/problems/forbidden' });
   });
@@ -1127,7 +1135,7 @@ describe('bank authentication (OAuth2 access tokens)', () => {
       servicePaths.inboundDirectDebitResponse,
       JSON.stringify(report),
       'application/json',
-      { authorization: `Bearer ${await token('632005')}` },
+      { authorization: await idp.bearer('632005') },
     );
     expect(response.status).toBe(422);
     expect(((await response.json()) as { errors: { pointer: string }[] }).errors[0]?.pointer).toBe(
@@ -1177,39 +1185,16 @@ async function mongoProxy(uri: string): Promise<{ uri: string; cut(): Promise<vo
 }
 
 describe('GET transactions/{uetr} (a bank reads a transaction it is party to)', () => {
-  const issuer = 'https://idp.test/oauth2';
-  const audience = 'regulated-payments';
   let reader: Running;
-  let signingKey: CryptoKey;
-  let strangerKey: CryptoKey;
-  let jwks: JSONWebKeySet;
+  let idp: Awaited<ReturnType<typeof testIdentityProvider>>;
 
   beforeAll(async () => {
-    const pair = await generateKeyPair('ES256');
-    signingKey = pair.privateKey;
-    strangerKey = (await generateKeyPair('ES256')).privateKey;
-    jwks = { keys: [{ ...(await exportJWK(pair.publicKey)), kid: 'idp-1', alg: 'ES256' }] };
-    reader = await startIngress(endpoints.kafkaBrokers, 5_000, { bankAuth: { jwks, issuer, audience } });
+    idp = await testIdentityProvider();
+    reader = await startIngress(endpoints.kafkaBrokers, 5_000, { bankAuth: idp.bankAuth });
   });
   afterAll(async () => {
     await stopIngress(reader);
   });
-
-  async function bearer(
-    clientId: string,
-    options: { audience?: string; expiresIn?: number; key?: CryptoKey } = {},
-  ): Promise<string> {
-    const now = Math.floor(Date.now() / 1000);
-    const token = await new SignJWT({ client_id: clientId })
-      .setProtectedHeader({ alg: 'ES256', kid: 'idp-1', typ: 'at+jwt' })
-      .setIssuer(issuer)
-      .setSubject(clientId)
-      .setAudience(options.audience ?? audience)
-      .setIssuedAt(now - 600)
-      .setExpirationTime(now + (options.expiresIn ?? 300))
-      .sign(options.key ?? signingKey);
-    return `Bearer ${token}`;
-  }
 
   const read = (uetr: string, authorization?: string, running = reader, method = 'GET') =>
     fetch(`${running.server.url}/api/v1/transactions/${uetr}`, {
@@ -1245,7 +1230,7 @@ describe('GET transactions/{uetr} (a bank reads a transaction it is party to)', 
     const debit = await queuedDebit();
     const uetr = debit.transactionIdentifiers.uetr;
     for (const bank of ['250655', '632005']) {
-      const response = await read(uetr, await bearer(bank));
+      const response = await read(uetr, await idp.bearer(bank));
       expect(response.status, bank).toBe(200);
       expect(response.headers.get('content-type')).toBe('application/json');
       expect(response.headers.get('cache-control')).toBe('no-store');
@@ -1295,7 +1280,7 @@ describe('GET transactions/{uetr} (a bank reads a transaction it is party to)', 
 
   test("the creditor's bank reads a credit transfer it is to receive", async () => {
     const credit = await deliveredCredit();
-    const response = await read(credit.transactionIdentifiers.uetr, await bearer('250655'));
+    const response = await read(credit.transactionIdentifiers.uetr, await idp.bearer('250655'));
     expect(response.status).toBe(200);
     expect(await response.json()).toMatchObject({
       transactionType: 'CREDIT_TRANSFER',
@@ -1310,7 +1295,7 @@ describe('GET transactions/{uetr} (a bank reads a transaction it is party to)', 
     const debit = await queuedDebit();
     const uetr = debit.transactionIdentifiers.uetr;
     const unknown = randomUUID();
-    const authorization = await bearer('198765');
+    const authorization = await idp.bearer('198765');
     const [theirs, none] = await Promise.all([read(uetr, authorization), read(unknown, authorization)]);
     expect([theirs.status, none.status]).toEqual([404, 404]);
     for (const response of [theirs, none]) {
@@ -1325,13 +1310,17 @@ describe('GET transactions/{uetr} (a bank reads a transaction it is party to)', 
 
   test.each([
     ['no token', async () => undefined, 'Bearer'],
-    ['an expired token', async () => bearer('250655', { expiresIn: -120 }), 'invalid_token'],
+    ['an expired token', async () => idp.bearer('250655', { expiresIn: -120 }), 'invalid_token'],
     [
       'a token for another audience',
-      async () => bearer('250655', { audience: 'another-api' }),
+      async () => idp.bearer('250655', { audience: 'another-api' }),
       'invalid_token',
     ],
-    ['a token signed by an unknown key', async () => bearer('250655', { key: strangerKey }), 'invalid_token'],
+    [
+      'a token signed by an unknown key',
+      async () => idp.bearer('250655', { key: idp.strangerKey }),
+      'invalid_token',
+    ],
   ])(
     '%s: 401 with WWW-Authenticate, and nothing of the transaction',
     async (_case, authorization, challenge) => {
@@ -1347,7 +1336,7 @@ describe('GET transactions/{uetr} (a bank reads a transaction it is party to)', 
 
   test('a valid token of a client that is no participant: 403', async () => {
     const debit = await queuedDebit();
-    const response = await read(debit.transactionIdentifiers.uetr, await bearer('999999'));
+    const response = await read(debit.transactionIdentifiers.uetr, await idp.bearer('999999'));
     expect(response.status).toBe(403);
     expect(response.headers.get('content-type')).toBe('application/problem+json');
     expect(await response.json()).toMatchObject({ type: '/problems/forbidden', status: 403 });
@@ -1360,7 +1349,7 @@ describe('GET transactions/{uetr} (a bank reads a transaction it is party to)', 
     // Not ASCII: the problem's instance stays a URI reference (percent-encoded as it was sent).
     'Z%F4%8A%93%8E%F1%8E%80%B8',
   ])('a UETR that is not a UUID (%s): 422 naming /uetr', async (uetr) => {
-    const response = await read(uetr, await bearer('250655'));
+    const response = await read(uetr, await idp.bearer('250655'));
     expect(response.status).toBe(422);
     expect(response.headers.get('content-type')).toBe('application/problem+json');
     const problem = (await response.json()) as { instance: string };
@@ -1375,7 +1364,7 @@ describe('GET transactions/{uetr} (a bank reads a transaction it is party to)', 
   test('without bank authentication nothing says which bank reads: 403 for every read', async () => {
     const debit = await queuedDebit();
     // `healthy` names banks by their messages (BANK_AUTH=message): it must not serve a read to anyone.
-    for (const authorization of [undefined, await bearer('250655')]) {
+    for (const authorization of [undefined, await idp.bearer('250655')]) {
       const response = await read(debit.transactionIdentifiers.uetr, authorization, healthy);
       expect(response.status).toBe(403);
       expect(response.headers.get('content-type')).toBe('application/problem+json');
@@ -1386,7 +1375,7 @@ describe('GET transactions/{uetr} (a bank reads a transaction it is party to)', 
   });
 
   test('another method on the route: 405 with Allow: GET, as problem+json', async () => {
-    const authorization = await bearer('250655');
+    const authorization = await idp.bearer('250655');
     for (const method of ['POST', 'PUT', 'DELETE', 'PATCH']) {
       const response = await read(randomUUID(), authorization, reader, method);
       expect(response.status, method).toBe(405);
@@ -1398,11 +1387,11 @@ describe('GET transactions/{uetr} (a bank reads a transaction it is party to)', 
 
   test('a bank over its rate of reads gets 429 with Retry-After; its messages keep their own rate', async () => {
     const limited = await startIngress(endpoints.kafkaBrokers, 5_000, {
-      bankAuth: { jwks, issuer, audience },
+      bankAuth: idp.bankAuth,
       rateLimit: { perSecond: 0.01, burst: 2 },
     });
     try {
-      const authorization = await bearer('250655');
+      const authorization = await idp.bearer('250655');
       const statuses = [];
       for (let index = 0; index < 3; index += 1) {
         const response = await read(randomUUID(), authorization, limited);
@@ -1416,7 +1405,7 @@ describe('GET transactions/{uetr} (a bank reads a transaction it is party to)', 
       }
       expect(statuses).toEqual([404, 404, 429]);
       // Another bank reads on.
-      expect((await read(randomUUID(), await bearer('632005'), limited)).status).toBe(404);
+      expect((await read(randomUUID(), await idp.bearer('632005'), limited)).status).toBe(404);
       // The same bank's payments are not held back by its reads.
       const debit = debitBody();
       const sent = await post(
@@ -1451,11 +1440,11 @@ describe('GET transactions/{uetr} (a bank reads a transaction it is party to)', 
       serverSelectionTimeoutMs: 1_000,
     });
     const isolated = await startIngress(endpoints.kafkaBrokers, 5_000, {
-      bankAuth: { jwks, issuer, audience },
+      bankAuth: idp.bankAuth,
       store: cutOff,
     });
     try {
-      const authorization = await bearer('250655');
+      const authorization = await idp.bearer('250655');
       // Through the proxy first, so the answer below is the cut's and not a misconfiguration's.
       expect((await read(debit.transactionIdentifiers.uetr, authorization, isolated)).status).toBe(200);
       await proxy.cut();
