@@ -6,8 +6,9 @@ import { fileURLToPath } from 'node:url';
 import { Kafka, logLevel } from 'kafkajs';
 import { MongoClient } from 'mongodb';
 import { afterAll, describe, expect, it } from 'vitest';
+import { findPostgresBindir } from './components/postgres.ts';
 import { type ComponentName, componentNames, resolveStackConfig, type StackPorts } from './config.ts';
-import { processAlive } from './process.ts';
+import { delay, processAlive, runCommand } from './process.ts';
 import { killComponent, readStackEnv, type StackUpResult, stackDown, stackStatus, stackUp } from './stack.ts';
 
 /**
@@ -105,6 +106,49 @@ async function mongoRoundTrip(uri: string): Promise<unknown> {
   }
 }
 
+/** Runs a query in FerretDB's backing database through psql; one row per line, columns split by |. */
+async function backendQuery(postgresUrl: string, sql: string): Promise<string[][]> {
+  const bindir = findPostgresBindir();
+  if (!bindir) throw new Error('PostgreSQL is not installed');
+  const url = postgresUrl.replace(/\/postgres$/, '/ferretdb');
+  const result = await runCommand(join(bindir, 'psql'), ['-X', '-v', 'ON_ERROR_STOP=1', url, '-tAc', sql]);
+  if (result.code !== 0) throw new Error(`psql failed: ${result.output}`);
+  return result.output
+    .split('\n')
+    .filter((line) => line.length > 0)
+    .map((line) => line.split('|'));
+}
+
+const twinsOf = (schema: string) =>
+  `from pg_stat_user_indexes s where s.schemaname = '${schema}' and s.indexrelname like 'rp_gin_%' ` +
+  `and s.relname not like '_ferretdb_%'`;
+
+/** The expressions of the GIN twins on the schema's collections, sorted. */
+async function twins(postgresUrl: string, schema: string): Promise<string[]> {
+  const rows = await backendQuery(
+    postgresUrl,
+    `select obj_description(s.indexrelid, 'pg_class') ${twinsOf(schema)}`,
+  );
+  return rows.map(([expression]) => expression ?? '').sort();
+}
+
+/** How often each twin has been scanned, by expression. */
+async function twinScans(postgresUrl: string, schema: string): Promise<Map<string, number>> {
+  const rows = await backendQuery(
+    postgresUrl,
+    `select obj_description(s.indexrelid, 'pg_class'), s.idx_scan ${twinsOf(schema)}`,
+  );
+  return new Map(rows.map(([expression, scans]) => [expression ?? '', Number(scans)]));
+}
+
+async function until(condition: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await delay(200);
+  }
+}
+
 function runCli(args: string[]): Promise<{ code: number | null; output: string }> {
   const cli = fileURLToPath(new URL('./cli.ts', import.meta.url));
   return new Promise((resolve) => {
@@ -150,6 +194,47 @@ describe('local stack', () => {
       expect(await mongoRoundTrip(result.mongodbUri)).toEqual(['100.25']);
     },
     minutes(10),
+  );
+
+  it(
+    "serves FerretDB's pushed-down filters from GIN twins of its indexes, and drops a twin with its index",
+    async () => {
+      const env = readStackEnv(options);
+      if (!env) throw new Error('the stack wrote no stack.env');
+      const database = `twins_${process.pid}`;
+      const client = new MongoClient(env.mongodbUri, { serverSelectionTimeoutMS: 10_000 });
+      await client.connect();
+      try {
+        const collection = client.db(database).collection<{ _id: string; uetr: string }>('postings');
+        // Enough documents that PostgreSQL prefers an index to reading the whole (small) table.
+        await collection.insertMany(
+          Array.from({ length: 5000 }, (_, n) => ({ _id: `posting-${n}`, uetr: `uetr-${n % 500}` })),
+        );
+        await collection.createIndex({ uetr: 1, _id: 1 }, { name: 'by_uetr' });
+        expect(await twins(env.postgresUrl, database)).toEqual([
+          "(_jsonb -> '_id'::text)",
+          "(_jsonb -> 'uetr'::text)",
+        ]);
+
+        expect(await collection.findOne({ _id: 'posting-42' })).toEqual({
+          _id: 'posting-42',
+          uetr: 'uetr-42',
+        });
+        expect(await collection.countDocuments({ uetr: 'uetr-3' })).toBe(10);
+        // PostgreSQL counts index scans once a backend's statistics are flushed (within a second or so).
+        await until(async () => {
+          const scans = await twinScans(env.postgresUrl, database);
+          return scans.get("(_jsonb -> '_id'::text)")! > 0 && scans.get("(_jsonb -> 'uetr'::text)")! > 0;
+        });
+
+        await collection.dropIndex('by_uetr');
+        expect(await twins(env.postgresUrl, database)).toEqual(["(_jsonb -> '_id'::text)"]);
+      } finally {
+        await client.db(database).dropDatabase();
+        await client.close();
+      }
+    },
+    minutes(2),
   );
 
   it(

@@ -21,6 +21,7 @@ import { StackError } from '../errors.ts';
 import { mongoAnswers } from '../health.ts';
 import { readPidFile, runCommand, spawnDetached, stopProcess } from '../process.ts';
 import { type Component, cachedStep, processMarker } from './component.ts';
+import { ginTwinsSql } from './ferretdb-indexes.ts';
 import { findPostgresBindir } from './postgres.ts';
 
 /** PostgreSQL connections FerretDB may hold (see the start command). */
@@ -125,13 +126,11 @@ export const ferretdbComponent: Component = {
     const postgresUrl = `postgres://postgres@127.0.0.1:${config.ports.postgres}`;
     const bindir = findPostgresBindir();
     if (!bindir) throw new StackError('tool_missing', 'PostgreSQL is not installed');
-    const psql = (sql: string) =>
+    const psql = (sql: string, database = 'postgres') =>
       runCommand(
         join(bindir, 'psql'),
-        ['-X', '-v', 'ON_ERROR_STOP=1', `${postgresUrl}/postgres`, '-tAc', sql],
-        {
-          env: config.env,
-        },
+        ['-X', '-v', 'ON_ERROR_STOP=1', `${postgresUrl}/${database}`, '-tAc', sql],
+        { env: config.env },
       );
     const exists = await psql(`select 1 from pg_database where datname = '${backendDatabase}'`);
     if (exists.code !== 0) throw new StackError('start_failed', `psql failed:\n${exists.output}`);
@@ -139,6 +138,10 @@ export const ferretdbComponent: Component = {
       const created = await psql(`create database ${backendDatabase}`);
       if (created.code !== 0)
         throw new StackError('start_failed', `could not create the database:\n${created.output}`);
+    }
+    const twins = await psql(ginTwinsSql(backendDatabase), backendDatabase);
+    if (twins.code !== 0) {
+      throw new StackError('start_failed', `could not set up the index twins:\n${twins.output}`);
     }
     const stateDir = componentDataDir(config, 'ferretdb');
     mkdirSync(stateDir, { recursive: true });
