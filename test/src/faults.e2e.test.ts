@@ -26,13 +26,19 @@ import { type EndToEnd, mapBounded, root, startEndToEnd, waitUntil } from './pip
 // (duplicated: 0), every transaction's postings in its journey's order (out of order: 0). Each fault is
 // one round on the same running pipeline and local stack.
 //
-// `npm run test:faults` runs it at full size (1,000 transactions a round, the bank down for 60 s); the test
-// suite runs a reduced form (RP_FAULTS_TRANSACTIONS, RP_FAULTS_OUTAGE_MS, RP_FAULTS to pick rounds).
+// `npm run test:faults` runs it at full size (1,500 transactions a round, the fault at 1,000 in flight, the
+// bank down for 60 s); the test suite runs a reduced form (RP_FAULTS_TRANSACTIONS, RP_FAULTS_IN_FLIGHT,
+// RP_FAULTS_OUTAGE_MS, RP_FAULTS to pick rounds).
 
 const transactions = Number(process.env.RP_FAULTS_TRANSACTIONS ?? 100);
 const outageMs = Number(process.env.RP_FAULTS_OUTAGE_MS ?? 15_000);
 const only = process.env.RP_FAULTS?.split(',').map((name) => name.trim());
 const concurrency = Number(process.env.RP_FAULTS_CONCURRENCY ?? 16);
+/**
+ * The fault is injected once this many transactions are in flight (answered 202, not yet complete), or
+ * once the round's last one is sent if they never are; the rest of the round is sent during the fault.
+ */
+const inFlightTarget = Number(process.env.RP_FAULTS_IN_FLIGHT ?? Math.ceil(transactions * 0.6));
 /** A round's transactions must all be complete this long after the fault ended. */
 const drainDeadlineMs = Number(process.env.RP_FAULTS_DRAIN_MS ?? 10 * 60_000);
 /** The bank both kinds are booked at: the debits' initiating bank, the credits' creditor bank. */
@@ -151,7 +157,10 @@ const faults: Fault[] = [
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
-/** One round: the transactions sent, the fault injected once a third of them are in, the books checked. */
+/**
+ * One round: the transactions sent, the fault injected once enough of them are in flight, the rest sent
+ * during the fault, the books checked.
+ */
 async function round(fault: Fault): Promise<void> {
   const completions = (stats: Awaited<ReturnType<EndToEnd['bank']['stats']>>) =>
     (stats.postingsByName[completedPosting('debit')] ?? 0) +
@@ -161,11 +170,15 @@ async function round(fault: Fault): Promise<void> {
   const t0 = Date.now();
   const giveUpAt = t0 + drainDeadlineMs;
   let accepted = 0;
+  let inFlight = 0;
   let peakInFlight = 0;
+  let inFlightAtFault = 0;
   let faultDone: Promise<number> | undefined;
   let faultFailed: unknown;
   const startFault = () => {
-    faultDone ??= fault.inject().then(
+    if (faultDone) return;
+    inFlightAtFault = inFlight;
+    faultDone = fault.inject().then(
       () => Date.now(),
       (error: unknown) => {
         faultFailed = error ?? new Error('the fault could not be injected');
@@ -179,7 +192,9 @@ async function round(fault: Fault): Promise<void> {
   const sampler = (async () => {
     while (sampling) {
       try {
-        peakInFlight = Math.max(peakInFlight, accepted - (await completedSoFar()));
+        inFlight = accepted - (await completedSoFar());
+        peakInFlight = Math.max(peakInFlight, inFlight);
+        if (inFlight >= inFlightTarget) startFault();
       } catch {
         // The simulator is busy; the next sample counts.
       }
@@ -192,7 +207,6 @@ async function round(fault: Fault): Promise<void> {
     Array.from({ length: count }),
     fault.concurrency ?? concurrency,
     async (_, index) => {
-      if (index === Math.floor(count / 3)) startFault();
       const outcome = await sendUntilAccepted(e2e, giveUpAt, () => faultFailed !== undefined, kindOf(index));
       if (outcome.acceptedAt !== undefined) accepted += 1;
       return outcome;
@@ -252,6 +266,7 @@ async function round(fault: Fault): Promise<void> {
     fault: fault.name,
     accepted: acceptedOutcomes.length,
     credits: acceptedOutcomes.filter((outcome) => outcome.kind === 'credit').length,
+    inFlightAtFault,
     peakInFlight,
     lost: entries.filter((entry) => !entry.completed).length,
     duplicated: entries.filter((entry) => entry.duplicatedEffects.length > 0).length,
@@ -262,7 +277,7 @@ async function round(fault: Fault): Promise<void> {
   };
   rows.push(row);
   console.log(
-    `${fault.name}: ${row.accepted} accepted (${row.credits} credits), peak ${row.peakInFlight} in flight, ${row.lost} lost, ${row.duplicated} duplicated, ${row.outOfOrder} out of order; complete ${seconds(row.recoveryMs)} after the fault ended; answers ${row.answers}`,
+    `${fault.name}: ${row.accepted} accepted (${row.credits} credits), ${row.inFlightAtFault} in flight at the fault, peak ${row.peakInFlight}, ${row.lost} lost, ${row.duplicated} duplicated, ${row.outOfOrder} out of order; complete ${seconds(row.recoveryMs)} after the fault ended; answers ${row.answers}`,
   );
   const wrong = entries.filter(
     (entry) => !entry.completed || entry.duplicatedEffects.length > 0 || entry.outOfOrder,

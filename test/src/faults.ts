@@ -164,6 +164,8 @@ export interface FaultRow {
   readonly accepted: number;
   /** Of those accepted, the credits (the rest are on-us debits). */
   readonly credits: number;
+  /** Answered 202 and not yet complete when the fault was injected (sampled twice a second). */
+  readonly inFlightAtFault: number;
   readonly peakInFlight: number;
   readonly lost: number;
   readonly duplicated: number;
@@ -179,6 +181,7 @@ export function formatFaultTable(rows: readonly FaultRow[]): string {
     'fault',
     'accepted',
     'credits',
+    'in flight at fault',
     'peak in flight',
     'lost',
     'duplicated',
@@ -191,6 +194,7 @@ export function formatFaultTable(rows: readonly FaultRow[]): string {
     row.fault,
     String(row.accepted),
     String(row.credits),
+    String(row.inFlightAtFault),
     String(row.peakInFlight),
     String(row.lost),
     String(row.duplicated),
