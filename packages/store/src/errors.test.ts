@@ -43,6 +43,30 @@ describe('toStoreError', () => {
       'STORE_UNAVAILABLE',
       true,
     ],
+    [
+      "FerretDB's internal error when its PostgreSQL did not answer in time",
+      new MongoServerError({
+        message:
+          '[msg_update.go:133 handler.(*Handler).updateDocument] [update.go:114 common.UpdateDocument] [collection.go:227 postgresql.(*collection).UpdateAll] timeout: read tcp 127.0.0.1:52128->127.0.0.1:15432: i/o timeout',
+        code: 1,
+        ok: 0,
+      }),
+      'unavailable',
+      'STORE_UNAVAILABLE',
+      true,
+    ],
+    [
+      'the same when PostgreSQL is restarting',
+      new MongoServerError({
+        message: 'FATAL: the database system is starting up (SQLSTATE 57P03)',
+        code: 1,
+        ok: 0,
+      }),
+      'unavailable',
+      'STORE_UNAVAILABLE',
+      true,
+    ],
+    ['an internal error that is not about the connection', serverError(1), 'rejected', 'INTERNAL', false],
     ['a duplicate key', serverError(11000), 'duplicate-key', 'CONFLICT', false],
     ['a rejected command', serverError(2), 'rejected', 'INTERNAL', false],
     [

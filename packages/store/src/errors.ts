@@ -110,6 +110,7 @@ function classify(error: unknown): StoreFailure {
     if (code !== undefined && timeoutServerCodes.has(code)) return 'timeout';
     if (code !== undefined && transientServerCodes.has(code)) return 'unavailable';
     if (retriableLabels.some((label) => error.hasErrorLabel(label))) return 'unavailable';
+    if (lostItsBackend(error.message)) return 'unavailable';
     return 'rejected';
   }
   if (error instanceof MongoError) {
@@ -122,6 +123,19 @@ function classify(error: unknown): StoreFailure {
   // socket has been ended by the other party", EPIPE): the connection is the problem, not the command.
   if (error instanceof Error && isSocketFailure(error)) return 'unavailable';
   return 'rejected';
+}
+
+/**
+ * A MongoDB-compatible server that could not reach its own backing database (FerretDB on PostgreSQL)
+ * answers with an internal error that carries the backend's connection failure, e.g. "[collection.go:227
+ * postgresql.(*collection).UpdateAll] timeout: read tcp 127.0.0.1:52128->127.0.0.1:15432: i/o timeout".
+ * The command was not refused: the server is briefly unavailable, like a primary stepping down.
+ */
+const backendConnectionFailure =
+  /i\/o timeout|connection refused|connection reset by peer|broken pipe|unexpected EOF|conn closed|failed to connect to|server closed the connection unexpectedly|the database system is (?:starting up|shutting down|in recovery mode)|terminating connection due to administrator command/i;
+
+function lostItsBackend(message: string): boolean {
+  return backendConnectionFailure.test(message);
 }
 
 const socketErrorCodes = new Set([

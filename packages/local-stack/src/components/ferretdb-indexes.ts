@@ -42,7 +42,8 @@ BEGIN
     twin := 'rp_gin_' || substr(md5(tbl::text || key.expr), 1, 24);
     IF NOT EXISTS (SELECT 1 FROM pg_class c WHERE c.relname = twin
                    AND c.relnamespace = (SELECT relnamespace FROM pg_class WHERE oid = tbl)) THEN
-      EXECUTE format('CREATE INDEX %I ON %s USING gin (%s jsonb_path_ops)', twin, tbl::regclass, key.expr);
+      EXECUTE format('CREATE INDEX IF NOT EXISTS %I ON %s USING gin (%s jsonb_path_ops)',
+        twin, tbl::regclass, key.expr);
       EXECUTE format('COMMENT ON INDEX %I.%I IS %L',
         (SELECT nspname FROM pg_namespace n JOIN pg_class c ON c.relnamespace = n.oid WHERE c.oid = tbl),
         twin, key.expr);
