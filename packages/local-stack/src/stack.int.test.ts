@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { Kafka, logLevel } from 'kafkajs';
 import { MongoClient } from 'mongodb';
 import { afterAll, describe, expect, it } from 'vitest';
+import { backendDatabase } from './components/ferretdb.ts';
 import { findPostgresBindir } from './components/postgres.ts';
 import { type ComponentName, componentNames, resolveStackConfig, type StackPorts } from './config.ts';
 import { delay, processAlive, runCommand } from './process.ts';
@@ -110,7 +111,7 @@ async function mongoRoundTrip(uri: string): Promise<unknown> {
 async function backendQuery(postgresUrl: string, sql: string): Promise<string[][]> {
   const bindir = findPostgresBindir();
   if (!bindir) throw new Error('PostgreSQL is not installed');
-  const url = postgresUrl.replace(/\/postgres$/, '/ferretdb');
+  const url = postgresUrl.replace(/\/postgres$/, `/${backendDatabase}`);
   const result = await runCommand(join(bindir, 'psql'), ['-X', '-v', 'ON_ERROR_STOP=1', url, '-tAc', sql]);
   if (result.code !== 0) throw new Error(`psql failed: ${result.output}`);
   return result.output

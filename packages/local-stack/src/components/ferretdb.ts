@@ -30,7 +30,7 @@ export const ferretdbPoolSize = 250;
 const modulePath = 'github.com/FerretDB/FerretDB';
 const moduleVersion = `v${versions.ferretdb}`;
 /** The database inside PostgreSQL that holds every MongoDB database FerretDB serves. */
-const backendDatabase = 'ferretdb';
+export const backendDatabase = 'ferretdb';
 
 function ferretHome(config: StackConfig): string {
   return join(config.cacheDir, `ferretdb-${versions.ferretdb}`);
