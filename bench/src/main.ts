@@ -3,13 +3,14 @@
  * them, in one run. Prints a table and writes the same figures, with the machine, to bench/results/.
  *
  *   npm run bench -- [--quick] [--only limits|pipeline] [--duration 60] [--concurrency 32]
- *                    [--queue 10000] [--outage 60] [--sample 300]
+ *                    [--queue 10000] [--outage 60] [--sample 300] [--profile]
  *
  * Uses KAFKA_BROKERS, SCHEMA_REGISTRY_URL and MONGODB_URI when set, else starts the local stack.
  */
+import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { stackUp } from '@rp/local-stack';
+import { readStackEnv, stackStatus, stackUp } from '@rp/local-stack';
 import { httpLimits } from './limits-http.ts';
 import { kafkaLimits } from './limits-kafka.ts';
 import { mongoLimits } from './limits-mongo.ts';
@@ -27,6 +28,7 @@ const { values } = parseArgs({
     queue: { type: 'string' },
     outage: { type: 'string' },
     sample: { type: 'string' },
+    profile: { type: 'boolean', default: false },
   },
 });
 const quick = values.quick === true;
@@ -44,6 +46,7 @@ const settings = {
   queue: number(values.queue, quick ? 500 : 10_000, 'queue'),
   outageSeconds: number(values.outage, quick ? 10 : 60, 'outage'),
   sample: number(values.sample, quick ? 100 : 300, 'sample'),
+  profile: values.profile === true,
   kafkaRecords: quick ? 20_000 : 200_000,
   mongoOperations: quick ? 1_000 : 5_000,
   mongoConcurrency: 16,
@@ -68,6 +71,27 @@ const endpoints = {
   schemaRegistryUrl: stack.schemaRegistryUrl,
   mongodbUri: stack.mongodbUri,
 };
+
+/** The local stack's processes, when the endpoints are its own: their CPU is accounted in the pipeline run. */
+async function localInfrastructure(): Promise<Map<string, number>> {
+  const local = readStackEnv();
+  if (local?.mongodbUri !== endpoints.mongodbUri) return new Map();
+  const status = await stackStatus();
+  return new Map(
+    status.components
+      .filter((component) => component.pid !== undefined && component.state !== 'dead')
+      .map((component) => [component.name, component.pid as number]),
+  );
+}
+
+/** A fresh directory for this run's CPU profiles, beside its results. */
+function profileDir(): string {
+  const dir = fileURLToPath(
+    new URL(`../results/profiles/${startedAt.replace(/[:.]/g, '-')}`, import.meta.url),
+  );
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
 
 const rows: Row[] = [];
 if (settings.only !== 'pipeline') {
@@ -113,6 +137,8 @@ if (settings.only !== 'limits') {
         queue: settings.queue,
         outageSeconds: settings.outageSeconds,
         sample: settings.sample,
+        infrastructure: await localInfrastructure(),
+        ...(settings.profile ? { profileDir: profileDir() } : {}),
       },
       log,
     )),

@@ -11,6 +11,8 @@ import {
 import { Kafka, logLevel } from 'kafkajs';
 import { MongoClient } from 'mongodb';
 import { Pool } from 'undici';
+import { machineCpu, processTreeSeconds } from './cpu.ts';
+import { type ProfileSummary, summarizeProfiles } from './profile.ts';
 import type { Row } from './report.ts';
 import { bounded, metricValue, parsePrometheus, round, summarize } from './stats.ts';
 
@@ -28,6 +30,13 @@ export interface PipelineBenchOptions {
   readonly outageSeconds: number;
   /** Transactions whose postings are fetched to check order and measure latency. */
   readonly sample: number;
+  /**
+   * Where each service writes its V8 CPU profile of the whole run (`node --cpu-prof`), summarised at the
+   * end; none when undefined.
+   */
+  readonly profileDir?: string;
+  /** Processes of the infrastructure on this machine (the local stack's), by name, for CPU accounting. */
+  readonly infrastructure?: ReadonlyMap<string, number>;
 }
 
 const completedState = 'DEBIT_COMPLETED';
@@ -102,6 +111,28 @@ class Probe {
       }),
     );
     return Object.fromEntries(entries);
+  }
+
+  /**
+   * CPU seconds so far: each service (its own process metrics), each infrastructure process tree, this
+   * bench process, and the machine as a whole.
+   */
+  async cpu(infrastructure: ReadonlyMap<string, number>) {
+    const services = await Promise.all(
+      pipelineServices.map(
+        async (service) =>
+          [service, metricValue(await this.metrics(service), 'process_cpu_seconds_total')] as const,
+      ),
+    );
+    const own = process.cpuUsage();
+    return {
+      processes: new Map<string, number>([
+        ...services,
+        ...processTreeSeconds(infrastructure),
+        ['bench (load generator)', (own.user + own.system) / 1e6],
+      ]),
+      machine: machineCpu(),
+    };
   }
 
   /** Commands the MongoDB-compatible server has run, by kind (server-wide counters). */
@@ -228,8 +259,21 @@ export async function pipelineBench(
       RESPONSE_DELAY: '0ms',
       ...anyTimeWindows,
     },
+    ...(options.profileDir === undefined
+      ? {}
+      : {
+          serviceEnv: Object.fromEntries(
+            pipelineServices.map((service) => [
+              service,
+              {
+                NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${options.profileDir} --cpu-prof-name=${service}.cpuprofile`,
+              },
+            ]),
+          ),
+        }),
   });
   const probe = new Probe(pipeline, options.endpoints);
+  const infrastructure = options.infrastructure ?? new Map<string, number>();
   const scheduler = pipeline.url('scheduler');
   const admin = async (path: string) =>
     fetch(`${scheduler}${path}`, {
@@ -315,6 +359,7 @@ export async function pipelineBench(
       mongo: await probe.mongoCommands(),
       kafka: await probe.kafkaRecords(),
       http: await probe.httpAtBank(),
+      cpu: await probe.cpu(infrastructure),
     };
     const sent: Sent[] = [];
     const memoryPeak: Record<string, number> = {};
@@ -345,6 +390,7 @@ export async function pipelineBench(
     const mongo = await probe.mongoCommands();
     const kafka = await probe.kafkaRecords();
     const http = await probe.httpAtBank();
+    const cpu = await probe.cpu(infrastructure);
     const stats = await probe.bank.stats();
     const examined = await examine(probe, sent, options.sample);
     const rate = completed / seconds;
@@ -386,6 +432,7 @@ export async function pipelineBench(
     );
     for (const [service, mb] of Object.entries(memoryPeak))
       rows.push({ group: 'pipeline', name: `memory peak under load: ${service}`, value: mb, unit: 'MB RSS' });
+    rows.push(...cpuRows(before.cpu, cpu, completed));
 
     // Phase 2: latency at half of the sustained rate, open loop.
     const halfRate = Math.max(1, rate / 2);
@@ -483,6 +530,80 @@ export async function pipelineBench(
   } finally {
     await probe.close();
     await pipeline.stop();
+  }
+  if (options.profileDir !== undefined) rows.push(...profileRows(summarizeProfiles(options.profileDir)));
+  return rows;
+}
+
+/**
+ * Each service's profile: its busy time and the packages it went to, most first; then the functions of
+ * the busiest service by self time.
+ */
+export function profileRows(profiles: ReadonlyMap<string, ProfileSummary>): Row[] {
+  const rows: Row[] = [];
+  const busiest = [...profiles].sort((a, b) => b[1].busyMs - a[1].busyMs);
+  for (const [service, summary] of busiest) {
+    rows.push({
+      group: 'profile',
+      name: `${service}: CPU over the run`,
+      value: round(summary.busyMs / 1000, 1),
+      unit: 's',
+      detail: summary.packages
+        .slice(0, 5)
+        .map((share) => `${share.name} ${share.percent}%`)
+        .join(', '),
+    });
+  }
+  const [hottest, summary] = busiest[0] ?? [];
+  if (hottest !== undefined && summary !== undefined) {
+    for (const share of summary.functions.slice(0, 10)) {
+      rows.push({
+        group: 'profile',
+        name: `${hottest} self time: ${share.name}`,
+        value: share.percent,
+        unit: '% of its CPU',
+      });
+    }
+  }
+  return rows;
+}
+
+type CpuReading = Awaited<ReturnType<Probe['cpu']>>;
+
+/**
+ * The throughput phase's CPU: how busy the machine was, and each process's CPU time per completed
+ * debit, most first, with its share of the machine's busy time. What the pipeline's rate is bound by
+ * when the machine is saturated.
+ */
+export function cpuRows(before: CpuReading, after: CpuReading, completed: number): Row[] {
+  const rows: Row[] = [];
+  const machineBusy =
+    before.machine && after.machine ? after.machine.busySeconds - before.machine.busySeconds : undefined;
+  if (before.machine && after.machine && machineBusy !== undefined) {
+    const total = after.machine.totalSeconds - before.machine.totalSeconds;
+    rows.push({
+      group: 'pipeline',
+      name: 'machine CPU busy during the throughput phase',
+      value: round((100 * machineBusy) / total, 0),
+      unit: '% of all cores',
+      detail: `${round(machineBusy, 0)} of ${round(total, 0)} core-seconds; ${round((1000 * machineBusy) / completed, 0)} ms per debit`,
+    });
+  }
+  const used = [...after.processes]
+    .map(([name, seconds]) => [name, seconds - (before.processes.get(name) ?? seconds)] as const)
+    .filter(([name]) => before.processes.has(name))
+    .sort((a, b) => b[1] - a[1]);
+  for (const [name, seconds] of used) {
+    rows.push({
+      group: 'pipeline',
+      name: `CPU per debit: ${name}`,
+      value: round((1000 * seconds) / completed, 1),
+      unit: 'ms',
+      detail:
+        machineBusy === undefined
+          ? ''
+          : `${round((100 * seconds) / machineBusy, 0)}% of the machine's busy time`,
+    });
   }
   return rows;
 }

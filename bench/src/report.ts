@@ -4,8 +4,8 @@ import type { Machine } from './machine.ts';
 
 /** One measured figure. */
 export interface Row {
-  /** `limit` (the yardstick) or `pipeline` (the product measured beside it). */
-  readonly group: 'limit' | 'pipeline';
+  /** `limit` (the yardstick), `pipeline` (the product measured beside it) or `profile` (where its CPU went). */
+  readonly group: 'limit' | 'pipeline' | 'profile';
   readonly name: string;
   readonly value: number;
   readonly unit: string;

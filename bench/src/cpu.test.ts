@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { parseMachineCpu, parseProcessStat, treeTicks } from './cpu.ts';
+
+describe('CPU accounting from /proc', () => {
+  it('reads the machine line of /proc/stat: busy without idle and iowait', () => {
+    const text = 'cpu  100 5 40 800 20 3 2 30 0 0\ncpu0 50 2 20 400 10 1 1 15 0 0\nintr 1\n';
+    expect(parseMachineCpu(text, 100)).toEqual({ busySeconds: 1.8, totalSeconds: 10 });
+  });
+
+  it('reads a process line whose command holds spaces and parentheses', () => {
+    const text =
+      '4242 (postgres: x (y) idle) S 4000 4242 4242 0 -1 4194560 1200 0 3 0 250 75 0 0 20 0 1 0 99 1000 50';
+    expect(parseProcessStat(text)).toEqual({ pid: 4242, ppid: 4000, ticks: 325 });
+    expect(parseProcessStat('garbage')).toBeUndefined();
+  });
+
+  it('sums a process with all of its descendants, and leaves out a root that is gone', () => {
+    const table = [
+      { pid: 10, ppid: 1, ticks: 5 },
+      { pid: 11, ppid: 10, ticks: 7 },
+      { pid: 12, ppid: 11, ticks: 3 },
+      { pid: 20, ppid: 1, ticks: 100 },
+    ];
+    const result = treeTicks(
+      table,
+      new Map([
+        ['postgres', 10],
+        ['kafka', 20],
+        ['gone', 99],
+      ]),
+    );
+    expect(result).toEqual(
+      new Map([
+        ['postgres', 15],
+        ['kafka', 100],
+      ]),
+    );
+  });
+});

@@ -1,0 +1,125 @@
+/**
+ * Where the CPU goes: the machine's busy time from /proc/stat, and each process tree's CPU time from
+ * /proc/<pid>/stat (a process and every descendant alive at the reading: PostgreSQL's backends under
+ * its postmaster, for example). Linux only; elsewhere the readings are empty and the bench says so.
+ */
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+
+/** Clock ticks per second of /proc's time fields. */
+function ticksPerSecond(): number {
+  try {
+    const value = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
+    return Number.isFinite(value) && value > 0 ? value : 100;
+  } catch {
+    return 100;
+  }
+}
+
+let hz: number | undefined;
+const tickRate = () => {
+  hz ??= ticksPerSecond();
+  return hz;
+};
+
+export interface MachineCpu {
+  /** Seconds some core was busy (user, nice, system, irq, softirq, steal), summed over cores. */
+  readonly busySeconds: number;
+  /** Seconds of every core, busy or not. */
+  readonly totalSeconds: number;
+}
+
+/** The first line of /proc/stat: `cpu  user nice system idle iowait irq softirq steal ...` in ticks. */
+export function parseMachineCpu(statText: string, ticks: number): MachineCpu {
+  const line = statText.split('\n').find((entry) => entry.startsWith('cpu '));
+  if (!line) throw new Error('/proc/stat has no cpu line');
+  const fields = line.trim().split(/\s+/).slice(1, 9).map(Number);
+  const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] = fields;
+  const busy = user + nice + system + irq + softirq + steal;
+  return { busySeconds: busy / ticks, totalSeconds: (busy + idle + iowait) / ticks };
+}
+
+export function machineCpu(): MachineCpu | undefined {
+  try {
+    return parseMachineCpu(readFileSync('/proc/stat', 'utf8'), tickRate());
+  } catch {
+    return undefined;
+  }
+}
+
+export interface ProcessTimes {
+  readonly pid: number;
+  readonly ppid: number;
+  /** User and system time, in ticks. */
+  readonly ticks: number;
+}
+
+/** One /proc/<pid>/stat line. The command name may hold spaces and parentheses: fields follow the last `)`. */
+export function parseProcessStat(text: string): ProcessTimes | undefined {
+  const close = text.lastIndexOf(')');
+  const open = text.indexOf('(');
+  if (close < 0 || open < 0) return undefined;
+  const pid = Number(text.slice(0, open).trim());
+  const rest = text
+    .slice(close + 1)
+    .trim()
+    .split(/\s+/);
+  // rest: state ppid pgrp session tty_nr tpgid flags minflt cminflt majflt cmajflt utime stime ...
+  const ppid = Number(rest[1]);
+  const utime = Number(rest[11]);
+  const stime = Number(rest[12]);
+  if (![pid, ppid, utime, stime].every(Number.isFinite)) return undefined;
+  return { pid, ppid, ticks: utime + stime };
+}
+
+/** Every process's times now. */
+function processTable(): ProcessTimes[] {
+  const table: ProcessTimes[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const parsed = parseProcessStat(readFileSync(`/proc/${entry}/stat`, 'utf8'));
+      if (parsed) table.push(parsed);
+    } catch {
+      // exited between the listing and the read
+    }
+  }
+  return table;
+}
+
+/** Ticks of each root and all of its descendants, from one reading of the table. */
+export function treeTicks(table: readonly ProcessTimes[], roots: ReadonlyMap<string, number>) {
+  const children = new Map<number, ProcessTimes[]>();
+  const byPid = new Map<number, ProcessTimes>();
+  for (const entry of table) {
+    byPid.set(entry.pid, entry);
+    const list = children.get(entry.ppid);
+    if (list) list.push(entry);
+    else children.set(entry.ppid, [entry]);
+  }
+  const result = new Map<string, number>();
+  for (const [name, root] of roots) {
+    const top = byPid.get(root);
+    if (!top) continue;
+    let ticks = 0;
+    const stack = [top];
+    while (stack.length > 0) {
+      const entry = stack.pop() as ProcessTimes;
+      ticks += entry.ticks;
+      stack.push(...(children.get(entry.pid) ?? []));
+    }
+    result.set(name, ticks);
+  }
+  return result;
+}
+
+/** CPU seconds of each named process tree now. Trees whose root is gone are left out. */
+export function processTreeSeconds(roots: ReadonlyMap<string, number>): Map<string, number> {
+  if (roots.size === 0) return new Map();
+  try {
+    const ticks = treeTicks(processTable(), roots);
+    return new Map([...ticks].map(([name, value]) => [name, value / tickRate()]));
+  } catch {
+    return new Map();
+  }
+}
