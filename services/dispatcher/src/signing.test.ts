@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, createSecretKey } from 'node:crypto';
 import { describe, expect, test } from 'vitest';
 import {
   keysFor,
@@ -20,7 +20,10 @@ describe('signatures', () => {
   });
 
   test('v1 HMAC-SHA256 over id.timestamp.body, one per key during a rotation', () => {
-    const keys = [signingKey('first secret 0123456789'), signingKey('older secret 0123456789')];
+    const keys = [
+      createSecretKey(signingKey('first secret 0123456789')),
+      createSecretKey(signingKey('older secret 0123456789')),
+    ];
     const expected = (key: string) =>
       createHmac('sha256', key).update('MSG1.1700000000.{"a":1}').digest('base64');
     expect(signature(keys, 'MSG1', 1_700_000_000, '{"a":1}')).toBe(
