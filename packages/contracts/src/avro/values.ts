@@ -22,6 +22,42 @@ const isUnion = (type: avro.Type): type is UnionTypeLike => type.typeName.starts
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/**
+ * What each type's conversion looks up, computed once per type rather than per message: a record's
+ * member names, a union's non-null branches and wrapped-branch names, a branch's kind.
+ */
+const memberNames = new WeakMap<avro.Type, ReadonlySet<string>>();
+const unionBranches = new WeakMap<avro.Type, readonly avro.Type[]>();
+const wrappedBranches = new WeakMap<avro.Type, ReadonlyMap<string, avro.Type>>();
+const branchKinds = new WeakMap<avro.Type, string>();
+
+function membersOf(type: RecordTypeLike): ReadonlySet<string> {
+  let names = memberNames.get(type);
+  if (names === undefined) {
+    names = new Set(type.fields.map((field) => field.name));
+    memberNames.set(type, names);
+  }
+  return names;
+}
+
+function nonNullBranches(type: UnionTypeLike): readonly avro.Type[] {
+  let branches = unionBranches.get(type);
+  if (branches === undefined) {
+    branches = type.types.filter((branch) => branch.typeName !== 'null');
+    unionBranches.set(type, branches);
+  }
+  return branches;
+}
+
+function wrappedBranch(type: UnionTypeLike, branchName: string): avro.Type | undefined {
+  let byName = wrappedBranches.get(type);
+  if (byName === undefined) {
+    byName = new Map(type.types.map((branch) => [branch.branchName as string, branch]));
+    wrappedBranches.set(type, byName);
+  }
+  return byName.get(branchName);
+}
+
 function invalid(path: string, detail: string): never {
   throw contractError('INVALID_MESSAGE', `${path || '/'}: ${detail}`);
 }
@@ -35,7 +71,7 @@ export function toAvroValue(
   if (isUnion(type)) return unionToAvro(type, value, discriminators, path);
   if (isRecord(type)) {
     if (!isPlainObject(value)) invalid(path, `must be an object (${type.name})`);
-    const known = new Set(type.fields.map((field) => field.name));
+    const known = membersOf(type);
     for (const key of Object.keys(value)) {
       if (!known.has(key)) invalid(`${path}/${key}`, `is not a member of ${type.name}`);
     }
@@ -75,7 +111,7 @@ export function fromAvroValue(type: avro.Type, value: unknown): unknown {
     if (value === null) return undefined;
     if (type.typeName === 'union:wrapped') {
       const [branchName, inner] = Object.entries(value as Record<string, unknown>)[0] ?? [];
-      const branch = type.types.find((candidate) => candidate.branchName === branchName);
+      const branch = branchName === undefined ? undefined : wrappedBranch(type, branchName);
       if (!branch) throw contractError('INVALID_MESSAGE', `unknown union branch ${String(branchName)}`);
       return fromAvroValue(branch, inner);
     }
@@ -110,7 +146,7 @@ export function fromAvroValue(type: avro.Type, value: unknown): unknown {
 }
 
 function acceptsNull(union: UnionTypeLike): boolean {
-  return union.types.some((branch) => branch.typeName === 'null');
+  return nonNullBranches(union).length < union.types.length;
 }
 
 function unionToAvro(
@@ -134,7 +170,7 @@ function chooseBranch(
   discriminators: Discriminators,
   path: string,
 ): avro.Type {
-  const candidates = type.types.filter((branch) => branch.typeName !== 'null' && fitsKind(branch, value));
+  const candidates = nonNullBranches(type).filter((branch) => fitsKind(branch, value));
   if (candidates.length === 1) return candidates[0]!;
   const records = candidates.filter(isRecord);
   if (records.length > 0 && isPlainObject(value)) {
@@ -151,14 +187,25 @@ function chooseBranch(
   invalid(path, `does not match any of ${type.types.map((branch) => branch.branchName).join(', ')}`);
 }
 
+/** A branch's kind: its type name, or for a logical type its underlying one (decimals and dates: strings). */
+function kindOf(branch: avro.Type): string {
+  let kind = branchKinds.get(branch);
+  if (kind === undefined) {
+    const typeName = branch.typeName;
+    kind =
+      typeName === 'logical:decimal' || typeName === 'logical:date'
+        ? 'string'
+        : typeName.startsWith('logical:')
+          ? (branch as unknown as { underlyingType: avro.Type }).underlyingType.typeName
+          : typeName;
+    branchKinds.set(branch, kind);
+  }
+  return kind;
+}
+
 /** Whether a JavaScript value has the shape of a branch, before looking inside it. */
 function fitsKind(branch: avro.Type, value: unknown): boolean {
-  const name = branch.typeName.startsWith('logical:')
-    ? (branch as unknown as { underlyingType: avro.Type }).underlyingType.typeName
-    : branch.typeName;
-  if (branch.typeName === 'logical:decimal') return typeof value === 'string';
-  if (branch.typeName === 'logical:date') return typeof value === 'string';
-  switch (name) {
+  switch (kindOf(branch)) {
     case 'string':
     case 'enum':
       return typeof value === 'string';
@@ -183,7 +230,7 @@ function fitsKind(branch: avro.Type, value: unknown): boolean {
 }
 
 function unwrappedBranch(type: UnionTypeLike, value: unknown): avro.Type {
-  return type.types.find((branch) => branch.typeName !== 'null' && fitsKind(branch, value)) ?? type.types[0]!;
+  return nonNullBranches(type).find((branch) => fitsKind(branch, value)) ?? type.types[0]!;
 }
 
 /**
