@@ -67,8 +67,18 @@ export class BankClient {
     signal?: AbortSignal,
   ): Promise<AttemptResult> {
     const started = performance.now();
-    const timeout = AbortSignal.timeout(this.#options.attemptTimeoutMs);
-    const combined = signal ? AbortSignal.any([timeout, signal]) : timeout;
+    // A timer cleared when the attempt ends, rather than AbortSignal.timeout: that one fires (and builds
+    // its TimeoutError) after every attempt, answered or not, and AbortSignal.any adds a signal per call.
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, this.#options.attemptTimeoutMs);
+    const abort = () => controller.abort();
+    if (signal?.aborted) abort();
+    else signal?.addEventListener('abort', abort, { once: true });
+    const combined = controller.signal;
     const latency = () => Math.round((performance.now() - started) * 10) / 10;
     try {
       const response = await request(url, {
@@ -96,12 +106,15 @@ export class BankClient {
         ...(retryAfter === undefined ? {} : { retryAfter }),
       };
     } catch (error) {
-      const reason = timeout.aborted
+      const reason = timedOut
         ? `no answer within ${this.#options.attemptTimeoutMs} ms`
         : signal?.aborted
           ? 'aborted'
           : describeNetworkError(error);
       return { kind: 'retryable', status: null, error: reason, latencyMs: latency() };
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', abort);
     }
   }
 
