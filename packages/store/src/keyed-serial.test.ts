@@ -43,29 +43,4 @@ describe('KeyedSerial', () => {
     await tick();
     expect(serial.size).toBe(0);
   });
-
-  it('runs work over several keys after the earlier work of each, and before the later work of any', async () => {
-    const serial = new KeyedSerial();
-    const log: string[] = [];
-    const work = (name: string) => async () => {
-      log.push(`start ${name}`);
-      await tick();
-      log.push(`end ${name}`);
-      return name;
-    };
-    const results = await Promise.all([
-      serial.run('a', work('a1')),
-      serial.run('c', work('c1')),
-      serial.runAll(['a', 'b', 'a'], work('ab')),
-      serial.run('b', work('b2')),
-      serial.run('c', work('c2')),
-    ]);
-    expect(results).toEqual(['a1', 'c1', 'ab', 'b2', 'c2']);
-    expect(log.indexOf('start ab')).toBeGreaterThan(log.indexOf('end a1'));
-    expect(log.indexOf('start b2')).toBeGreaterThan(log.indexOf('end ab'));
-    // c is not among its keys: c's work goes on beside it.
-    expect(log.indexOf('start c2')).toBeLessThan(log.indexOf('end ab'));
-    await tick();
-    expect(serial.size).toBe(0);
-  });
 });

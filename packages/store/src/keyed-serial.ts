@@ -24,28 +24,6 @@ export class KeyedSerial {
     return result;
   }
 
-  /**
-   * Runs `work` once the work queued earlier under every one of `keys` has ended; work queued later under
-   * any of them waits for it. Each call waits only on calls made before it, so none can wait on another
-   * in a circle.
-   */
-  runAll<T>(keys: readonly string[], work: () => Promise<T>): Promise<T> {
-    const unique = [...new Set(keys)];
-    const previous = unique
-      .map((key) => this.#tails.get(key))
-      .filter((tail): tail is Promise<void> => tail !== undefined);
-    const result = previous.length === 0 ? work() : Promise.all(previous).then(work);
-    const tail = result.then(
-      () => undefined,
-      () => undefined,
-    );
-    for (const key of unique) this.#tails.set(key, tail);
-    void tail.then(() => {
-      for (const key of unique) if (this.#tails.get(key) === tail) this.#tails.delete(key);
-    });
-    return result;
-  }
-
   /** Keys with work in flight or waiting. */
   get size(): number {
     return this.#tails.size;

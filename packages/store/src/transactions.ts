@@ -1,8 +1,8 @@
-import { type Collection, type Document, type Filter, MongoBulkWriteError, type UpdateFilter } from 'mongodb';
+import type { Collection, Document, Filter, UpdateFilter } from 'mongodb';
 import { pushBounded } from './bounded-list.ts';
-import { DUPLICATE_KEY, isDuplicateKey, StoreError, toStoreError } from './errors.ts';
+import { isDuplicateKey, StoreError, toStoreError } from './errors.ts';
 import { KeyedSerial } from './keyed-serial.ts';
-import { chunk, mapBounded, type StoreLimits } from './limits.ts';
+import { mapBounded, type StoreLimits } from './limits.ts';
 import {
   groupChangesByTransaction,
   type TransactionChangeGroup,
@@ -163,15 +163,13 @@ export class TransactionRepository {
   }
 
   /**
-   * Applies a batch of state changes: one guarded write per transaction, sent together as unordered bulk
-   * writes of `limits.bulkBatchSize` (at most `limits.writeConcurrency` in flight). Safe to call again
-   * with the same batch.
+   * Applies a batch of state changes: one guarded write per transaction, at most
+   * `limits.writeConcurrency` in flight. Safe to call again with the same batch.
    */
   async applyChanges(changes: readonly TransactionStateChange[]): Promise<ApplyChangesResult> {
     const groups = groupChangesByTransaction(changes);
-    const outcomes = await this.#writes.runAll(
-      groups.map((group) => group.uetr),
-      () => this.#applyGroups(groups),
+    const outcomes = await mapBounded(groups, this.#options.limits.writeConcurrency, (group) =>
+      this.#writes.run(group.uetr, () => this.#applyGroup(group)),
     );
     const result: ApplyChangesResult = {
       transactions: groups.length,
@@ -189,104 +187,22 @@ export class TransactionRepository {
     return result;
   }
 
-  /**
-   * The first guarded write of every transaction goes out in bulk; a transaction whose guard failed
-   * (its snapshot moved on elsewhere) is written again on its own after re-reading its position.
-   */
-  async #applyGroups(groups: readonly TransactionChangeGroup[]): Promise<GroupOutcome[]> {
-    const limits = this.#options.limits;
-    const positions = await mapBounded(groups, limits.writeConcurrency, async (group) => {
-      return this.#positions.get(group.uetr) ?? (await this.#coldPosition(group));
-    });
-    const outcomes = new Array<GroupOutcome>(groups.length);
-    const writes: PlannedWrite[] = [];
-    groups.forEach((group, index) => {
-      const position = positions[index] as SnapshotPosition;
-      const planned = planWrite(group, position);
-      if (planned === undefined) {
-        this.#positions.set(group.uetr, position);
-        outcomes[index] = { writes: 0, applied: 0, skipped: group.changes.length };
-      } else writes.push({ index, group, position, ...planned });
-    });
-    /** Writes of a bulk write in which a guard failed: checked one by one. */
-    const conflicts: PlannedWrite[] = [];
-    await mapBounded(chunk(writes, limits.bulkBatchSize), limits.writeConcurrency, async (batch) => {
-      this.#stats.snapshotWrites += batch.length;
-      const failed = await this.#bulkWrite(batch);
-      for (const write of batch) {
-        if (failed.has(write.index)) conflicts.push(write);
-        else {
-          this.#positions.set(write.group.uetr, write.next);
-          outcomes[write.index] = {
-            writes: 1,
-            applied: write.fresh.length,
-            skipped: write.group.changes.length - write.fresh.length,
-          };
-        }
-      }
-    });
-    for (const write of conflicts) {
-      // A change the bulk write applied before it stopped counts as skipped here (it is in the snapshot).
-      const retried = await this.#applyGroup(write.group, await this.#readPosition(write.group.uetr));
-      outcomes[write.index] = { ...retried, writes: retried.writes + 1 };
-    }
-    return outcomes;
-  }
-
-  /**
-   * One unordered bulk write; the indexes of the writes to check one by one when a guard failed (a
-   * duplicate `_id`). That is every write of the batch: MongoDB goes on past a failed write of an
-   * unordered bulk write and names each failure, but the local MongoDB-compatible server stops at the
-   * first one without saying so (measured), so which of the others were applied is not known. Checking
-   * them is safe either way: each re-reads its position and writes only what its snapshot lacks.
-   */
-  async #bulkWrite(batch: readonly PlannedWrite[]): Promise<Set<number>> {
-    try {
-      await this.#collection.bulkWrite(
-        batch.map((write) => ({
-          updateOne: {
-            filter: { _id: write.group.uetr, version: write.position.version },
-            update: snapshotUpdate(write.fresh, write.next),
-            upsert: true,
-          },
-        })),
-        { ordered: false, maxTimeMS: this.#options.limits.operationMaxTimeMs },
-      );
-      return new Set();
-    } catch (error) {
-      const writeErrors =
-        error instanceof MongoBulkWriteError && error.writeConcernError === undefined
-          ? Array.isArray(error.writeErrors)
-            ? error.writeErrors
-            : [error.writeErrors]
-          : [];
-      const onlyGuards =
-        writeErrors.length > 0 &&
-        writeErrors.every((writeError) => writeError.code === DUPLICATE_KEY || writeError.code === 11001);
-      if (!onlyGuards) {
-        // Some writes may have gone through: the batch is run again, and their guards turn them away.
-        throw toStoreError(error, `apply changes to ${batch.length} transactions`);
-      }
-      this.#stats.guardConflicts += writeErrors.length;
-      return new Set(batch.map((write) => write.index));
-    }
-  }
-
-  /** Guarded writes of one transaction from `start`, re-reading its position after each conflict. */
   async #applyGroup(
     group: TransactionChangeGroup,
-    start: SnapshotPosition,
   ): Promise<{ writes: number; applied: number; skipped: number }> {
     const { uetr, changes } = group;
-    let position = start;
+    let position = this.#positions.get(uetr) ?? (await this.#coldPosition(group));
     let writes = 0;
     for (let attempt = 1; attempt <= maxGuardAttempts; attempt += 1) {
-      const planned = planWrite(group, position);
-      if (planned === undefined) {
+      const fresh = changes.filter((change) => change.seq > position.lastSeq);
+      if (fresh.length === 0) {
         this.#positions.set(uetr, position);
         return { writes, applied: 0, skipped: changes.length };
       }
-      const { fresh, next } = planned;
+      const next: SnapshotPosition = {
+        version: position.version + fresh.length,
+        lastSeq: (fresh[fresh.length - 1] as TransactionStateChange).seq,
+      };
       try {
         writes += 1;
         this.#stats.snapshotWrites += 1;
@@ -413,38 +329,6 @@ export class TransactionRepository {
       }),
     );
   }
-}
-
-interface GroupOutcome {
-  writes: number;
-  applied: number;
-  skipped: number;
-}
-
-interface PlannedWrite {
-  /** The group's place in the batch. */
-  readonly index: number;
-  readonly group: TransactionChangeGroup;
-  /** The position the write expects (its guard). */
-  readonly position: SnapshotPosition;
-  readonly fresh: readonly TransactionStateChange[];
-  readonly next: SnapshotPosition;
-}
-
-/** The changes a snapshot at `position` lacks and where they take it; undefined when it lacks none. */
-function planWrite(
-  group: TransactionChangeGroup,
-  position: SnapshotPosition,
-): { fresh: TransactionStateChange[]; next: SnapshotPosition } | undefined {
-  const fresh = group.changes.filter((change) => change.seq > position.lastSeq);
-  if (fresh.length === 0) return undefined;
-  return {
-    fresh,
-    next: {
-      version: position.version + fresh.length,
-      lastSeq: (fresh[fresh.length - 1] as TransactionStateChange).seq,
-    },
-  };
 }
 
 function historyEntry(change: TransactionStateChange): TransactionHistoryEntry {
