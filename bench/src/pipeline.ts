@@ -95,11 +95,14 @@ class Probe {
     return parsePrometheus(await response.text());
   }
 
+  /**
+   * Journeys whose DEBIT_COMPLETED posting the bank has stored since its last reset (once each). Counted
+   * at the bank rather than by the tracker's applied changes: a change applied in a batch that then failed
+   * is a repeat when the batch runs again, and would never be counted.
+   */
   async completed(): Promise<number> {
-    return metricValue(await this.metrics('tracker'), 'rp_tracker_state_changes_total', {
-      outcome: 'applied',
-      event_type: completedState,
-    });
+    const stats = await this.bank.stats();
+    return stats.postingsByName[`TRANSACTION_STATE_${completedState}`] ?? 0;
   }
 
   /** Resident set of every service (MB), from each one's own process metrics. */
