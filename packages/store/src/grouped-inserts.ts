@@ -5,10 +5,7 @@ import {
   MongoServerError,
   type OptionalUnlessRequiredId,
 } from 'mongodb';
-import { DUPLICATE_KEY, StoreError, toStoreError } from './errors.ts';
-
-/** How long past the server's own limit a group may take before its callers are answered anyway. */
-const answerGraceMs = 15_000;
+import { DUPLICATE_KEY, toStoreError } from './errors.ts';
 
 /** What became of one document: stored, or its `_id` was there already (nothing was written). */
 export type GroupedInsertResult = 'inserted' | 'duplicate';
@@ -75,41 +72,16 @@ export class GroupedInserts<D extends Document & { _id: string }> {
     });
   }
 
-  /**
-   * Sends one group and settles every caller in it. However the command ends, and even if it never does
-   * (the driver waits for a connection without limit), each caller has an answer within the deadline: the
-   * callers of a group that outlived it are failed as timed out (retriable), its slot is freed, and its
-   * late result is dropped. A caller that retries a document the late command did store finds it a
-   * duplicate.
-   */
   async #send(batch: readonly Waiting<D>[]): Promise<void> {
-    const deadlineMs = this.#options.maxTimeMs + answerGraceMs;
-    let timer: NodeJS.Timeout | undefined;
-    const expired = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () =>
-          reject(new StoreError('timeout', `${this.#options.operation}: no answer within ${deadlineMs} ms`)),
-        deadlineMs,
-      );
-    });
     try {
-      await Promise.race([
-        this.#collection.insertMany(
-          batch.map((entry) => entry.document as OptionalUnlessRequiredId<D>),
-          { ordered: false, maxTimeMS: this.#options.maxTimeMs },
-        ),
-        expired,
-      ]);
+      await this.#collection.insertMany(
+        batch.map((entry) => entry.document as OptionalUnlessRequiredId<D>),
+        { ordered: false, maxTimeMS: this.#options.maxTimeMs },
+      );
       for (const entry of batch) entry.resolve('inserted');
+      return;
     } catch (error) {
-      try {
-        settleFailedBatch(batch, error, this.#options.operation);
-      } catch (unexpected) {
-        // Settling must not leave a caller waiting, whatever the error looked like.
-        for (const entry of batch) entry.reject(toStoreError(unexpected, this.#options.operation));
-      }
-    } finally {
-      clearTimeout(timer);
+      settleFailedBatch(batch, error, this.#options.operation);
     }
   }
 }
