@@ -67,18 +67,8 @@ export class BankClient {
     signal?: AbortSignal,
   ): Promise<AttemptResult> {
     const started = performance.now();
-    // A timer cleared when the attempt ends, rather than AbortSignal.timeout: that one fires (and builds
-    // its TimeoutError) after every attempt, answered or not, and AbortSignal.any adds a signal per call.
-    const controller = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort();
-    }, this.#options.attemptTimeoutMs);
-    const abort = () => controller.abort();
-    if (signal?.aborted) abort();
-    else signal?.addEventListener('abort', abort, { once: true });
-    const combined = controller.signal;
+    const timeout = AbortSignal.timeout(this.#options.attemptTimeoutMs);
+    const combined = signal ? AbortSignal.any([timeout, signal]) : timeout;
     const latency = () => Math.round((performance.now() - started) * 10) / 10;
     try {
       const response = await request(url, {
@@ -106,15 +96,12 @@ export class BankClient {
         ...(retryAfter === undefined ? {} : { retryAfter }),
       };
     } catch (error) {
-      const reason = timedOut
+      const reason = timeout.aborted
         ? `no answer within ${this.#options.attemptTimeoutMs} ms`
         : signal?.aborted
           ? 'aborted'
           : describeNetworkError(error);
       return { kind: 'retryable', status: null, error: reason, latencyMs: latency() };
-    } finally {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', abort);
     }
   }
 
