@@ -86,36 +86,4 @@ describe('DeliveryLogRepository', () => {
     expect(await log.recordOutcome('evt-missing', 'expired', at(20))).toBe(false);
     expect((await log.get('evt-1'))?.outcome).toBe('expired');
   });
-
-  it('inserts the first attempts of a moment together, and appends when the entry was there', async () => {
-    const uetr = randomUUID();
-    const at = new Date(Date.UTC(2026, 10, 23, 9, 0, 0));
-    const log = context.store.deliveryLog;
-    const posting = (index: number) => ({
-      eventId: `evt-group-${index}`,
-      uetr,
-      memberId: '210000',
-      eventType: 'DEBIT_REQUEST_RECEIVED',
-    });
-    await log.recordAttempt(posting(3), { at, httpStatus: 503, latencyMs: 4 }, 'pending');
-    context.resetCommands();
-    await Promise.all(
-      Array.from({ length: 10 }, (_, index) =>
-        log.recordAttempt(posting(index), { at, httpStatus: 202, latencyMs: 7 }, 'delivered', {
-          first: true,
-        }),
-      ),
-    );
-    // One insert for all ten; the one already logged is appended to by its own update.
-    expect(context.commandCount('insert')).toBe(1);
-    expect(context.commandCount('update')).toBe(1);
-    const entries = await log.listByUetr(uetr, 20);
-    expect(entries).toHaveLength(10);
-    for (const entry of entries) {
-      expect(entry.outcome).toBe('delivered');
-      expect(entry.completedAt).toEqual(at);
-      expect(entry.attemptCount).toBe(entry.eventId === 'evt-group-3' ? 2 : 1);
-      expect(entry.attempts.at(-1)).toEqual({ at, httpStatus: 202, latencyMs: 7 });
-    }
-  });
 });

@@ -1,7 +1,6 @@
 import type { Collection, Document } from 'mongodb';
 import { pushBounded } from './bounded-list.ts';
 import { StoreError, toStoreError } from './errors.ts';
-import { GroupedInserts } from './grouped-inserts.ts';
 import type { StoreLimits } from './limits.ts';
 
 /** The event posting a log entry is about. */
@@ -50,39 +49,23 @@ interface DeliveryLogDocument {
 
 const maxListLimit = 500;
 
-/**
- * Delivery log of event postings, `_id` = event id, listed per transaction. A posting's first attempt
- * creates its entry by an insert grouped with the other first attempts of the moment (most postings are
- * delivered at their first attempt, so this is nearly every write); later attempts are one upsert each.
- */
+/** Delivery log of event postings, `_id` = event id: one upsert per attempt, listed per transaction. */
 export class DeliveryLogRepository {
   readonly #collection: Collection<DeliveryLogDocument>;
   readonly #limits: StoreLimits;
   readonly #attemptsKept: number;
-  readonly #firstAttempts: GroupedInserts<DeliveryLogDocument>;
 
   constructor(collection: Collection<DeliveryLogDocument>, limits: StoreLimits, attemptsKept: number) {
     this.#collection = collection;
     this.#limits = limits;
     this.#attemptsKept = attemptsKept;
-    this.#firstAttempts = new GroupedInserts(collection, {
-      maxBatch: limits.bulkBatchSize,
-      maxInFlight: limits.writeConcurrency,
-      maxTimeMs: limits.operationMaxTimeMs,
-      operation: 'record first delivery attempts',
-    });
   }
 
-  /**
-   * Adds an attempt and the outcome it led to, in one write; creates the entry on the first attempt.
-   * `first`: the caller expects no entry yet (a posting's first send); the entry is then inserted in a
-   * group, and appended to as usual if it was there after all (a redelivered record).
-   */
+  /** Adds an attempt and the outcome it led to, in one write; creates the entry on the first attempt. */
   async recordAttempt(
     posting: EventPosting,
     attempt: EventDeliveryAttempt,
     outcome: EventDeliveryOutcome,
-    options: { first?: boolean } = {},
   ): Promise<void> {
     if (!posting.eventId || !posting.uetr)
       throw new StoreError('invalid-input', 'posting needs an event id and a UETR');
@@ -92,21 +75,6 @@ export class DeliveryLogRepository {
       latencyMs: attempt.latencyMs,
       ...(attempt.error === undefined ? {} : { error: attempt.error }),
     };
-    if (options.first) {
-      const result = await this.#firstAttempts.insert({
-        _id: posting.eventId,
-        uetr: posting.uetr,
-        memberId: posting.memberId,
-        eventType: posting.eventType,
-        outcome,
-        attempts: [entry],
-        attemptCount: 1,
-        createdAt: attempt.at,
-        updatedAt: attempt.at,
-        ...(outcome === 'pending' ? {} : { completedAt: attempt.at }),
-      });
-      if (result === 'inserted') return;
-    }
     await pushBounded(this.#collection as unknown as Collection<Document>, {
       id: posting.eventId,
       arrayField: 'attempts',

@@ -54,29 +54,6 @@ describe('IdempotencyRepository', () => {
     expect(outcomes.filter((outcome) => outcome === 'duplicate')).toHaveLength(23);
   });
 
-  it('groups the claims of a moment into one insert, each learning its own outcome', async () => {
-    const { idempotency } = context.store;
-    expect(await idempotency.claim(claim('MSG-G-7', 'hash-a'))).toEqual({ outcome: 'new' });
-    context.resetCommands();
-    const outcomes = await Promise.all(
-      Array.from({ length: 20 }, (_, index) =>
-        idempotency.claim(claim(`MSG-G-${index}`, index === 12 ? 'hash-b' : 'hash-a')),
-      ),
-    );
-    // 20 claims in one insert command; the key stored before came back a duplicate, then was read.
-    expect(context.commandCount('insert')).toBe(1);
-    expect(context.commandCount('find')).toBe(1);
-    expect(outcomes.map((result) => result.outcome)).toEqual(
-      Array.from({ length: 20 }, (_, index) => (index === 7 ? 'duplicate' : 'new')),
-    );
-    const stored = await Promise.all(
-      Array.from({ length: 20 }, (_, index) => idempotency.get(`MSG-G-${index}`)),
-    );
-    expect(stored.map((record) => record?.payloadHash)).toEqual(
-      Array.from({ length: 20 }, (_, index) => (index === 12 ? 'hash-b' : 'hash-a')),
-    );
-  });
-
   it('keeps keys that contain dots and dollars as values, never as field names', async () => {
     expect(await context.store.idempotency.claim(claim('bank.a$MSG.3', 'hash-a'))).toEqual({
       outcome: 'new',

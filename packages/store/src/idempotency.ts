@@ -1,6 +1,5 @@
 import type { Collection } from 'mongodb';
-import { StoreError, toStoreError } from './errors.ts';
-import { GroupedInserts } from './grouped-inserts.ts';
+import { isDuplicateKey, StoreError, toStoreError } from './errors.ts';
 import type { StoreLimits } from './limits.ts';
 
 export interface IdempotencyClaim {
@@ -34,36 +33,30 @@ interface IdempotencyDocument {
 /**
  * Idempotency the Mojaloop way: the first claim of a key wins; a later claim with the same payload
  * hash is a duplicate (answer as the first time), with another hash a conflict. One insert by `_id` on
- * the happy path, grouped with the other claims of the moment into one command; a second round trip
- * only when the key is already there.
+ * the happy path; a second round trip only when the key is already there.
  */
 export class IdempotencyRepository {
   readonly #collection: Collection<IdempotencyDocument>;
   readonly #limits: StoreLimits;
-  readonly #claims: GroupedInserts<IdempotencyDocument>;
 
   constructor(collection: Collection<IdempotencyDocument>, limits: StoreLimits) {
     this.#collection = collection;
     this.#limits = limits;
-    this.#claims = new GroupedInserts(collection, {
-      maxBatch: limits.bulkBatchSize,
-      maxInFlight: limits.writeConcurrency,
-      maxTimeMs: limits.operationMaxTimeMs,
-      operation: 'claim idempotency keys',
-    });
   }
 
   async claim(claim: IdempotencyClaim): Promise<ClaimOutcome> {
     if (!claim.key || !claim.payloadHash) {
       throw new StoreError('invalid-input', 'idempotency claim needs a key and a payload hash');
     }
-    const inserted = await this.#claims.insert({
-      _id: claim.key,
-      payloadHash: claim.payloadHash,
-      uetr: claim.uetr,
-      receivedAt: claim.receivedAt,
-    });
-    if (inserted === 'inserted') return { outcome: 'new' };
+    try {
+      await this.#collection.insertOne(
+        { _id: claim.key, payloadHash: claim.payloadHash, uetr: claim.uetr, receivedAt: claim.receivedAt },
+        { maxTimeMS: this.#limits.operationMaxTimeMs },
+      );
+      return { outcome: 'new' };
+    } catch (error) {
+      if (!isDuplicateKey(error)) throw toStoreError(error, `claim idempotency key ${claim.key}`);
+    }
     const record = await this.get(claim.key);
     if (record === null) {
       // Keys are never deleted while their claims can still arrive, so a vanished key means the data

@@ -119,8 +119,6 @@ export class Delivery {
         ...(result.kind === 'delivered' ? {} : { error: result.error }),
       },
       outcome,
-      // The consumer's first send of a posting: its entry is not there yet (unless the record came again).
-      { first: path === 'direct' && options.retry !== true },
     );
 
     const log = transactionLogger(this.#deps.logger, {
