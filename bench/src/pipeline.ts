@@ -1,4 +1,4 @@
-import { BankSimulatorClient } from '@rp/bank-simulator';
+import { BankSimulatorClient, type SimulatorStats } from '@rp/bank-simulator';
 import {
   anyTimeWindows,
   defaultBank,
@@ -40,6 +40,10 @@ export interface PipelineBenchOptions {
 }
 
 const completedState = 'DEBIT_COMPLETED';
+
+/** DEBIT_COMPLETED postings the bank has stored since its last reset, each once. */
+const completedAtBank = (stats: SimulatorStats) =>
+  stats.postingsByName[`TRANSACTION_STATE_${completedState}`] ?? 0;
 /**
  * Postings of one on-us ZA_EFT debit's journey at its bank, which subscribes to both classes: nine
  * TRANSACTION_STATE and nine ESM_STATE. A journey counts as done only when all of them were delivered.
@@ -101,8 +105,7 @@ class Probe {
    * is a repeat when the batch runs again, and would never be counted.
    */
   async completed(): Promise<number> {
-    const stats = await this.bank.stats();
-    return stats.postingsByName[`TRANSACTION_STATE_${completedState}`] ?? 0;
+    return completedAtBank(await this.bank.stats());
   }
 
   /** Resident set of every service (MB), from each one's own process metrics. */
@@ -182,9 +185,13 @@ class Probe {
   async journeysDone(what: string, completedBefore: number, count: number, timeoutMs: number) {
     await this.until(
       what,
-      async () =>
-        (await this.completed()) - completedBefore >= count &&
-        (await this.postingsAccepted()) >= count * postingsPerDebit,
+      async () => {
+        const stats = await this.bank.stats();
+        return (
+          completedAtBank(stats) - completedBefore >= count &&
+          stats.routes.events.accepted >= count * postingsPerDebit
+        );
+      },
       timeoutMs,
       500,
     );
@@ -580,16 +587,21 @@ type CpuReading = Awaited<ReturnType<Probe['cpu']>>;
  */
 export function cpuRows(before: CpuReading, after: CpuReading, completed: number): Row[] {
   const rows: Row[] = [];
-  const machineBusy =
-    before.machine && after.machine ? after.machine.busySeconds - before.machine.busySeconds : undefined;
-  if (before.machine && after.machine && machineBusy !== undefined) {
-    const total = after.machine.totalSeconds - before.machine.totalSeconds;
+  const machine =
+    before.machine && after.machine
+      ? {
+          busy: after.machine.busySeconds - before.machine.busySeconds,
+          total: after.machine.totalSeconds - before.machine.totalSeconds,
+        }
+      : undefined;
+  const machineBusy = machine?.busy;
+  if (machine) {
     rows.push({
       group: 'pipeline',
       name: 'machine CPU busy during the throughput phase',
-      value: round((100 * machineBusy) / total, 0),
+      value: round((100 * machine.busy) / machine.total, 0),
       unit: '% of all cores',
-      detail: `${round(machineBusy, 0)} of ${round(total, 0)} core-seconds; ${round((1000 * machineBusy) / completed, 0)} ms per debit`,
+      detail: `${round(machine.busy, 0)} of ${round(machine.total, 0)} core-seconds; ${round((1000 * machine.busy) / completed, 0)} ms per debit`,
     });
   }
   const used = [...after.processes]
