@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { collectTestTotals, formatTotals } from './test-report.ts';
+import { collectTestTotals, formatFailures, formatTotals } from './test-report.ts';
 import { repoRoot, workspaceDirs } from './workspace.ts';
 
 function workspaceWithReport(report: object): string {
@@ -23,8 +23,64 @@ describe('collectTestTotals', () => {
     expect(formatTotals(totals)).toBe('15 passed, 2 failed');
   });
 
+  test('names each failed test and each file that failed to load, with the first lines of its message', () => {
+    const a = workspaceWithReport({
+      numPassedTests: 1,
+      numFailedTests: 1,
+      testResults: [
+        {
+          name: '/repo/services/a/test/a.int.test.ts',
+          status: 'failed',
+          message: '',
+          assertionResults: [
+            { fullName: 'a passes', status: 'passed', failureMessages: [] },
+            {
+              fullName: 'a > delivers in order',
+              status: 'failed',
+              failureMessages: [
+                '\u001b[31mAssertionError\u001b[39m: expected 1 to be 2\n\n    at one\n    at two\n    at three\n    at four',
+              ],
+            },
+          ],
+        },
+      ],
+    });
+    const b = workspaceWithReport({
+      numFailedTestSuites: 1,
+      testResults: [
+        {
+          name: '/repo/services/b/src/b.test.ts',
+          status: 'failed',
+          message: 'Hook timed out',
+          assertionResults: [],
+        },
+        { name: '/repo/services/b/src/c.test.ts', status: 'passed', message: '', assertionResults: [] },
+      ],
+    });
+    const { failures } = collectTestTotals([a, b], '/repo');
+    expect(failures).toEqual([
+      {
+        file: 'services/a/test/a.int.test.ts',
+        test: 'a > delivers in order',
+        message: 'AssertionError: expected 1 to be 2\n    at one\n    at two\n    at three',
+      },
+      { file: 'services/b/src/b.test.ts', test: undefined, message: 'Hook timed out' },
+    ]);
+    expect(formatFailures(failures)).toBe(
+      [
+        '  services/a/test/a.int.test.ts > a > delivers in order',
+        '    AssertionError: expected 1 to be 2',
+        '        at one',
+        '        at two',
+        '        at three',
+        '  services/b/src/b.test.ts (the file failed)',
+        '    Hook timed out',
+      ].join('\n'),
+    );
+  });
+
   test('mentions skipped tests only when there are some', () => {
-    expect(formatTotals({ passed: 1, failed: 0, skipped: 2, suites: [] })).toBe(
+    expect(formatTotals({ passed: 1, failed: 0, skipped: 2, suites: [], failures: [] })).toBe(
       '1 passed, 0 failed, 2 skipped',
     );
   });

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { stackUp } from '@rp/local-stack';
 import { endpointsFromEnv } from '@rp/testkit/endpoints';
 import { formatSeconds, run } from '../process.ts';
-import { collectTestTotals, formatTotals } from '../test-report.ts';
+import { collectTestTotals, formatFailures, formatTotals } from '../test-report.ts';
 import { workspaceDirs } from '../workspace.ts';
 
 /**
@@ -46,10 +46,11 @@ export async function testCommand(root: string, args: readonly string[]): Promis
   const testArgs = ['run', 'test', '--concurrency=1', '--continue', '--log-order=grouped', ...filter];
   const code = await step('tests', turbo, testArgs, env);
 
-  const totals = collectTestTotals(dirs);
+  const totals = collectTestTotals(dirs, root);
   console.log(
     `\nsuite finished in ${formatSeconds(Date.now() - started)} across ${totals.suites.length} packages`,
   );
+  if (totals.failures.length > 0) console.log(`failed:\n${formatFailures(totals.failures)}`);
   console.log(`tests: ${formatTotals(totals)}`);
   return code !== 0 || totals.failed > 0 || totals.passed === 0 ? 1 : 0;
 }
