@@ -164,6 +164,12 @@ interface ReportFlow<K extends TransactionKind> {
   forward?(report: PaymentStatusReport, toState: string): Promise<void>;
 }
 
+/** A message being produced: its payload hash, and its acknowledgement once made durable (undefined if not). */
+interface InProgress {
+  payloadHash: string;
+  settled: Promise<Acknowledgement | undefined>;
+}
+
 /**
  * The routes: outboundDirectDebit and inboundDirectDebitResponse (banks), inboundCreditTransferAuthorization
  * and inboundDirectDebitFromScheme (payment schemes), inboundCreditTransferAuthorizationResponse (banks),
@@ -171,6 +177,12 @@ interface ReportFlow<K extends TransactionKind> {
  */
 export function registerIngressRoutes(app: Hono<AppEnv>, options: IngressRoutesOptions): void {
   const { producer, emitter, idempotency, transactions, clock, metrics } = options;
+  /**
+   * Messages this instance is producing now, by claim key. A resend that arrives while its first attempt
+   * is still in progress here (the bank gave up waiting) waits for that attempt instead of producing the
+   * message a second time beside it: under load, resends would otherwise multiply the work.
+   */
+  const producing = new Map<string, InProgress>();
   const documents = {
     openapi: JSON.stringify(openApiDocument()),
     asyncapi: JSON.stringify(asyncApiDocument()),
@@ -585,12 +597,25 @@ export function registerIngressRoutes(app: Hono<AppEnv>, options: IngressRoutesO
     const { messageIdentification } = message.messageIdentifiers;
     const uetr = message.transactionIdentifiers.uetr;
     const log = transactionLogger(c.var.logger, { uetr, messageIdentification });
+    const key = sender.claimKey(messageIdentification);
+    const hash = payloadHash(message);
+    const running = producing.get(key);
+    if (running?.payloadHash === hash) {
+      metrics.resendWaiting(operation, 1);
+      const acknowledgement = await running.settled;
+      metrics.resendWaiting(operation, -1);
+      if (acknowledgement !== undefined) {
+        metrics.finished(operation, 'joined');
+        log.info('resend of a message in progress acknowledged with it');
+        return c.json(acknowledgement, 202);
+      }
+      // The first attempt was not acknowledged: this one goes the whole way itself.
+    }
+    let settle: ((acknowledgement: Acknowledgement | undefined) => void) | undefined;
     try {
       const admission = await receiver.admit(message, sender, log);
       if (!admission.ok) return refuse('invalid', validationProblem(admission.errors, instance));
 
-      const key = sender.claimKey(messageIdentification);
-      const hash = payloadHash(message);
       const started = performance.now();
       const receivedAt = clock.now();
       const claim = await idempotency.claim({ key, payloadHash: hash, uetr, receivedAt });
@@ -627,6 +652,19 @@ export function registerIngressRoutes(app: Hono<AppEnv>, options: IngressRoutesO
         }
         outcome = 'reproduced';
       }
+      // From here this attempt produces the message: a resend arriving meanwhile waits for it.
+      if (!producing.has(key)) {
+        const inProgress: InProgress = {
+          payloadHash: hash,
+          settled: new Promise((resolve) => {
+            settle = resolve;
+          }),
+        };
+        producing.set(key, inProgress);
+        void inProgress.settled.then(() => {
+          if (producing.get(key) === inProgress) producing.delete(key);
+        });
+      }
       if (receiver.startsTransaction) {
         // After the message's own claim, so a refused message answers its resends the same way and a
         // UETR is only ever held by a message that was claimed.
@@ -661,6 +699,7 @@ export function registerIngressRoutes(app: Hono<AppEnv>, options: IngressRoutesO
       await markProduced(key, hash, uetr, log);
       metrics.finished(operation, outcome);
       log.info({ outcome }, `${operation} accepted`);
+      settle?.(acknowledgement);
       return c.json(acknowledgement, 202);
     } catch (error) {
       if (!isRetriable(error)) throw error;
@@ -669,6 +708,9 @@ export function registerIngressRoutes(app: Hono<AppEnv>, options: IngressRoutesO
         'unavailable',
         unavailableProblem('The message could not be stored durably; send it again later', instance),
       );
+    } finally {
+      // A failed attempt lets a resend waiting on it go the whole way itself.
+      settle?.(undefined);
     }
   }
 

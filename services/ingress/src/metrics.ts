@@ -11,12 +11,14 @@ export type IngressOperation =
 /**
  * How a request ended. `accepted`: first receipt, produced; `replayed`: a resend answered from the
  * idempotency record; `reproduced`: a resend whose first attempt may not have reached Kafka, produced
- * again; the rest are refusals.
+ * again; `joined`: a resend that arrived while its first attempt was in progress in this instance,
+ * answered with that attempt's outcome; the rest are refusals.
  */
 export type IngressOutcome =
   | 'accepted'
   | 'replayed'
   | 'reproduced'
+  | 'joined'
   | 'conflict'
   | 'unauthorized'
   | 'forbidden'
@@ -50,6 +52,8 @@ export interface IngressMetrics {
   produced(operation: IngressOperation, seconds: number): void;
   /** A bank's read of a transaction (`GET /transactions/{uetr}`), by how it was answered. */
   read(outcome: ReadOutcome): void;
+  /** A resend starts (+1) or stops (-1) waiting for its first attempt, in progress in this instance. */
+  resendWaiting(operation: IngressOperation, change: 1 | -1): void;
 }
 
 export function ingressMetrics(metrics: Metrics): IngressMetrics {
@@ -74,10 +78,16 @@ export function ingressMetrics(metrics: Metrics): IngressMetrics {
     "Banks' reads of a transaction by how the ingress answered them",
     ['outcome'],
   );
+  const waiting = metrics.gauge(
+    'rp_ingress_resends_waiting',
+    'Resends waiting for their first attempt, still in progress in this instance',
+    ['operation'],
+  );
   return {
     received: (operation) => received.inc({ operation }),
     finished: (operation, outcome) => finished.inc({ operation, outcome }),
     produced: (operation, seconds) => produce.observe({ operation }, seconds),
     read: (outcome) => reads.inc({ outcome }),
+    resendWaiting: (operation, change) => waiting.inc({ operation }, change),
   };
 }

@@ -25,7 +25,7 @@ import {
   topicSpecs,
 } from '@rp/pipeline';
 import { createLogger, createMetrics, type HttpServer, type Metrics, startHttpServer } from '@rp/runtime';
-import { connectStore, type Store } from '@rp/store';
+import { connectStore, type Store, StoreError } from '@rp/store';
 import { infra, uniqueName } from '@rp/testkit';
 import { type CryptoKey, exportJWK, generateKeyPair, type JSONWebKeySet, SignJWT } from 'jose';
 import { MongoClient } from 'mongodb';
@@ -197,6 +197,58 @@ async function outcomes(running: Running): Promise<Record<string, number>> {
   );
 }
 
+/**
+ * The shared store, except that the first claim of `heldKey` waits until the test releases it (or fails
+ * it as an unavailable server would): a request can be caught in the middle.
+ */
+function gatedClaim(heldKey: string) {
+  let reached!: () => void;
+  let open!: (ok: boolean) => void;
+  const reachedGate = new Promise<void>((resolve) => {
+    reached = resolve;
+  });
+  const opened = new Promise<boolean>((resolve) => {
+    open = resolve;
+  });
+  let held = false;
+  const idempotency = {
+    async claim(claim: Parameters<Store['idempotency']['claim']>[0]) {
+      if (claim.key === heldKey && !held) {
+        held = true;
+        reached();
+        if (!(await opened)) throw new StoreError('unavailable', `claim ${claim.key}: server unavailable`);
+      }
+      return store.idempotency.claim(claim);
+    },
+    get: (key: string) => store.idempotency.get(key),
+  } as unknown as Store['idempotency'];
+  return {
+    store: { ...store, idempotency } as Store,
+    reached: reachedGate,
+    release: () => open(true),
+    fail: () => open(false),
+  };
+}
+
+/** The records of `debit` read from its topic (the sentinels of readPastKey are other messages). */
+function copiesOf(debit: DirectDebit) {
+  const { messageIdentification } = debit.messageIdentifiers;
+  return received.records.filter(
+    (entry) =>
+      entry.key === debit.transactionIdentifiers.uetr &&
+      entry.value.messageIdentifiers.messageIdentification === messageIdentification,
+  );
+}
+
+/** Waits until a resend of `operation` waits in `running` for its first attempt. */
+async function resendWaiting(running: Running, operation: string): Promise<void> {
+  for (;;) {
+    const metric = await running.metrics.registry.getSingleMetric('rp_ingress_resends_waiting')?.get();
+    if ((metric?.values.find((value) => value.labels.operation === operation)?.value ?? 0) > 0) return;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
 /** A port nothing listens on: bound once by the OS, then released. */
 async function closedPort(): Promise<number> {
   const server = createServer();
@@ -314,6 +366,59 @@ describe('POST outbound/direct-debit', () => {
     // Now marked as produced: a further resend is answered without producing.
     expect((await postDebit(debit)).status).toBe(202);
     expect((await outcomes(healthy))['outboundDirectDebit:reproduced']).toBe(1);
+  });
+
+  test('a resend that arrives while the first attempt is in progress waits for it: one copy produced, the same 202', async () => {
+    const debit = debitBody();
+    const key = idempotencyKey('250655', debit.messageIdentifiers.messageIdentification);
+    // The first attempt is held at its last step (the produced marker) until the resend has arrived.
+    const gate = gatedClaim(producedMarkerKey(key));
+    const gated = await startIngress(endpoints.kafkaBrokers, 10_000, { store: gate.store });
+    try {
+      const first = postDebit(debit, gated);
+      await gate.reached;
+      const resend = postDebit(debit, gated);
+      await resendWaiting(gated, 'outboundDirectDebit');
+      gate.release();
+      const [firstAnswer, resendAnswer] = await Promise.all([first, resend]);
+      expect(firstAnswer.status).toBe(202);
+      expect(resendAnswer.status).toBe(202);
+      expect(await resendAnswer.json()).toEqual(await firstAnswer.json());
+      expect(await outcomes(gated)).toMatchObject({
+        'outboundDirectDebit:accepted': 1,
+        'outboundDirectDebit:joined': 1,
+      });
+      await readPastKey(received, 'rp.directdebit.received.v1', debit);
+      expect(copiesOf(debit)).toHaveLength(1);
+    } finally {
+      await stopIngress(gated);
+    }
+  });
+
+  test('a resend waiting on a first attempt that fails goes the whole way itself', async () => {
+    const debit = debitBody();
+    const uetr = debit.transactionIdentifiers.uetr;
+    // The first attempt is held at its claim of the UETR, then fails there as if the server were down.
+    const gate = gatedClaim(transactionKey(uetr));
+    const gated = await startIngress(endpoints.kafkaBrokers, 10_000, { store: gate.store });
+    try {
+      const first = postDebit(debit, gated);
+      await gate.reached;
+      const resend = postDebit(debit, gated);
+      await resendWaiting(gated, 'outboundDirectDebit');
+      gate.fail();
+      const [firstAnswer, resendAnswer] = await Promise.all([first, resend]);
+      expect(firstAnswer.status).toBe(503);
+      expect(resendAnswer.status).toBe(202);
+      expect(await outcomes(gated)).toMatchObject({
+        'outboundDirectDebit:unavailable': 1,
+        'outboundDirectDebit:reproduced': 1,
+      });
+      await readPastKey(received, 'rp.directdebit.received.v1', debit);
+      expect(copiesOf(debit)).toHaveLength(1);
+    } finally {
+      await stopIngress(gated);
+    }
   });
 
   test('the same message identification with another body is a 409 conflict', async () => {
