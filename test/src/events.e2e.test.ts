@@ -126,6 +126,21 @@ describe('event postings of 1,000 on-us debits', () => {
       expect(events.signatureFailures).toBe(0);
       expect(after.signatureFailures).toBe(0);
       expect(events.received).toBe(events.accepted + events.duplicates);
+
+      // The bank's own reports: each one answered 202 by the ingress in the end, however many times the
+      // bank had to send it (a report whose 202 was lost is answered again from the idempotency record).
+      const reports = await waitUntil(
+        async () => {
+          const { responses } = await stats();
+          return responses.pending === 0 ? responses : undefined;
+        },
+        "every one of the bank's reports acknowledged",
+        5 * 60_000,
+      );
+      expect(reports).toMatchObject({ sent: transactions, acknowledged: transactions, failed: 0 });
+      console.info(
+        `the bank's ${reports.sent} reports: ${reports.attempts} attempts until each was acknowledged`,
+      );
     },
     30 * 60_000,
   );
