@@ -32,6 +32,7 @@ export {
   valueSubject,
 } from './names.ts';
 export type { Producer, ProducerOptions, ProducerRecord, TopicCodecs } from './producer.ts';
+export { patchRequestQueue } from './request-queue.ts';
 export { retryHeader } from './retry-headers.ts';
 export {
   type DeadLetterReason,

@@ -18,6 +18,7 @@ import {
   type Producer,
   type ProducerOptions,
 } from './producer.ts';
+import { patchRequestQueue } from './request-queue.ts';
 
 export interface KafkaOptions {
   brokers: readonly string[];
@@ -57,6 +58,7 @@ export interface KafkaClient {
 }
 
 export function createKafka(options: KafkaOptions): KafkaClient {
+  patchRequestQueue();
   filterTimeoutNegativeWarning();
   const logger = options.logger ?? silentLogger;
   const kafka = new KafkaJs({

@@ -31,9 +31,10 @@ export function kafkaJsLogCreator(logger: Logger): () => (entry: LogEntry) => vo
 let timeoutWarningFiltered = false;
 
 /**
- * kafkajs 2.2.4 sometimes arms a timer with a negative delay, which Node 24 reports as a
- * TimeoutNegativeWarning (Node then uses 1 ms, which is what kafkajs meant). That one warning is dropped;
- * every other warning passes through untouched.
+ * kafkajs 2.2.4 arms timers with a negative delay, which Node 24 reports as a TimeoutNegativeWarning
+ * (Node then uses 1 ms). The worst of them, a request queue polling itself each millisecond, is fixed in
+ * request-queue.ts; the rest (a retry or a connection timeout computed below zero) fire at once, as
+ * kafkajs meant. That one warning is dropped; every other warning passes through untouched.
  */
 export function filterTimeoutNegativeWarning(): void {
   if (timeoutWarningFiltered) return;
