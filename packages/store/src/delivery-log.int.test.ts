@@ -86,4 +86,72 @@ describe('DeliveryLogRepository', () => {
     expect(await log.recordOutcome('evt-missing', 'expired', at(20))).toBe(false);
     expect((await log.get('evt-1'))?.outcome).toBe('expired');
   });
+
+  it('records many first attempts with one insert, appending where an entry was there already', async () => {
+    const uetr = randomUUID();
+    const at = new Date(Date.UTC(2026, 10, 23, 9, 0, 0));
+    const later = new Date(at.getTime() + 1_000);
+    const log = context.store.deliveryLog;
+    const posting = (index: number) => ({
+      eventId: `evt-many-${index}`,
+      uetr,
+      memberId: '210000',
+      eventType: 'DEBIT_REQUEST_RECEIVED',
+    });
+    await log.recordAttempt(posting(3), { at, httpStatus: 503, latencyMs: 4 }, 'pending');
+    context.resetCommands();
+    await log.recordFirstAttempts([
+      ...Array.from({ length: 10 }, (_, index) => ({
+        posting: posting(index),
+        attempt: { at, httpStatus: 202, latencyMs: 7 },
+        outcome: 'delivered' as const,
+      })),
+      // The same posting twice in one call: the second is appended after the first.
+      {
+        posting: posting(5),
+        attempt: { at: later, httpStatus: 409, latencyMs: 2, error: 'HTTP 409' },
+        outcome: 'failed',
+      },
+    ]);
+    // One insert for the ten; the entry already logged and the repeat are appended by an update each.
+    expect(context.commandCount('insert')).toBe(1);
+    expect(context.commandCount('update')).toBe(2);
+    const entries = await log.listByUetr(uetr, 20);
+    expect(entries.map((entry) => entry.eventId).sort()).toEqual(
+      Array.from({ length: 10 }, (_, index) => `evt-many-${index}`).sort(),
+    );
+    for (const entry of entries) {
+      if (entry.eventId === 'evt-many-5') {
+        expect(entry.outcome).toBe('failed');
+        expect(entry.attemptCount).toBe(2);
+        expect(entry.attempts.map((attempt) => attempt.httpStatus)).toEqual([202, 409]);
+        continue;
+      }
+      expect(entry.outcome).toBe('delivered');
+      expect(entry.completedAt).toEqual(at);
+      expect(entry.attemptCount).toBe(entry.eventId === 'evt-many-3' ? 2 : 1);
+      expect(entry.attempts.at(-1)).toEqual({ at, httpStatus: 202, latencyMs: 7 });
+    }
+  });
+
+  it('refuses a batch with a posting that has no event id before writing any of it', async () => {
+    const uetr = randomUUID();
+    const at = new Date(Date.UTC(2026, 10, 23, 9, 0, 0));
+    const log = context.store.deliveryLog;
+    await expect(
+      log.recordFirstAttempts([
+        {
+          posting: { eventId: 'evt-ok', uetr, memberId: '210000', eventType: 'DEBIT_QUEUED' },
+          attempt: { at, httpStatus: 202, latencyMs: 1 },
+          outcome: 'delivered',
+        },
+        {
+          posting: { eventId: '', uetr, memberId: '210000', eventType: 'DEBIT_QUEUED' },
+          attempt: { at, httpStatus: 202, latencyMs: 1 },
+          outcome: 'delivered',
+        },
+      ]),
+    ).rejects.toMatchObject({ failure: 'invalid-input' });
+    expect(await log.listByUetr(uetr)).toEqual([]);
+  });
 });

@@ -1,7 +1,7 @@
-import type { Collection, Document } from 'mongodb';
+import { type Collection, type Document, MongoBulkWriteError, MongoServerError } from 'mongodb';
 import { pushBounded } from './bounded-list.ts';
-import { StoreError, toStoreError } from './errors.ts';
-import type { StoreLimits } from './limits.ts';
+import { isDuplicateKey, StoreError, toStoreError } from './errors.ts';
+import { chunk, type StoreLimits } from './limits.ts';
 
 /** The event posting a log entry is about. */
 export interface EventPosting {
@@ -23,6 +23,13 @@ export interface EventDeliveryAttempt {
 
 /** `pending` while retries go on; the others are final. */
 export type EventDeliveryOutcome = 'pending' | 'delivered' | 'failed' | 'expired';
+
+/** One attempt of one posting at one bank, and the outcome it led to. */
+export interface EventDeliveryRecord {
+  posting: EventPosting;
+  attempt: EventDeliveryAttempt;
+  outcome: EventDeliveryOutcome;
+}
 
 export interface EventDeliveryLog extends EventPosting {
   outcome: EventDeliveryOutcome;
@@ -49,7 +56,11 @@ interface DeliveryLogDocument {
 
 const maxListLimit = 500;
 
-/** Delivery log of event postings, `_id` = event id: one upsert per attempt, listed per transaction. */
+/**
+ * Delivery log of event postings, `_id` = event id, listed per transaction. A posting's first attempts
+ * are usually recorded many at a time (`recordFirstAttempts`: one insert command for a consumer batch);
+ * any other attempt is one upsert.
+ */
 export class DeliveryLogRepository {
   readonly #collection: Collection<DeliveryLogDocument>;
   readonly #limits: StoreLimits;
@@ -67,14 +78,8 @@ export class DeliveryLogRepository {
     attempt: EventDeliveryAttempt,
     outcome: EventDeliveryOutcome,
   ): Promise<void> {
-    if (!posting.eventId || !posting.uetr)
-      throw new StoreError('invalid-input', 'posting needs an event id and a UETR');
-    const entry: EventDeliveryAttempt = {
-      at: attempt.at,
-      httpStatus: attempt.httpStatus,
-      latencyMs: attempt.latencyMs,
-      ...(attempt.error === undefined ? {} : { error: attempt.error }),
-    };
+    checkPosting(posting);
+    const entry = attemptEntry(attempt);
     await pushBounded(this.#collection as unknown as Collection<Document>, {
       id: posting.eventId,
       arrayField: 'attempts',
@@ -92,6 +97,72 @@ export class DeliveryLogRepository {
       maxTimeMs: this.#limits.operationMaxTimeMs,
       operation: `record delivery attempt of event ${posting.eventId}`,
     });
+  }
+
+  /**
+   * Records postings' first attempts together: their entries are created by unordered inserts of
+   * `bulkBatchSize` documents (one command for a consumer batch's postings, where one upsert each cost
+   * the local server a read and a write apiece). An entry that exists already (a redelivered record, a
+   * posting logged twice in `records`) is appended to by its own upsert, as `recordAttempt` does, in the
+   * order of `records`. Resolves once every record is written; a failure leaves the records that were
+   * written in place, and recording them again appends a second attempt.
+   */
+  async recordFirstAttempts(records: readonly EventDeliveryRecord[]): Promise<void> {
+    for (const record of records) checkPosting(record.posting);
+    const firsts: EventDeliveryRecord[] = [];
+    const later: EventDeliveryRecord[] = [];
+    const seen = new Set<string>();
+    for (const record of records) {
+      if (seen.has(record.posting.eventId)) later.push(record);
+      else {
+        seen.add(record.posting.eventId);
+        firsts.push(record);
+      }
+    }
+    for (const group of chunk(firsts, this.#limits.bulkBatchSize)) {
+      const duplicates = await this.#insertFirsts(group);
+      later.unshift(...duplicates);
+    }
+    // One entry's appends stay in order; there are few (redeliveries), so one at a time.
+    for (const record of later) await this.recordAttempt(record.posting, record.attempt, record.outcome);
+  }
+
+  /** Inserts the group's entries; returns the records whose entry was there already. */
+  async #insertFirsts(group: readonly EventDeliveryRecord[]): Promise<EventDeliveryRecord[]> {
+    const operation = `record the first delivery attempts of ${group.length} postings`;
+    try {
+      await this.#collection.insertMany(
+        group.map(({ posting, attempt, outcome }) => ({
+          _id: posting.eventId,
+          uetr: posting.uetr,
+          memberId: posting.memberId,
+          eventType: posting.eventType,
+          outcome,
+          attempts: [attemptEntry(attempt)],
+          attemptCount: 1,
+          createdAt: attempt.at,
+          updatedAt: attempt.at,
+          ...(outcome === 'pending' ? {} : { completedAt: attempt.at }),
+        })),
+        { ordered: false, maxTimeMS: this.#limits.operationMaxTimeMs },
+      );
+      return [];
+    } catch (error) {
+      if (isDuplicateKey(error) && group.length === 1) return [...group];
+      if (!(error instanceof MongoBulkWriteError) || error.writeConcernError !== undefined) {
+        throw toStoreError(error, operation);
+      }
+      const writeErrors = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
+      if (writeErrors.length === 0) throw toStoreError(error, operation);
+      const duplicates: EventDeliveryRecord[] = [];
+      for (const writeError of writeErrors) {
+        const record = group[writeError.index];
+        const serverError = new MongoServerError({ message: writeError.errmsg ?? '', code: writeError.code });
+        if (record === undefined || !isDuplicateKey(serverError)) throw toStoreError(serverError, operation);
+        duplicates.push(record);
+      }
+      return duplicates;
+    }
   }
 
   /** Sets a final outcome without an attempt, e.g. `expired` when the reconciliation window closes. */
@@ -137,6 +208,21 @@ export class DeliveryLogRepository {
       throw toStoreError(error, `list delivery logs of transaction ${uetr}`);
     }
   }
+}
+
+function checkPosting(posting: EventPosting): void {
+  if (!posting.eventId || !posting.uetr) {
+    throw new StoreError('invalid-input', 'posting needs an event id and a UETR');
+  }
+}
+
+function attemptEntry(attempt: EventDeliveryAttempt): EventDeliveryAttempt {
+  return {
+    at: attempt.at,
+    httpStatus: attempt.httpStatus,
+    latencyMs: attempt.latencyMs,
+    ...(attempt.error === undefined ? {} : { error: attempt.error }),
+  };
 }
 
 function toLog(document: DeliveryLogDocument, attemptsKept: number): EventDeliveryLog {

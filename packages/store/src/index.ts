@@ -16,6 +16,7 @@ export {
   type EventDeliveryAttempt,
   type EventDeliveryLog,
   type EventDeliveryOutcome,
+  type EventDeliveryRecord,
   type EventPosting,
 } from './delivery-log.ts';
 export { isDuplicateKey, StoreError, type StoreFailure, storeFailures, toStoreError } from './errors.ts';

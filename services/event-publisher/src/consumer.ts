@@ -1,9 +1,9 @@
 import type { EventPosting } from '@rp/contracts';
 import type { BatchHandler, ConsumedRecord } from '@rp/kafka';
 import { AppError, type Clock, type Logger, transactionLogger } from '@rp/runtime';
-import type { TransactionRepository } from '@rp/store';
+import type { DeliveryLogRepository, TransactionRepository } from '@rp/store';
 import type { BankGates } from './bank-gate.ts';
-import type { Delivery } from './delivery.ts';
+import type { Delivery, DeliveryRecords } from './delivery.ts';
 import type { DeliveryStore, LaneEntry, LaneKey, StoredPosting } from './delivery-store.ts';
 import type { LaneIndex } from './lane-index.ts';
 import type { PublisherMetrics } from './metrics.ts';
@@ -13,6 +13,7 @@ import type { Subscriber, Subscriptions, TransactionBanks } from './subscribers.
 
 export interface PostingHandlerDeps {
   readonly store: Pick<DeliveryStore, 'savePostings'>;
+  readonly deliveryLog: Pick<DeliveryLogRepository, 'recordFirstAttempts'>;
   readonly transactions: Pick<TransactionRepository, 'get'>;
   readonly subscriptions: Subscriptions;
   readonly transactionBanks: TransactionBanks;
@@ -47,6 +48,10 @@ interface BatchLane {
   readonly key: LaneKey;
   readonly subscriber: Subscriber;
   readonly items: Item[];
+  /** The delivery log records of `items[0..records.length)`, each ended by its attempt. */
+  readonly records: DeliveryRecords;
+  /** Where the lane stopped sending: `items[from..]` go to the lane in MongoDB. */
+  park?: { readonly from: number; readonly failedHead?: { error: string; retryAfterMs?: number } };
 }
 
 /**
@@ -95,15 +100,19 @@ async function mapBounded<T>(
  *    for an ESM_STATE posting the cache or the snapshot) that take the class and have an events URL.
  * 2. The postings that go somewhere are stored (one batched insert): retries and replays resend them.
  * 3. Per (bank, transaction) lane, in offset order: while the lane is not parked and the bank not
- *    paused, each posting is sent; the first that fails with a retryable answer opens the lane (in
- *    MongoDB) as its head, and the lane's later postings are queued behind it. A lane already parked
- *    only queues. Lanes run side by side; other transactions never wait for a parked one. Past the
- *    batch's sending budget, what is left is queued rather than sent.
- * 4. The batch is handled once every posting is delivered, failed for good, or durably queued: the
+ *    paused, each posting is sent; the first that fails with a retryable answer is to open the lane as
+ *    its head, with the lane's later postings behind it. A lane already parked only queues. Lanes run
+ *    side by side; other transactions never wait for a parked one. Past the batch's sending budget,
+ *    what is left is queued rather than sent.
+ * 4. The delivery log records of the postings whose delivery ended (delivered, refused for good) are
+ *    written together: one insert command for the batch rather than a write per posting.
+ * 5. Then the lanes that stopped sending are parked in MongoDB.
+ * 6. The batch is handled once every posting is delivered, failed for good, or durably queued: the
  *    offsets are committed and nothing is held only in memory.
  *
- * A MongoDB failure on a lane fails that posting and the transaction's later ones in the batch (the
- * consumer's retry tiers bring them back in order); the bank may then see a posting twice.
+ * A MongoDB failure fails the postings it concerns and the transaction's later ones in the batch (the
+ * consumer's retry tiers bring them back in order, and nothing of them was parked: parking comes after
+ * the log); the bank may then see a posting twice.
  */
 export function createPostingHandler(deps: PostingHandlerDeps): BatchHandler<EventPosting> {
   const { metrics, logger } = deps;
@@ -215,6 +224,7 @@ export function createPostingHandler(deps: PostingHandlerDeps): BatchHandler<Eve
               key: { laneId: id, memberId: subscriber.memberId, uetr: item.posting.uetr, topic, partition },
               subscriber,
               items: [],
+              records: [],
             };
             lanes.set(id, lane);
           }
@@ -223,6 +233,12 @@ export function createPostingHandler(deps: PostingHandlerDeps): BatchHandler<Eve
       }
 
       let lastBeat = performance.now();
+      const beat = async () => {
+        if (performance.now() - lastBeat > 1_000) {
+          lastBeat = performance.now();
+          await context.heartbeat();
+        }
+      };
       const sendUntil = performance.now() + deps.directBudgetMs;
       await mapBounded([...lanes.values()], deps.laneConcurrency, async (lane) => {
         const progress = { position: 0 };
@@ -239,10 +255,49 @@ export function createPostingHandler(deps: PostingHandlerDeps): BatchHandler<Eve
           );
           failFrom(item.posting.uetr, item.index, error);
         }
-        if (performance.now() - lastBeat > 1_000) {
-          lastBeat = performance.now();
-          await context.heartbeat();
+        await beat();
+      });
+
+      const logged = [...lanes.values()].filter((lane) => lane.records.length > 0);
+      try {
+        await deps.deliveryLog.recordFirstAttempts(logged.flatMap((lane) => lane.records));
+      } catch (error) {
+        logger.warn(
+          {
+            err: error,
+            topic,
+            partition,
+            postings: logged.reduce((sum, lane) => sum + lane.records.length, 0),
+          },
+          'delivery log not written; the consumer retries the postings it concerns',
+        );
+        for (const lane of logged) {
+          const item = lane.items[0] as Item;
+          failFrom(item.posting.uetr, item.index, error);
         }
+      }
+
+      const parked = [...lanes.values()].filter((lane) => lane.park !== undefined);
+      await mapBounded(parked, deps.laneConcurrency, async (lane) => {
+        const park = lane.park as NonNullable<BatchLane['park']>;
+        // A posting failed above comes back from the retry tiers, after what is parked here.
+        const waiting = lane.items.slice(park.from).filter((item) => !isFailed(item));
+        if (waiting.length === 0) return;
+        try {
+          const failedHead = waiting[0] === lane.items[park.from] ? park.failedHead : undefined;
+          await queue(lane, waiting, failedHead, context.signal);
+        } catch (error) {
+          const item = waiting[0] as Item;
+          transactionLogger(logger, {
+            uetr: item.posting.uetr,
+            messageIdentification: item.posting.eventId,
+          }).warn(
+            { err: error, memberId: lane.key.memberId },
+            'posting neither delivered nor queued; the consumer retries it',
+          );
+          failFrom(item.posting.uetr, item.index, error);
+        }
+        await beat();
       });
     } catch (error) {
       positions.forget(topic, partition);
@@ -257,9 +312,26 @@ export function createPostingHandler(deps: PostingHandlerDeps): BatchHandler<Eve
     metrics.batch((performance.now() - started) / 1000, records.length);
   };
 
+  /** Appends postings to their lane in MongoDB (opening it, with `failedHead` as its failed head). */
+  async function queue(
+    lane: BatchLane,
+    items: readonly Item[],
+    failedHead: { error: string; retryAfterMs?: number } | undefined,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const queuedAt = deps.clock.now();
+    const entries: LaneEntry[] = items.map((item) => ({
+      eventId: item.posting.eventId,
+      eventName: item.posting.eventName,
+      queuedAt,
+    }));
+    await deps.parking.park(lane.key, entries, { ...(failedHead ? { failedHead } : {}), signal });
+  }
+
   /**
-   * Sends or queues a lane's postings of the batch, in order. `progress.position` is the posting being
-   * handled, so that a failure names it.
+   * Sends a lane's postings of the batch, in order, until one must wait: then `lane.park` says from
+   * where the lane is to be parked. `progress.position` is the posting being handled, so that a failure
+   * names it. Each posting whose delivery ended leaves its delivery log record in `lane.records`.
    */
   async function deliverLane(
     lane: BatchLane,
@@ -268,20 +340,14 @@ export function createPostingHandler(deps: PostingHandlerDeps): BatchHandler<Eve
     signal: AbortSignal,
   ): Promise<void> {
     const gate = deps.gates.of(lane.key.memberId);
-    const queue = async (failedHead?: { error: string; retryAfterMs?: number }) => {
-      const queuedAt = deps.clock.now();
-      const entries: LaneEntry[] = lane.items.slice(progress.position).map((item) => ({
-        eventId: item.posting.eventId,
-        eventName: item.posting.eventName,
-        queuedAt,
-      }));
-      await deps.parking.park(lane.key, entries, { ...(failedHead ? { failedHead } : {}), signal });
+    const stopAt = (failedHead?: { error: string; retryAfterMs?: number }) => {
+      lane.park = { from: progress.position, ...(failedHead ? { failedHead } : {}) };
     };
-    if (deps.index.has(lane.key.laneId)) return queue();
+    if (deps.index.has(lane.key.laneId)) return stopAt();
     while (progress.position < lane.items.length) {
-      if (performance.now() > sendUntil) return queue();
+      if (performance.now() > sendUntil) return stopAt();
       const ticket = gate.admit();
-      if (!ticket) return queue();
+      if (!ticket) return stopAt();
       const item = lane.items[progress.position] as Item;
       const { result, retryAfterMs } = await deps.delivery.attempt(
         lane.subscriber,
@@ -295,10 +361,10 @@ export function createPostingHandler(deps: PostingHandlerDeps): BatchHandler<Eve
         },
         ticket,
         'direct',
-        { signal },
+        { signal, records: lane.records },
       );
       if (result.kind === 'retryable') {
-        return queue({ error: result.error, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
+        return stopAt({ error: result.error, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
       }
       progress.position += 1;
     }

@@ -1,5 +1,5 @@
 import { type Clock, type Logger, type Tracing, transactionLogger } from '@rp/runtime';
-import type { DeliveryLogRepository, EventDeliveryOutcome } from '@rp/store';
+import type { DeliveryLogRepository, EventDeliveryOutcome, EventDeliveryRecord } from '@rp/store';
 import type { AttemptResult, BankClient } from './bank-client.ts';
 import type { BankGates, BankHealth, GateTicket } from './bank-gate.ts';
 import type { AttemptPath, PublisherMetrics } from './metrics.ts';
@@ -39,10 +39,20 @@ export interface DeliveryDeps {
 }
 
 /**
+ * Where a caller collects the delivery log records of the final attempts it makes, to write them
+ * together (`DeliveryLogRepository.recordFirstAttempts`) before it counts those postings as handled.
+ */
+export type DeliveryRecords = EventDeliveryRecord[];
+
+/**
  * One attempt of one posting at one bank: signed headers, the POST over the bank's pool, the bank gate
  * told what it showed, the attempt written to the delivery log (with the outcome it led to) and counted.
  * A delivery log write that fails throws, so the caller handles the posting again: the bank may get it
  * twice (it deduplicates on webhook-id), the log never misses it.
+ *
+ * With `options.records`, an attempt that ends the posting's delivery (delivered, or refused for good) is
+ * added there instead of written, and the caller writes the records before it treats the posting as done.
+ * An attempt that leaves the posting pending is always written at once: a retry may follow it.
  */
 export class Delivery {
   readonly #deps: DeliveryDeps;
@@ -56,7 +66,7 @@ export class Delivery {
     posting: PostingToSend,
     ticket: GateTicket,
     path: AttemptPath,
-    options: { retry?: boolean; signal?: AbortSignal } = {},
+    options: { retry?: boolean; signal?: AbortSignal; records?: DeliveryRecords } = {},
   ): Promise<AttemptOutcome> {
     const { client, gates, clock, metrics } = this.#deps;
     const gate = gates.of(target.memberId);
@@ -105,21 +115,23 @@ export class Delivery {
 
     const outcome: EventDeliveryOutcome =
       result.kind === 'delivered' ? 'delivered' : result.kind === 'final' ? 'failed' : 'pending';
-    await this.#deps.deliveryLog.recordAttempt(
-      {
+    const record: EventDeliveryRecord = {
+      posting: {
         eventId: deliveryId(posting.eventId, target.memberId),
         uetr: posting.uetr,
         memberId: target.memberId,
         eventType: posting.eventName,
       },
-      {
+      attempt: {
         at,
         httpStatus: result.status === null || result.status === 0 ? null : result.status,
         latencyMs: result.latencyMs,
         ...(result.kind === 'delivered' ? {} : { error: result.error }),
       },
       outcome,
-    );
+    };
+    if (options.records && outcome !== 'pending') options.records.push(record);
+    else await this.#deps.deliveryLog.recordAttempt(record.posting, record.attempt, record.outcome);
 
     const log = transactionLogger(this.#deps.logger, {
       uetr: posting.uetr,

@@ -191,6 +191,7 @@ export function createEventPublisherService(deps: EventPublisherDeps): EventPubl
   });
   const handler = createPostingHandler({
     store: deps.deliveries,
+    deliveryLog: deps.store.deliveryLog,
     transactions: deps.store.transactions,
     subscriptions,
     transactionBanks: new TransactionBanks(options.transactionBanksCached ?? 100_000),

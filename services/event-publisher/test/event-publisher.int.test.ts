@@ -130,7 +130,12 @@ describe('event publisher on the real stack', () => {
     );
     expect(traces.size).toBe(1);
 
-    // The delivery log: one attempt, delivered, per posting and bank.
+    // The delivery log: one attempt, delivered, per posting and bank, written a consumer batch at a
+    // time (one insert command for many postings), not a write per posting.
+    const logged = forA.length + forB.length;
+    const logWrites = env.storeCommands('insert') + env.storeCommands('update');
+    expect(logWrites).toBeGreaterThan(0);
+    expect(logWrites).toBeLessThan(logged / 4);
     const first = expectedIds(offUs[0] as DirectDebit, stateOnly, idOf)[0] as string;
     const logA = await env.store.deliveryLog.get(deliveryId(first, bankA));
     expect(logA).toMatchObject({

@@ -112,6 +112,11 @@ export interface TestEnvironment {
   readonly codecs: Partial<PipelineCodecs>;
   readonly producer: PipelineProducer;
   readonly store: Store;
+  /**
+   * Commands `store` has sent, by name. The publisher writes only its delivery log through it (its
+   * postings and lanes go through `deliveries`), so its inserts and updates are delivery log writes.
+   */
+  storeCommands(name: string): number;
   readonly deliveries: DeliveryStore;
   readonly banks: { readonly a: TestBank; readonly b: TestBank };
   readonly participants: Map<string, Participant>;
@@ -164,7 +169,13 @@ export async function startEnvironment(
   const codecs = await createPlainCodecs(serde, names, ['rp.events.v1']);
   const producer = createPipelineProducer(kafka, names, codecs);
   const database = uniqueName('evp').replace(/-/g, '_');
-  const store = await connectStore({ uri: endpoints.mongodbUri, database, appName: 'event-publisher-test' });
+  const storeCommands = new Map<string, number>();
+  const store = await connectStore({
+    uri: endpoints.mongodbUri,
+    database,
+    appName: 'event-publisher-test',
+    onCommand: ({ commandName }) => storeCommands.set(commandName, (storeCommands.get(commandName) ?? 0) + 1),
+  });
   await store.ensureIndexes();
   const mongo = new MongoClient(endpoints.mongodbUri);
   await mongo.connect();
@@ -217,6 +228,7 @@ export async function startEnvironment(
     codecs,
     producer,
     store,
+    storeCommands: (name) => storeCommands.get(name) ?? 0,
     deliveries,
     banks: { a, b },
     participants,
