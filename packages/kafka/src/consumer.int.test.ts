@@ -521,4 +521,118 @@ describe('consumer runner', () => {
       await admin.disconnect();
     }
   });
+
+  test("(g) with a commit interval, offsets wait for the handler's flush and are committed together; stop commits what waited", async () => {
+    const topic = uniqueName('behind');
+    await kafka.ensureTopics([{ topic, partitions: 2 }]);
+    const groupId = uniqueName('behind-group');
+    const keys = ['a', 'b', 'c', 'd'];
+    await produceSteps(topic, keys, 10);
+
+    const buffered: string[] = [];
+    const durable = new Set<string>();
+    let target = 40;
+    let handledAll = signal();
+    const flushing = signal();
+    const gate = signal();
+    let flushes = 0;
+    const runner = track(
+      await kafka.runConsumer({
+        groupId,
+        topics: [topic],
+        codec,
+        commitIntervalMs: 200,
+        flush: async () => {
+          flushes += 1;
+          const taking = buffered.splice(0);
+          flushing.resolve();
+          await gate.promise;
+          for (const entry of taking) durable.add(entry);
+        },
+        handleBatch: async (records) => {
+          for (const record of records) buffered.push(`${record.key}:${record.value.sequence}`);
+          if (buffered.length + durable.size >= target) handledAll.resolve();
+        },
+      }),
+    );
+    await within(handledAll.promise, 30_000, 'every record handled');
+    await within(flushing.promise, 30_000, 'the first flush');
+    const raw = new KafkaJs({ brokers, clientId: 'kafka-test-behind', logLevel: logLevel.NOTHING });
+    const admin = raw.admin();
+    await admin.connect();
+    try {
+      const committed = async () =>
+        ((await admin.fetchOffsets({ groupId, topics: [topic] }))[0]?.partitions ?? [])
+          .map((partition) => Number(partition.offset))
+          .reduce((sum, offset) => sum + Math.max(0, offset), 0);
+      // Handled, but the buffered work is not durable: nothing may be committed.
+      expect(await committed()).toBe(0);
+      gate.resolve();
+      for (let tries = 0; (await committed()) !== 40; tries += 1) {
+        if (tries > 300) throw new Error(`the commits never reached 40 (${await committed()})`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(durable.size).toBe(40);
+      // Many handler calls, a few flushes: the offsets of both partitions went out together.
+      expect(flushes).toBeLessThan(10);
+
+      // What is handled after the last commit is committed by a graceful stop, after a flush.
+      target = 44;
+      handledAll = signal();
+      const producer = kafka.createProducer<{ [topic]: PaymentStep }>({ codecs: { [topic]: codec } });
+      await producer.send(
+        topic,
+        keys.map((key) => ({ key, value: step(key, 11) })),
+      );
+      await producer.disconnect();
+      await within(handledAll.promise, 30_000, 'the later records handled');
+      await runner.stop();
+      expect(durable.size).toBe(44);
+      expect(await committed()).toBe(44);
+    } finally {
+      await admin.disconnect();
+    }
+  });
+
+  test('(h) with a commit interval, an abort commits nothing more: the next owner re-delivers what was handled', async () => {
+    const topic = uniqueName('behind-abort');
+    await kafka.ensureTopics([{ topic, partitions: 1 }]);
+    const groupId = uniqueName('behind-abort-group');
+    await produceSteps(topic, ['k'], 20);
+    const handled = signal();
+    const flushing = signal();
+    const runner = await kafka.runConsumer({
+      groupId,
+      topics: [topic],
+      codec,
+      commitIntervalMs: 100,
+      // The buffered work never becomes durable: what a process that dies with it pending does.
+      flush: async () => {
+        flushing.resolve();
+        await new Promise(() => {});
+      },
+      handleBatch: async (records) => {
+        if (records.some((record) => record.value.sequence === 20)) handled.resolve();
+      },
+    });
+    await within(handled.promise, 30_000, 'the records handled');
+    await within(flushing.promise, 30_000, 'the flush begun');
+    await within(runner.abort(), 30_000, 'the abort');
+
+    const again: number[] = [];
+    const all = signal();
+    track(
+      await kafka.runConsumer({
+        groupId,
+        topics: [topic],
+        codec,
+        handleBatch: async (records) => {
+          for (const record of records) again.push(record.value.sequence);
+          if (again.includes(20)) all.resolve();
+        },
+      }),
+    );
+    await within(all.promise, 30_000, 'the records re-delivered');
+    expect(again).toEqual(range(1, 20));
+  });
 });

@@ -65,6 +65,20 @@ interface ConsumerOptionsBase<T> {
   sessionTimeoutMs?: number;
   /** How long a fetch waits for records; also bounds how long `stop` waits for the fetch loop. Default 500. */
   maxWaitTimeMs?: number;
+  /**
+   * How long the offsets of handled records may wait to be committed. 0 (the default): after every
+   * handler call, one commit each. Above 0: what every partition of this consumer handled is committed
+   * together, at most this often (one request for many handler calls). Either way nothing is committed
+   * before it was handled; a crash re-delivers what was handled since the last commit, so this is also
+   * how much more a crash re-delivers.
+   */
+  commitIntervalMs?: number;
+  /**
+   * For a handler that leaves work buffered when it returns (write-behind): called before any offset is
+   * committed, it resolves once everything handed to the buffer before the call is durable. While it
+   * throws, the offsets wait and it is called again a second later.
+   */
+  flush?: () => Promise<void>;
 }
 
 /** Exactly one of `handleBatch` and `handleRecord`. */
@@ -128,6 +142,16 @@ interface Lane {
 interface Outgoing {
   topic: string;
   message: Message;
+}
+
+/** An offset handled and not committed yet (source topics), or a retry tier's first unresolved one. */
+interface PendingCommit {
+  readonly lane: Lane;
+  readonly topic: string;
+  readonly partition: number;
+  readonly offset: bigint;
+  /** For a retry tier: its buffer, told what was committed. */
+  readonly tier?: TierBuffer<RetryEntry>;
 }
 
 /** How long a partition waits before trying again after the registry or the broker failed it. */
@@ -204,6 +228,11 @@ export async function startConsumer<T>(
    * has begun, which would lose the commits a graceful stop exists to make.
    */
   let commitDirect: EachBatchPayload['commitOffsetsIfNecessary'] | undefined;
+  const commitIntervalMs = Math.max(0, options.commitIntervalMs ?? 0);
+  /** Offsets waiting for the next commit, by topic and partition (commit-behind). */
+  const pendingCommits = new Map<string, PendingCommit>();
+  let commitTimer: NodeJS.Timeout | undefined;
+  let committing: Promise<void> | undefined;
 
   const halted = () => stopping || aborted;
   const isCurrent = (lane: Lane) => lane.generation === generation && lanes.get(lane.partition) === lane;
@@ -386,10 +415,13 @@ export async function startConsumer<T>(
         throw error;
       }
       if (aborted || !isCurrent(lane)) return;
-      const next = (BigInt((chunk[chunk.length - 1] as KafkaMessage).offset) + 1n).toString();
-      payload.resolveOffset((chunk[chunk.length - 1] as KafkaMessage).offset);
-      await payload.commitOffsetsIfNecessary({
-        topics: [{ topic: batch.topic, partitions: [{ partition: batch.partition, offset: next }] }],
+      const last = (chunk[chunk.length - 1] as KafkaMessage).offset;
+      payload.resolveOffset(last);
+      await commitHandled({
+        lane,
+        topic: batch.topic,
+        partition: batch.partition,
+        offset: BigInt(last) + 1n,
       });
       await payload.heartbeat();
     }
@@ -750,18 +782,83 @@ export async function startConsumer<T>(
     const buffer = lane.tiers[index] as TierBuffer<RetryEntry>;
     const offset = buffer.needsCommit();
     if (offset === undefined || aborted || !isCurrent(lane)) return;
+    await commitHandled({
+      lane,
+      topic: retryTopics[index] as string,
+      partition: lane.partition,
+      offset,
+      tier: buffer,
+    });
+  }
+
+  /**
+   * Commits a handled offset: at once (after the handler's flush) without a commit interval or while
+   * stopping, else with the next commit of every partition.
+   */
+  async function commitHandled(entry: PendingCommit): Promise<void> {
+    if (commitIntervalMs > 0 && !stopping) {
+      pendingCommits.set(`${entry.topic}\u0000${entry.partition}`, entry);
+      scheduleCommit(commitIntervalMs);
+      return;
+    }
     try {
-      await commitDirect?.({
-        topics: [
-          {
-            topic: retryTopics[index] as string,
-            partitions: [{ partition: lane.partition, offset: offset.toString() }],
-          },
-        ],
-      });
-      buffer.committed = offset;
+      await commitNow([entry]);
     } catch (error) {
-      logger.debug({ groupId, partition: lane.partition, err: error }, 'retry tier commit failed');
+      if (entry.tier) {
+        logger.debug({ groupId, partition: entry.partition, err: error }, 'retry tier commit failed');
+        return;
+      }
+      throw error;
+    }
+  }
+
+  function scheduleCommit(delayMs: number): void {
+    if (commitTimer !== undefined || committing !== undefined || aborted) return;
+    commitTimer = setTimeout(() => {
+      commitTimer = undefined;
+      committing = commitPending().finally(() => {
+        committing = undefined;
+        if (pendingCommits.size > 0) scheduleCommit(commitIntervalMs);
+      });
+    }, delayMs);
+  }
+
+  /** Commits every waiting offset; what could not be committed waits for the next round. */
+  async function commitPending(): Promise<void> {
+    if (pendingCommits.size === 0 || aborted) return;
+    const entries = [...pendingCommits.values()];
+    pendingCommits.clear();
+    try {
+      await commitNow(entries);
+    } catch (error) {
+      const current = entries.filter((entry) => isCurrent(entry.lane));
+      if (current.length === 0) return;
+      logger.warn({ groupId, err: error }, 'offsets not committed; trying again');
+      for (const entry of current) {
+        const key = `${entry.topic}\u0000${entry.partition}`;
+        if (!pendingCommits.has(key)) pendingCommits.set(key, entry);
+      }
+      await new Promise((resolve) => setTimeout(resolve, infrastructureBackoffMs));
+    }
+  }
+
+  /**
+   * The handler's flush, then one commit of the offsets whose partitions this consumer still owns. A
+   * partition that changed hands since is left to its new owner, which re-delivers what this one handled.
+   */
+  async function commitNow(entries: readonly PendingCommit[]): Promise<void> {
+    if (options.flush) await options.flush();
+    const current = entries.filter((entry) => isCurrent(entry.lane));
+    if (current.length === 0 || aborted) return;
+    const byTopic = new Map<string, { partition: number; offset: string }[]>();
+    for (const { topic, partition, offset } of current) {
+      byTopic.set(topic, [...(byTopic.get(topic) ?? []), { partition, offset: offset.toString() }]);
+    }
+    await commitDirect?.({ topics: [...byTopic].map(([topic, partitions]) => ({ topic, partitions })) });
+    for (const entry of current) {
+      if (entry.tier && (entry.tier.committed === undefined || entry.offset > entry.tier.committed)) {
+        entry.tier.committed = entry.offset;
+      }
     }
   }
 
@@ -856,7 +953,18 @@ export async function startConsumer<T>(
       for (const timer of backoffTimers) clearTimeout(timer);
       backoffTimers.clear();
       for (const lane of lanes.values()) clearTimeout(lane.timer);
+      clearTimeout(commitTimer);
+      commitTimer = undefined;
       await Promise.all([...lanes.values()].map((lane) => lane.pumping));
+      // What waited for the commit interval is committed while this consumer is still in the group; a
+      // handler call still running commits its own records when it returns (stopping: at once).
+      if (!aborted) await committing;
+      if (!aborted && pendingCommits.size > 0) {
+        await commitNow([...pendingCommits.values()]).catch((error: unknown) => {
+          logger.warn({ groupId, err: error }, 'offsets not committed at stop; the next owner re-delivers');
+        });
+      }
+      pendingCommits.clear();
       await consumer.disconnect().catch((error: unknown) => {
         logger.warn({ groupId, err: error }, 'consumer disconnect failed');
       });

@@ -29,6 +29,8 @@ export interface KafkaOptions {
   requestTimeoutMs?: number;
   /** Spans for every record produced and handled, carried in the records' `traceparent` headers. */
   tracing?: Tracing;
+  /** `commitIntervalMs` of every consumer that does not set its own. Default 0 (commit every batch). */
+  commitIntervalMs?: number;
 }
 
 /** A topic as the project declares it (the broker does not create topics on first use). */
@@ -192,7 +194,9 @@ export function createKafka(options: KafkaOptions): KafkaClient {
           createKafkaJsProducer: kafkaJsProducer,
           ...(options.tracing ? { tracing: options.tracing } : {}),
         },
-        consumerOptions,
+        consumerOptions.commitIntervalMs === undefined && options.commitIntervalMs !== undefined
+          ? { ...consumerOptions, commitIntervalMs: options.commitIntervalMs }
+          : consumerOptions,
       );
     },
     deadLetters() {

@@ -1,4 +1,4 @@
-import { int, list, logLevels, oneOf, str, tracingConfig, url } from '@rp/runtime';
+import { duration, int, list, logLevels, oneOf, str, tracingConfig, url } from '@rp/runtime';
 
 /**
  * The settings every pipeline service reads alike: log level, tracing, Kafka and its schema registry,
@@ -25,6 +25,10 @@ export function pipelineConfig(storeUse: string) {
       optional: true,
       min: 1,
       doc: 'Partitions of topics created at start-up when missing; default: the topic catalogue',
+    }),
+    KAFKA_COMMIT_INTERVAL: duration({
+      default: 250,
+      doc: "Longest wait before a consumer commits what it handled, every partition's offsets in one request (0: after every batch); a crash re-delivers up to this much",
     }),
   };
 }

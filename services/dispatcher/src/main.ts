@@ -65,6 +65,7 @@ try {
     brokers: config.KAFKA_BROKERS,
     clientId: clientIdFor(serviceName, 'main'),
     logger,
+    commitIntervalMs: config.KAFKA_COMMIT_INTERVAL,
   });
   lifecycle.onStop('other', 'kafka', () => kafka.close());
   await kafka.ensureTopics(

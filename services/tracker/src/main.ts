@@ -40,6 +40,7 @@ try {
     brokers: config.KAFKA_BROKERS,
     clientId: clientIdFor(serviceName, 'main'),
     logger,
+    commitIntervalMs: config.KAFKA_COMMIT_INTERVAL,
   });
   lifecycle.onStop('other', 'kafka', () => kafka.close());
   await kafka.ensureTopics(
