@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -142,6 +143,32 @@ async function twinScans(postgresUrl: string, schema: string): Promise<Map<strin
   return new Map(rows.map(([expression, scans]) => [expression ?? '', Number(scans)]));
 }
 
+/** The PostgreSQL table FerretDB keeps a collection in. */
+async function tableOf(postgresUrl: string, schema: string, collection: string): Promise<string> {
+  const rows = await backendQuery(
+    postgresUrl,
+    `select tablename from pg_tables where schemaname = '${schema}' and tablename like '${collection}\\_%'`,
+  );
+  const table = rows[0]?.[0];
+  if (!table) throw new Error(`no table for collection ${collection} in ${schema}`);
+  return table;
+}
+
+/** Index scans of the `_id` twin of a collection's table. */
+async function tableScans(
+  postgresUrl: string,
+  schema: string,
+  collection: string,
+): Promise<{ twin: number }> {
+  const table = await tableOf(postgresUrl, schema, collection);
+  const [row] = await backendQuery(
+    postgresUrl,
+    `select s.idx_scan from pg_stat_user_indexes s where s.schemaname = '${schema}' and s.relname = '${table}' ` +
+      `and s.indexrelname like 'rp_gin_%' and obj_description(s.indexrelid, 'pg_class') = '(_jsonb -> ''_id''::text)'`,
+  );
+  return { twin: Number(row?.[0] ?? 0) };
+}
+
 async function until(condition: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
@@ -230,6 +257,25 @@ describe('local stack', () => {
 
         await collection.dropIndex('by_uetr');
         expect(await twins(env.postgresUrl, database)).toEqual(["(_jsonb -> '_id'::text)"]);
+
+        // Large documents are TOASTed, so their table's heap is small: once analyzed, the planner would
+        // cost a sequential scan (detoasting every row) below the twin. The database turns scans off.
+        const snapshots = client.db(database).collection<{ _id: string; history: string[] }>('snapshots');
+        await snapshots.insertMany(
+          Array.from({ length: 300 }, (_, n) => ({
+            _id: `uetr-${n}`,
+            history: Array.from({ length: 200 }, (_, entry) => `${randomUUID()}-${entry}`),
+          })),
+        );
+        await backendQuery(
+          env.postgresUrl,
+          `analyze "${database}"."${await tableOf(env.postgresUrl, database, 'snapshots')}"`,
+        );
+        for (let n = 0; n < 20; n += 1) {
+          expect((await snapshots.findOne({ _id: `uetr-${n}` }))?.history).toHaveLength(200);
+        }
+        // Every read was served by the twin (a scan would not count there).
+        await until(async () => (await tableScans(env.postgresUrl, database, 'snapshots')).twin >= 20);
       } finally {
         await client.db(database).dropDatabase();
         await client.close();
