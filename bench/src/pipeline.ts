@@ -20,9 +20,9 @@ export interface PipelineBenchOptions {
   readonly root: string;
   readonly endpoints: PipelineEndpoints;
   readonly run: string;
-  /** Seconds of offered load in the throughput phase and in the latency phase. */
+  /** Seconds of offered load in the burst, in each window of the sustained search and in the latency phase. */
   readonly durationSeconds: number;
-  /** Debits in flight at the ingress in the throughput phase (a closed loop: as fast as it answers). */
+  /** Debits in flight at the ingress in the burst (a closed loop: as fast as it answers). */
   readonly concurrency: number;
   /** Debits to queue behind a closed window for the memory phase (0: skip). */
   readonly queue: number;
@@ -30,6 +30,8 @@ export interface PipelineBenchOptions {
   readonly outageSeconds: number;
   /** Transactions whose postings are fetched to check order and measure latency. */
   readonly sample: number;
+  /** Windows tried at most in the search for the sustained rate. Default 4. */
+  readonly steps?: number;
   /**
    * Where each service writes its V8 CPU profile of the whole run (`node --cpu-prof`), summarised at the
    * end; none when undefined.
@@ -267,7 +269,8 @@ async function examine(probe: Probe, sent: readonly Sent[], sampleSize: number) 
 
 /**
  * The whole journey measured from outside: on-us debits in at the ingress, every posting and message
- * out at the bank simulator. Phases: throughput (closed loop), latency at half of it (open loop),
+ * out at the bank simulator. Phases: the burst (closed loop), the sustained rate (a steady open loop,
+ * searched), latency at half of the sustained rate (open loop),
  * memory with a queue behind a closed window, and recovery after a bank outage.
  */
 export async function pipelineBench(
@@ -385,16 +388,11 @@ export async function pipelineBench(
         `a journey has ${one.length} postings, not ${postingsPerDebit}: the bench needs updating`,
       );
 
-    // Phase 1: throughput, closed loop at the given concurrency, for the duration.
-    log(`throughput: ${options.concurrency} debits in flight for ${options.durationSeconds} s`);
+    // Phase 1: the burst, a closed loop at the given concurrency for the duration: the ingress takes debits
+    // faster than the journeys complete, so this is the rate at which a backlog drains.
+    log(`burst: ${options.concurrency} debits in flight for ${options.durationSeconds} s`);
     await probe.bank.reset();
-    const before = {
-      completed: await probe.completed(),
-      mongo: await probe.mongoCommands(),
-      kafka: await probe.kafkaRecords(),
-      http: await probe.httpAtBank(),
-      cpu: await probe.cpu(infrastructure),
-    };
+    const burstBefore = await probe.completed();
     const sent: Sent[] = [];
     const memoryPeak: Record<string, number> = {};
     const sampleMemory = async () => {
@@ -410,65 +408,63 @@ export async function pipelineBench(
       }),
     );
     const offeredSeconds = (Date.now() - started) / 1000;
-    await probe.journeysDone(
-      'every journey of the throughput phase done',
-      before.completed,
-      sent.length,
-      3_600_000,
-    );
+    await probe.journeysDone('every journey of the burst done', burstBefore, sent.length, 3_600_000);
     clearInterval(memoryTimer);
-    const drainedAt = Date.now();
-    const seconds = (drainedAt - started) / 1000;
-    const completed = (await probe.completed()) - before.completed;
-    const postings = await probe.postingsAccepted();
-    const mongo = await probe.mongoCommands();
-    const kafka = await probe.kafkaRecords();
-    const http = await probe.httpAtBank();
-    const cpu = await probe.cpu(infrastructure);
-    const stats = await probe.bank.stats();
-    const examined = await examine(probe, sent, options.sample);
-    const rate = completed / seconds;
-    rows.push(
-      {
-        group: 'pipeline',
-        name: 'on-us debits through the whole journey',
-        value: round(rate, 1),
-        unit: 'debits/s',
-        detail: `${completed} of ${sent.length} sent completed in ${round(seconds, 1)} s (offered for ${round(offeredSeconds, 1)} s, ${options.concurrency} in flight)`,
-      },
-      {
-        group: 'pipeline',
-        name: 'event postings delivered (both classes)',
-        value: round(postings / seconds, 1),
-        unit: 'postings/s',
-        detail: `${postings} postings, ${stats.duplicates} duplicates, ${stats.signatureFailures} signature failures; order checked on ${examined.sampled} transactions: ${examined.outOfOrder} out of order, ${examined.incomplete} incomplete`,
-      },
-      {
-        group: 'pipeline',
-        name: 'kafka records written per debit',
-        value: round((kafka - before.kafka) / completed, 1),
-        unit: 'records',
-      },
-      {
-        group: 'pipeline',
-        name: 'mongodb write commands per debit',
-        value: round((mongo.writes - before.mongo.writes) / completed, 1),
-        unit: 'commands',
-        detail: `reads ${round((mongo.reads - before.mongo.reads) / completed, 1)} per debit (server-wide counters)`,
-      },
-      {
-        group: 'pipeline',
-        name: 'http requests per debit',
-        value: round((http - before.http + 2 * completed) / completed, 1),
-        unit: 'requests',
-        detail: `at the bank simulator, plus the debit and the status report at the ingress; ${probe.resends} debits of the whole run so far resent after a 503`,
-      },
-    );
+    const seconds = (Date.now() - started) / 1000;
+    const burstCompleted = (await probe.completed()) - burstBefore;
+    const burstRate = burstCompleted / seconds;
+    const burstStats = await probe.bank.stats();
+    rows.push({
+      group: 'pipeline',
+      name: 'burst: on-us debits through the whole journey, closed loop',
+      value: round(burstRate, 1),
+      unit: 'debits/s',
+      detail: `${burstCompleted} of ${sent.length} sent completed in ${round(seconds, 1)} s (offered for ${round(offeredSeconds, 1)} s, ${options.concurrency} in flight); ${burstStats.duplicates} duplicate postings`,
+    });
     for (const [service, mb] of Object.entries(memoryPeak))
       rows.push({ group: 'pipeline', name: `memory peak under load: ${service}`, value: mb, unit: 'MB RSS' });
-    rows.push(...cpuRows(before.cpu, cpu, completed));
 
-    // Phase 2: latency at half of the sustained rate, open loop.
+    // Phase 2: the sustained rate, at a steady offered load (open loop) for the duration. The pipeline
+    // keeps up when every journey of the window is done within a tenth of the window after it (at least
+    // 5 s). The search starts at 60% of the burst rate, rises by a fifth while the pipeline keeps up and
+    // falls by a quarter while it does not, for at most `steps` windows; the highest rate kept up is the
+    // figure, and the per-debit figures are that window's.
+    const steps = options.steps ?? 4;
+    const windows: SteadyWindow[] = [];
+    let offered = Math.max(1, burstRate * 0.6);
+    for (let step = 0; step < steps; step += 1) {
+      log(`sustained: ${round(offered, 1)} debits/s for ${options.durationSeconds} s`);
+      const window = await offerSteady(probe, options, offered, infrastructure);
+      windows.push(window);
+      log(
+        `  ${window.keptUp ? 'kept up' : 'fell behind'}: ${window.sent.length} sent, the last done ${round(window.drainSeconds, 1)} s after the window`,
+      );
+      const kept = windows.filter((entry) => entry.keptUp).map((entry) => entry.rate);
+      const failed = windows.filter((entry) => !entry.keptUp).map((entry) => entry.rate);
+      const next = window.keptUp ? offered * 1.2 : offered * 0.75;
+      // Never retry a rate at or above one that fell behind, nor at or below one that kept up.
+      if (failed.some((rate) => next >= rate * 0.98) && window.keptUp) break;
+      if (kept.some((rate) => next <= rate * 1.02) && !window.keptUp) break;
+      offered = next;
+    }
+    const best = windows.filter((entry) => entry.keptUp).sort((a, b) => b.rate - a.rate)[0];
+    const tried = windows.map(
+      (entry) => `${round(entry.rate, 1)}${entry.keptUp ? ' kept up' : ' fell behind'}`,
+    );
+    if (best === undefined) {
+      rows.push({
+        group: 'pipeline',
+        name: 'on-us debits sustained through the whole journey',
+        value: 0,
+        unit: 'debits/s',
+        detail: `no rate tried kept up: ${tried.join(', ')}`,
+      });
+    } else {
+      rows.push(...steadyRows(best, tried, options.durationSeconds));
+    }
+    const rate = best?.rate ?? Math.max(1, burstRate * 0.3);
+
+    // Phase 3: latency at half of the sustained rate, open loop.
     const halfRate = Math.max(1, rate / 2);
     log(`latency: ${round(halfRate, 1)} debits/s for ${options.durationSeconds} s`);
     await probe.bank.reset();
@@ -569,6 +565,138 @@ export async function pipelineBench(
   return rows;
 }
 
+/** One window of steady offered load, and what the pipeline made of it. */
+interface SteadyWindow {
+  readonly rate: number;
+  readonly seconds: number;
+  readonly sent: readonly Sent[];
+  /** Journeys done by the end of the window. */
+  readonly completedInWindow: number;
+  /** From the end of the window to the last journey done. */
+  readonly drainSeconds: number;
+  readonly keptUp: boolean;
+  readonly postings: number;
+  readonly duplicates: number;
+  readonly signatureFailures: number;
+  readonly kafkaRecords: number;
+  readonly mongo: { writes: number; reads: number };
+  readonly http: number;
+  readonly cpu: { before: CpuReading; after: CpuReading };
+  readonly examined: Awaited<ReturnType<typeof examine>>;
+  readonly resends: number;
+}
+
+/** Offers `rate` debits a second, evenly spaced, for the phase's duration; waits for every journey. */
+async function offerSteady(
+  probe: Probe,
+  options: PipelineBenchOptions,
+  rate: number,
+  infrastructure: ReadonlyMap<string, number>,
+): Promise<SteadyWindow> {
+  await probe.bank.reset();
+  const before = {
+    completed: await probe.completed(),
+    mongo: await probe.mongoCommands(),
+    kafka: await probe.kafkaRecords(),
+    http: await probe.httpAtBank(),
+    cpu: await probe.cpu(infrastructure),
+    resends: probe.resends,
+  };
+  const sent: Sent[] = [];
+  const interval = 1000 / rate;
+  const total = Math.round(rate * options.durationSeconds);
+  const start = performance.now();
+  const inFlight: Promise<void>[] = [];
+  for (let index = 0; index < total; index += 1) {
+    const wait = start + index * interval - performance.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    inFlight.push(probe.send(options.root).then((entry) => void sent.push(entry)));
+  }
+  await Promise.all(inFlight);
+  const windowEnd = Date.now();
+  const seconds = (performance.now() - start) / 1000;
+  const completedInWindow = (await probe.completed()) - before.completed;
+  await probe.journeysDone('every journey of the window done', before.completed, sent.length, 3_600_000);
+  const drainSeconds = (Date.now() - windowEnd) / 1000;
+  const after = {
+    mongo: await probe.mongoCommands(),
+    kafka: await probe.kafkaRecords(),
+    http: await probe.httpAtBank(),
+    cpu: await probe.cpu(infrastructure),
+  };
+  const stats = await probe.bank.stats();
+  return {
+    rate,
+    seconds,
+    sent,
+    completedInWindow,
+    drainSeconds,
+    keptUp: drainSeconds <= Math.max(5, seconds / 10),
+    postings: stats.routes.events.accepted,
+    duplicates: stats.duplicates,
+    signatureFailures: stats.signatureFailures,
+    kafkaRecords: after.kafka - before.kafka,
+    mongo: {
+      writes: after.mongo.writes - before.mongo.writes,
+      reads: after.mongo.reads - before.mongo.reads,
+    },
+    http: after.http - before.http,
+    cpu: { before: before.cpu, after: after.cpu },
+    examined: await examine(probe, sent, options.sample),
+    resends: probe.resends - before.resends,
+  };
+}
+
+/** The figures of the highest steady rate the pipeline kept up with. */
+function steadyRows(window: SteadyWindow, tried: readonly string[], durationSeconds: number): Row[] {
+  const debits = window.sent.length;
+  const elapsed = window.seconds + window.drainSeconds;
+  return [
+    {
+      group: 'pipeline',
+      name: 'on-us debits sustained through the whole journey',
+      value: round(window.rate, 1),
+      unit: 'debits/s',
+      detail: `${debits} sent evenly over ${round(window.seconds, 1)} s, ${debits} completed (nothing lost): ${window.completedInWindow} within the window, the last ${round(window.drainSeconds, 1)} s after it; rates tried: ${tried.join(', ')} (${durationSeconds} s each)`,
+    },
+    {
+      group: 'pipeline',
+      name: 'event postings delivered at the sustained rate (both classes)',
+      value: round(window.postings / elapsed, 1),
+      unit: 'postings/s',
+      detail: `${window.postings} postings, ${window.duplicates} duplicates, ${window.signatureFailures} signature failures; order checked on ${window.examined.sampled} transactions: ${window.examined.outOfOrder} out of order, ${window.examined.incomplete} incomplete`,
+    },
+    {
+      group: 'pipeline',
+      name: 'kafka records written per debit',
+      value: round(window.kafkaRecords / debits, 1),
+      unit: 'records',
+    },
+    {
+      group: 'pipeline',
+      name: 'mongodb write commands per debit',
+      value: round(window.mongo.writes / debits, 1),
+      unit: 'commands',
+      detail: `reads ${round(window.mongo.reads / debits, 1)} per debit (server-wide counters)`,
+    },
+    {
+      group: 'pipeline',
+      name: 'http requests per debit',
+      value: round((window.http + 2 * debits) / debits, 1),
+      unit: 'requests',
+      detail: `at the bank simulator, plus the debit and the status report at the ingress; ${window.resends} debits resent after a 503`,
+    },
+    {
+      group: 'pipeline',
+      name: '202 to DEBIT_COMPLETED at the sustained rate, p50 / p95 / p99',
+      value: round(window.examined.toCompleted.p99, 0),
+      unit: 'ms (p99)',
+      detail: `${round(window.examined.toCompleted.p50, 0)} / ${round(window.examined.toCompleted.p95, 0)} / ${round(window.examined.toCompleted.p99, 0)} ms over ${window.examined.toCompleted.count}`,
+    },
+    ...cpuRows(window.cpu.before, window.cpu.after, debits),
+  ];
+}
+
 /**
  * Each service's profile: its busy time and the packages it went to, most first; then the functions of
  * the busiest service by self time.
@@ -605,9 +733,9 @@ export function profileRows(profiles: ReadonlyMap<string, ProfileSummary>): Row[
 type CpuReading = Awaited<ReturnType<Probe['cpu']>>;
 
 /**
- * The throughput phase's CPU: how busy the machine was, and each process's CPU time per completed
+ * The CPU of the sustained window: how busy the machine was, and each process's CPU time per completed
  * debit, most first, with its share of the machine's busy time. What the pipeline's rate is bound by
- * when the machine is saturated.
+ * when the machine is near saturation.
  */
 export function cpuRows(before: CpuReading, after: CpuReading, completed: number): Row[] {
   const rows: Row[] = [];
@@ -622,7 +750,7 @@ export function cpuRows(before: CpuReading, after: CpuReading, completed: number
   if (machine) {
     rows.push({
       group: 'pipeline',
-      name: 'machine CPU busy during the throughput phase',
+      name: 'machine CPU busy at the sustained rate',
       value: round((100 * machine.busy) / machine.total, 0),
       unit: '% of all cores',
       detail: `${round(machine.busy, 0)} of ${round(machine.total, 0)} core-seconds; ${round((1000 * machine.busy) / completed, 0)} ms per debit`,
