@@ -36,10 +36,15 @@ import {
   type TransactionCache,
   withImpliedDelivery,
 } from './sequencer.ts';
+import type { SnapshotWriter } from './snapshot-writer.ts';
 
 export interface TrackerHandlerDeps {
   readonly producer: PipelineProducer;
-  readonly transactions: Pick<TransactionRepository, 'get' | 'applyChanges' | 'recordDeliveryAttempt'>;
+  readonly transactions: Pick<TransactionRepository, 'get' | 'recordDeliveryAttempt'>;
+  /** Where the applied changes wait for their snapshot write (flushed before every commit). */
+  readonly snapshots: SnapshotWriter;
+  /** Transactions whose changes may wait at once; past it, a batch waits for them to be written. */
+  readonly maxPendingSnapshots: number;
   readonly cache: TransactionCache;
   readonly clock: Clock;
   readonly logger: Logger;
@@ -176,6 +181,8 @@ export function createTrackerHandlers(deps: TrackerHandlerDeps): TrackerHandlers
     try {
       if (misses.length > 0) {
         metrics.cache('miss', misses.length);
+        // What this process sequenced and has not written yet goes first: the read must see it.
+        await deps.snapshots.write(misses);
         const snapshots = await mapBounded(misses, deps.readConcurrency, (uetr) => transactions.get(uetr));
         misses.forEach((uetr, index) => {
           working.set(uetr, fromSnapshot(snapshots[index] ?? null, uetr, partition));
@@ -288,18 +295,12 @@ export function createTrackerHandlers(deps: TrackerHandlerDeps): TrackerHandlers
           })),
         );
         await producer.send('rp.events.v1', postings);
-        const result = await transactions.applyChanges(applied.map((entry) => entry.change));
-        metrics.snapshotWrites(result.writes);
-        if (result.changesSkipped > 0) {
-          // The snapshot held changes the cache called new: another owner moved these transactions.
-          metrics.snapshotConflicts(result.changesSkipped);
-          logger.error(
-            { partition, skipped: result.changesSkipped },
-            'snapshot already held changes sequenced as new; the partition is read again from the snapshots',
-          );
-          cache.dropPartition(partition);
-          for (const uetr of working.keys()) working.delete(uetr);
-        }
+        // The snapshot is written behind, before the consumer commits these records. A transaction's
+        // first change is written now: the dispatcher, the ingress and the validator read its message.
+        deps.snapshots.add(applied.map((entry) => entry.change));
+        const created = applied.filter(({ change }) => createsTransaction(change));
+        if (created.length > 0) await deps.snapshots.write(created.map(({ change }) => change.uetr));
+        if (deps.snapshots.size > deps.maxPendingSnapshots) await deps.snapshots.flush();
         const now = deps.clock.now().getTime();
         for (const { change, postings } of applied) {
           metrics.change('applied', change.eventType);
@@ -362,6 +363,12 @@ export function createTrackerHandlers(deps: TrackerHandlerDeps): TrackerHandlers
   return { stateChanges, deliveryOutcomes };
 }
 
+/** The change that brings the transaction's own message (its first): other services read it back. */
+function createsTransaction(change: TransactionStateChange): boolean {
+  const kind = change.message?.kind;
+  return kind === 'DirectDebit' || kind === 'CreditTransfer';
+}
+
 const outcomeKey = (outcome: DeliveryOutcome) =>
   `${outcome.uetr}\u0000${outcome.messageIdentification}\u0000${outcome.targetBank}\u0000${outcome.operation}\u0000${outcome.attempt}`;
 
@@ -416,12 +423,15 @@ export function createAdminRoutes(options: {
   transactions: Pick<TransactionRepository, 'get' | 'findByEndToEndId' | 'search'>;
   /** The event publisher's delivery log (same database): the transaction's postings per bank. */
   deliveryLog?: Pick<DeliveryLogRepository, 'listByUetr'>;
+  /** This process's snapshot writes still waiting: a transaction's are written before it is shown. */
+  snapshots?: Pick<SnapshotWriter, 'write'>;
   logger: Logger;
 }): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const { transactions } = options;
   app.get('/admin/transactions/:uetr', async (c) => {
     const uetr = uetrParameter(c.req.param('uetr'));
+    await options.snapshots?.write([uetr]);
     const snapshot = await transactions.get(uetr);
     if (snapshot === null) throw new AppError('NOT_FOUND', `no transaction ${uetr}`);
     return c.json(snapshot);

@@ -20,6 +20,10 @@ export const trackerConfigSpec = defineConfig({
     min: 1,
     doc: 'State topic partitions handled at the same time',
   }),
+  TRACKER_SNAPSHOT_INTERVAL: duration({
+    default: 500,
+    doc: "Longest wait of applied changes for their snapshot write (written before each commit of the state topic's offsets; a transaction's first change at once); 0 writes every batch",
+  }),
   TRACKER_RECORD_EVENT_DELIVERIES: bool({
     default: false,
     doc: "Also record event posting deliveries in snapshots (they are in the event-publisher's delivery log)",

@@ -77,6 +77,7 @@ try {
     options: {
       cacheSize: config.TRACKER_CACHE_SIZE,
       partitionsConsumedConcurrently: config.TRACKER_PARTITIONS_CONCURRENTLY,
+      snapshotIntervalMs: config.TRACKER_SNAPSHOT_INTERVAL,
       recordEventPostingAttempts: config.TRACKER_RECORD_EVENT_DELIVERIES,
     },
   });

@@ -11,6 +11,8 @@ export interface TrackerMetrics {
   batch(topic: 'state' | 'outcomes', seconds: number, records: number): void;
   cache(event: 'hit' | 'miss' | 'partition-reset', count?: number): void;
   cacheSize(size: number): void;
+  /** Transactions whose applied changes wait for their snapshot write. */
+  snapshotsWaiting(count: number): void;
   snapshotWrites(count: number): void;
   /** Changes the snapshot already held although the tracker thought them new: a stale cache. */
   snapshotConflicts(count: number): void;
@@ -49,6 +51,10 @@ export function trackerMetrics(metrics: Metrics): TrackerMetrics {
     ['event'],
   );
   const cacheSize = metrics.gauge('rp_tracker_cache_transactions', 'Transactions held in the cache');
+  const waiting = metrics.gauge(
+    'rp_tracker_snapshots_waiting',
+    'Transactions whose applied changes wait for their snapshot write (written before each commit)',
+  );
   const writes = metrics.counter(
     'rp_tracker_snapshot_writes_total',
     'Snapshot writes (one per transaction per batch)',
@@ -78,6 +84,7 @@ export function trackerMetrics(metrics: Metrics): TrackerMetrics {
     },
     cache: (event, count = 1) => cache.inc({ event }, count),
     cacheSize: (size) => cacheSize.set(size),
+    snapshotsWaiting: (count) => waiting.set(count),
     snapshotWrites: (count) => writes.inc(count),
     snapshotConflicts: (count) => conflicts.inc(count),
     batchFailed: (topic) => failed.inc({ topic }),

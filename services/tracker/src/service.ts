@@ -19,6 +19,7 @@ import { createAdminRoutes, createTrackerHandlers, RecentKeys } from './app.ts';
 import { createDeadLetterRoutes } from './dead-letter-routes.ts';
 import { trackerMetrics } from './metrics.ts';
 import { TransactionCache } from './sequencer.ts';
+import { SnapshotWriter } from './snapshot-writer.ts';
 
 export const serviceName = 'tracker';
 
@@ -50,6 +51,13 @@ export interface TrackerOptions {
   readonly outcomeRetry?: Partial<RetryPolicy>;
   /** How long a fetch waits for records (lower in tests for faster hand-overs). */
   readonly maxWaitTimeMs?: number;
+  /**
+   * How long applied changes may wait for their snapshot write: the state consumer's commit interval,
+   * each commit preceded by the writes. Default 500 ms; 0 writes every batch's changes before it ends.
+   */
+  readonly snapshotIntervalMs?: number;
+  /** Transactions whose changes may wait at once before a batch waits for their writes. Default 5,000. */
+  readonly maxPendingSnapshots?: number;
 }
 
 export interface TrackerDeps {
@@ -104,10 +112,22 @@ export function createTrackerService(deps: TrackerDeps): TrackerService {
       `the tracker needs codecs for ${[...consumedTopics, ...producedTopics].join(', ')}`,
     );
   }
+  const cache = new TransactionCache(options.cacheSize ?? 100_000);
+  const snapshots = new SnapshotWriter({
+    transactions: deps.store.transactions,
+    metrics,
+    logger,
+    writeConcurrency: options.readConcurrency ?? 16,
+    onConflict: (uetr) => cache.delete(uetr),
+  });
+  const snapshotIntervalMs = options.snapshotIntervalMs ?? 500;
   const handlers = createTrackerHandlers({
     producer: deps.producer,
     transactions: deps.store.transactions,
-    cache: new TransactionCache(options.cacheSize ?? 100_000),
+    snapshots,
+    // Without an interval nothing waits: every batch's changes are written before it ends.
+    maxPendingSnapshots: snapshotIntervalMs > 0 ? (options.maxPendingSnapshots ?? 5_000) : 0,
+    cache,
     clock: deps.clock ?? systemClock,
     logger,
     metrics,
@@ -123,7 +143,7 @@ export function createTrackerService(deps: TrackerDeps): TrackerService {
   let deadLetterTopic: string | undefined;
 
   return {
-    app: adminApp(deps),
+    app: adminApp(deps, snapshots),
     get deadLetterTopic() {
       return deadLetterTopic;
     },
@@ -136,6 +156,8 @@ export function createTrackerService(deps: TrackerDeps): TrackerService {
         topics: [stateTopic],
         codec: stateCodec,
         retry: { ...stateRetryPolicy, ...options.stateRetry },
+        commitIntervalMs: snapshotIntervalMs,
+        flush: () => snapshots.flush(),
         handleBatch: handlers.stateChanges,
       });
       runners.push(states);
@@ -160,7 +182,7 @@ export function createTrackerService(deps: TrackerDeps): TrackerService {
   };
 }
 
-function adminApp(deps: TrackerDeps): Hono<AppEnv> {
+function adminApp(deps: TrackerDeps, snapshots: SnapshotWriter): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.onError(createProblemJsonErrorHandler({ logger: deps.logger }));
   app.use('/admin/*', operatorGuard(deps.operatorAuth));
@@ -169,6 +191,7 @@ function adminApp(deps: TrackerDeps): Hono<AppEnv> {
     createAdminRoutes({
       transactions: deps.store.transactions,
       deliveryLog: deps.store.deliveryLog,
+      snapshots,
       logger: deps.logger,
     }),
   );

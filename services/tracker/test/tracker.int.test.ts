@@ -32,7 +32,13 @@ import { connectStore, type Store } from '@rp/store';
 import { infra, uniqueName } from '@rp/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postingMessageId } from '../src/postings.ts';
-import { consumedTopics, createTrackerService, producedTopics, type TrackerService } from '../src/service.ts';
+import {
+  consumedTopics,
+  createTrackerService,
+  producedTopics,
+  type TrackerOptions,
+  type TrackerService,
+} from '../src/service.ts';
 import { change, debitJourney, journeyChanges, newDebit } from './fixtures.ts';
 import { eventually, readTopic, type TopicReader } from './topic-reader.ts';
 
@@ -47,7 +53,7 @@ let events: TopicReader<EventPosting>;
 let tracker: TrackerService | undefined;
 let serde: AvroSerde;
 
-function startTracker(): Promise<TrackerService> {
+function startTracker(options: TrackerOptions = {}): Promise<TrackerService> {
   const service = createTrackerService({
     kafka,
     names,
@@ -56,7 +62,7 @@ function startTracker(): Promise<TrackerService> {
     store,
     decodeValue: (value) => serde.decode(value),
     logger,
-    options: { maxWaitTimeMs: 100, stateRetry: { delaysMs: [200], maxAttempts: 50 } },
+    options: { maxWaitTimeMs: 100, stateRetry: { delaysMs: [200], maxAttempts: 50 }, ...options },
   });
   tracker = service;
   return service.start().then(() => service);
@@ -382,5 +388,38 @@ describe('tracker on the real stack', () => {
     });
     expect(snapshot.history.map((entry) => entry.seq)).toEqual(debitJourney.map((_, index) => index + 1));
     expect(snapshot.state).toBe('DEBIT_COMPLETED');
+  }, 120_000);
+
+  it('writes the snapshot behind the postings: a first change at once, later ones together, all of them by a stop', async () => {
+    await tracker?.stop();
+    // Long enough that nothing here is written by the commit timer.
+    await startTracker({ snapshotIntervalMs: 10_000 });
+    try {
+      const debit = newDebit();
+      const uetr = debit.transactionIdentifiers.uetr;
+      const journey = journeyChanges(debit);
+      const writesBefore = store.transactions.stats().snapshotWrites;
+      await sendStates(journey.slice(0, 1));
+      // The first change carries the DirectDebit other services read back: written with its batch.
+      const first = await eventually(async () => (await store.transactions.get(uetr)) ?? undefined, 2_000);
+      expect(first.lastSeq).toBe(1);
+      expect(first.messages.map((message) => message.kind)).toEqual(['DirectDebit']);
+      // Four more changes, each in a batch of its own, as different services send them.
+      for (const [index, next] of journey.slice(1, 5).entries()) {
+        await sendStates([next]);
+        await events.waitUntil((records) =>
+          statePostings(records, uetr).length >= index + 2 ? true : undefined,
+        );
+      }
+      expect((await store.transactions.get(uetr))?.lastSeq).toBe(1);
+      // A stop writes what waits before it commits: the snapshot is complete, the later four together.
+      await tracker?.stop();
+      const snapshot = await store.transactions.get(uetr);
+      expect(snapshot?.history.map((entry) => entry.seq)).toEqual([1, 2, 3, 4, 5]);
+      expect(store.transactions.stats().snapshotWrites - writesBefore).toBe(2);
+    } finally {
+      await tracker?.stop();
+      await startTracker();
+    }
   }, 120_000);
 });
