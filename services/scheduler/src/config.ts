@@ -37,6 +37,10 @@ export const schedulerConfigSpec = defineConfig({
     default: 7 * 86_400_000,
     doc: 'How long intake tombstones stay (must cover the accepted and outcome topics retention)',
   }),
+  RECONCILIATION_SETTLE: duration({
+    default: 1_000,
+    doc: "How long the reconciliation close waits (real time) for the tracker's snapshot writes of changes made before it; keep above TRACKER_SNAPSHOT_INTERVAL",
+  }),
   KAFKA_DELIVERY_TIMEOUT: duration({
     default: 10_000,
     doc: 'Longest wait for the broker to acknowledge produced records',

@@ -106,6 +106,7 @@ try {
       releaseBatchSize: config.RELEASE_BATCH_SIZE,
       keyConcurrency: config.SCHEDULER_KEY_CONCURRENCY,
       intakeRetentionMs: config.INTAKE_RETENTION,
+      reconciliationSettleMs: config.RECONCILIATION_SETTLE,
       ...operatorAuthOption(operatorAuthenticatorFrom(config)),
       awaitCredits: config.CREDITS_GATE === 'credits',
     },

@@ -26,6 +26,12 @@ export interface ReconciliationDeps {
   readonly concurrency: number;
   /** How long intake tombstones are kept (the input topics' retention). */
   readonly intakeRetentionMs: number;
+  /**
+   * Real time the close waits, once no debit of the day can be released any more, before it reads the
+   * snapshots: the tracker writes them behind its postings (`TRACKER_SNAPSHOT_INTERVAL`), so a change
+   * made just before the close reaches its snapshot within that time. 0 reads at once.
+   */
+  readonly settleMs?: number;
 }
 
 export interface ReconciliationSummary {
@@ -72,6 +78,7 @@ export async function closeReconciliationWindow(
   const closedBefore = windows.reconciliationClosedAt(businessDate) !== undefined;
   // Closed from the start: no debit of the day is released, and none made ready joins its window.
   windows.markReconciliationClosed(businessDate, closesAt);
+  if ((deps.settleMs ?? 0) > 0) await new Promise((resolve) => setTimeout(resolve, deps.settleMs));
   const window: ReconciliationWindow = {
     businessDate,
     opensAt: calendar

@@ -84,6 +84,11 @@ export interface SchedulerOptions {
   /** How long intake tombstones are kept. Default 7 days (the input topics' retention). */
   readonly intakeRetentionMs?: number;
   /**
+   * How long the reconciliation close waits for the tracker's snapshot writes of changes made before it
+   * (they follow the postings by up to the tracker's `TRACKER_SNAPSHOT_INTERVAL`). Default 0.
+   */
+  readonly reconciliationSettleMs?: number;
+  /**
    * Verifies operators' access tokens on the admin routes (`ADMIN_AUTH=oauth2`); unset: the routes are
    * open (`ADMIN_AUTH=none`, development only).
    */
@@ -207,6 +212,7 @@ export function createSchedulerService(deps: SchedulerDeps): SchedulerService {
     metrics,
     concurrency: options.reconciliationConcurrency ?? 8,
     intakeRetentionMs: options.intakeRetentionMs ?? 7 * 86_400_000,
+    settleMs: options.reconciliationSettleMs ?? 0,
   };
 
   const handlers = createQueueingHandlers({
