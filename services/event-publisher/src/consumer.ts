@@ -179,6 +179,17 @@ export function createPostingHandler(deps: PostingHandlerDeps): BatchHandler<Eve
     };
     const isFailed = (item: Item) =>
       (failed.get(item.posting.uetr)?.index ?? Number.POSITIVE_INFINITY) <= item.index;
+    /** A posting neither delivered nor queued: it and its transaction's later ones are retried. */
+    const notHandled = (lane: BatchLane, item: Item, error: unknown) => {
+      transactionLogger(logger, {
+        uetr: item.posting.uetr,
+        messageIdentification: item.posting.eventId,
+      }).warn(
+        { err: error, memberId: lane.key.memberId },
+        'posting neither delivered nor queued; the consumer retries it',
+      );
+      failFrom(item.posting.uetr, item.index, error);
+    };
 
     try {
       const banks = await banksOf(items);
@@ -245,15 +256,7 @@ export function createPostingHandler(deps: PostingHandlerDeps): BatchHandler<Eve
         try {
           await deliverLane(lane, progress, sendUntil, context.signal);
         } catch (error) {
-          const item = lane.items[progress.position] as Item;
-          transactionLogger(logger, {
-            uetr: item.posting.uetr,
-            messageIdentification: item.posting.eventId,
-          }).warn(
-            { err: error, memberId: lane.key.memberId },
-            'posting neither delivered nor queued; the consumer retries it',
-          );
-          failFrom(item.posting.uetr, item.index, error);
+          notHandled(lane, lane.items[progress.position] as Item, error);
         }
         await beat();
       });
@@ -287,15 +290,7 @@ export function createPostingHandler(deps: PostingHandlerDeps): BatchHandler<Eve
           const failedHead = waiting[0] === lane.items[park.from] ? park.failedHead : undefined;
           await queue(lane, waiting, failedHead, context.signal);
         } catch (error) {
-          const item = waiting[0] as Item;
-          transactionLogger(logger, {
-            uetr: item.posting.uetr,
-            messageIdentification: item.posting.eventId,
-          }).warn(
-            { err: error, memberId: lane.key.memberId },
-            'posting neither delivered nor queued; the consumer retries it',
-          );
-          failFrom(item.posting.uetr, item.index, error);
+          notHandled(lane, waiting[0] as Item, error);
         }
         await beat();
       });
