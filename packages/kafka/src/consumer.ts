@@ -796,11 +796,14 @@ export async function startConsumer<T>(
    * stopping, else with the next commit of every partition.
    */
   async function commitHandled(entry: PendingCommit): Promise<void> {
+    const key = `${entry.topic}\u0000${entry.partition}`;
     if (commitIntervalMs > 0 && !stopping) {
-      pendingCommits.set(`${entry.topic}\u0000${entry.partition}`, entry);
+      pendingCommits.set(key, entry);
       scheduleCommit(commitIntervalMs);
       return;
     }
+    // Committed now: an older offset of the partition still waiting must not follow it.
+    if ((pendingCommits.get(key)?.offset ?? -1n) <= entry.offset) pendingCommits.delete(key);
     try {
       await commitNow([entry]);
     } catch (error) {
@@ -959,12 +962,13 @@ export async function startConsumer<T>(
       // What waited for the commit interval is committed while this consumer is still in the group; a
       // handler call still running commits its own records when it returns (stopping: at once).
       if (!aborted) await committing;
-      if (!aborted && pendingCommits.size > 0) {
-        await commitNow([...pendingCommits.values()]).catch((error: unknown) => {
+      const waiting = [...pendingCommits.values()];
+      pendingCommits.clear();
+      if (!aborted && waiting.length > 0) {
+        await commitNow(waiting).catch((error: unknown) => {
           logger.warn({ groupId, err: error }, 'offsets not committed at stop; the next owner re-delivers');
         });
       }
-      pendingCommits.clear();
       await consumer.disconnect().catch((error: unknown) => {
         logger.warn({ groupId, err: error }, 'consumer disconnect failed');
       });
