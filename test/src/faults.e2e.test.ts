@@ -26,7 +26,7 @@ import { type EndToEnd, mapBounded, root, startEndToEnd, waitUntil } from './pip
 // (duplicated: 0), every transaction's postings in its journey's order (out of order: 0). Each fault is
 // one round on the same running pipeline and local stack.
 //
-// `npm run test:faults` runs it at full size (1,500 transactions a round, the fault at 1,000 in flight, the
+// `npm run test:faults` runs it at full size (2,500 transactions a round, the fault at 1,000 in flight, the
 // bank down for 60 s); the test suite runs a reduced form (RP_FAULTS_TRANSACTIONS, RP_FAULTS_IN_FLIGHT,
 // RP_FAULTS_OUTAGE_MS, RP_FAULTS to pick rounds).
 
