@@ -426,9 +426,11 @@ export async function pipelineBench(
 
     // Phase 2: the sustained rate, at a steady offered load (open loop) for the duration. The pipeline
     // keeps up when every journey of the window is done within a tenth of the window after it (at least
-    // 5 s) and 95% took at most 5 s from the 202 to DEBIT_COMPLETED. The search starts at 60% of the burst rate, rises by a fifth while the pipeline keeps up and
-    // falls by a quarter while it does not, for at most `steps` windows; the highest rate kept up is the
-    // figure, and the per-debit figures are that window's.
+    // 5 s) and 95% took at most 5 s from the 202 to DEBIT_COMPLETED. The search starts at 60% of the
+    // burst rate, rises by a fifth while the pipeline keeps up and falls by a quarter while it does not,
+    // halving the gap instead once a rate on both sides is known, for at most `steps` windows or until
+    // the gap is under 5%; the highest rate kept up is the figure, and the per-debit figures are that
+    // window's.
     const steps = options.steps ?? 4;
     const windows: SteadyWindow[] = [];
     let offered = Math.max(1, burstRate * 0.6);
@@ -439,12 +441,14 @@ export async function pipelineBench(
       log(
         `  ${window.keptUp ? 'kept up' : 'fell behind'}: ${window.sent.length} sent, p95 202 to completed ${round(window.examined.toCompleted.p95 / 1000, 1)} s, the last done ${round(window.drainSeconds, 1)} s after the window`,
       );
-      const kept = windows.filter((entry) => entry.keptUp).map((entry) => entry.rate);
-      const failed = windows.filter((entry) => !entry.keptUp).map((entry) => entry.rate);
-      const next = window.keptUp ? offered * 1.2 : offered * 0.75;
-      // Never retry a rate at or above one that fell behind, nor at or below one that kept up.
-      if (failed.some((rate) => next >= rate * 0.98) && window.keptUp) break;
-      if (kept.some((rate) => next <= rate * 1.02) && !window.keptUp) break;
+      const highestKept = Math.max(0, ...windows.filter((entry) => entry.keptUp).map((entry) => entry.rate));
+      const lowestFailed = Math.min(
+        Number.POSITIVE_INFINITY,
+        ...windows.filter((entry) => !entry.keptUp).map((entry) => entry.rate),
+      );
+      if (lowestFailed < Number.POSITIVE_INFINITY && lowestFailed - highestKept < lowestFailed * 0.05) break;
+      let next = window.keptUp ? offered * 1.2 : offered * 0.75;
+      if (next >= lowestFailed || next <= highestKept) next = (highestKept + lowestFailed) / 2;
       offered = next;
     }
     const best = windows.filter((entry) => entry.keptUp).sort((a, b) => b.rate - a.rate)[0];
