@@ -282,6 +282,13 @@ async function round(fault: Fault): Promise<void> {
   const wrong = entries.filter(
     (entry) => !entry.completed || entry.duplicatedEffects.length > 0 || entry.outOfOrder,
   );
+  // Where the first few not complete stand in the tracker's own books, for the report.
+  for (const entry of wrong.filter((each) => !each.completed).slice(0, 5)) {
+    const response = await e2e.admin('tracker', `/admin/transactions/${entry.uetr}`).catch(() => undefined);
+    console.log(
+      `${fault.name}: ${entry.uetr} not complete: the tracker answers ${response?.status ?? 'nothing'}: ${(await response?.text())?.slice(0, 4_000) ?? ''}`,
+    );
+  }
   expect(wrong.slice(0, 10), `${wrong.length} transactions with a problem`).toEqual([]);
   // Every transaction was answered 202 in the end; the ingress never answered anything but 202, 429 or 503.
   expect(outcomes.filter((outcome) => outcome.acceptedAt === undefined)).toEqual([]);

@@ -54,6 +54,8 @@ describe('the fault suite books', () => {
       duplicatedEffects: [],
       outOfOrder: false,
       redeliveries: 0,
+      reached: journeys[kind].at(-1),
+      messages: ['delivered'],
     });
   });
 
@@ -69,6 +71,8 @@ describe('the fault suite books', () => {
     const books = booksOf(uetr, postings(journeys.credit.slice(0, 3)), [], 'credit');
     expect(books.completed).toBe(false);
     expect(books.outOfOrder).toBe(false);
+    // Where it stopped, for the report.
+    expect(books.reached).toBe(journeys.credit[2]);
   });
 
   it('finds a credit posted out of its journey order', () => {

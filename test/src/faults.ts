@@ -107,6 +107,10 @@ export interface TransactionBooks {
   readonly outOfOrder: boolean;
   /** Repeats of an id the bank already had (allowed: the bank recognises them). */
   readonly redeliveries: number;
+  /** The last stage posted (none: undefined), to tell where a transaction not complete stopped. */
+  readonly reached: string | undefined;
+  /** The kinds of message the banks exchanged for it, in the order first seen. */
+  readonly messages: readonly string[];
 }
 
 /**
@@ -155,6 +159,8 @@ export function booksOf(
     duplicatedEffects,
     outOfOrder,
     redeliveries,
+    reached: types.at(-1),
+    messages: [...idsByKind.keys()],
   };
 }
 

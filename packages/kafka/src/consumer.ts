@@ -199,7 +199,7 @@ export async function startConsumer<T>(
   await checkRetryTopics(admin, retryTopics, partitionCount);
 
   const outbound = new OutboundQueue(
-    deps.createKafkaJsProducer(),
+    () => deps.createKafkaJsProducer(),
     { ...defaultOutboundOptions, lingerMs: 1 },
     logger,
   );

@@ -171,7 +171,7 @@ export function createKafka(options: KafkaOptions): KafkaClient {
     ensureTopics,
     createProducer<M>(producerOptions: ProducerOptions<M>): Producer<M> {
       const outbound = new OutboundQueue(
-        kafkaJsProducer(),
+        kafkaJsProducer,
         {
           lingerMs: producerOptions.lingerMs ?? defaultOutboundOptions.lingerMs,
           limits: {

@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { Kafka, logLevel, Partitioners } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import {
@@ -89,7 +90,7 @@ describe('producer', () => {
     raw.on(raw.events.REQUEST, (event) => {
       if (event.payload.apiName === 'Produce') produceRequests += 1;
     });
-    const outbound = new OutboundQueue(raw, { ...defaultOutboundOptions, lingerMs: 5 }, silentLogger);
+    const outbound = new OutboundQueue(() => raw, { ...defaultOutboundOptions, lingerMs: 5 }, silentLogger);
     await outbound.connect();
     await Promise.all(
       Array.from({ length: 400 }, (_, index) =>
@@ -102,6 +103,87 @@ describe('producer', () => {
     expect(await topicEnd(topic)).toBe(400);
     expect(produceRequests).toBeGreaterThan(0);
     expect(produceRequests).toBeLessThanOrEqual(10);
+  });
+
+  test('a send given up on while the broker is away never lets a later send be taken for it (nothing answered as written is missing)', {
+    timeout: 90_000,
+  }, async () => {
+    // The idempotent producer numbers each partition's records. A request the broker wrote but whose
+    // answer was lost is tried again under the same numbers; a different request sent under those numbers
+    // in the meantime would be taken by the broker for that one and dropped, while its caller is told it
+    // is written. Here the connection drops right after a produce request reaches the broker and the
+    // broker stays unreachable past the delivery timeout, while the next record is sent.
+    const topic = uniqueName('lost-answer');
+    await kafka.ensureTopics([{ topic, partitions: 1 }]);
+    const network = { dropNextProduce: false, downUntil: 0 };
+    const client = new Kafka({
+      clientId: 'kafka-test-lost-answer',
+      brokers,
+      logLevel: logLevel.NOTHING,
+      connectionTimeout: 1_000,
+      requestTimeout: 5_000,
+      socketFactory: ({ host, port, onConnect }) => {
+        // While the broker is "away", connections are refused.
+        const socket =
+          Date.now() < network.downUntil
+            ? connect({ host: '127.0.0.1', port: 1 })
+            : connect({ host, port }, onConnect);
+        const write = socket.write.bind(socket) as (chunk: Buffer, encoding?: BufferEncoding) => boolean;
+        let dropping = false;
+        socket.write = ((chunk: Buffer, encoding?: BufferEncoding) => {
+          const produce = Buffer.isBuffer(chunk) && chunk.length > 6 && chunk.readInt16BE(4) === 0;
+          if (produce && network.dropNextProduce) {
+            // The request reaches the broker; its answer never reaches the producer.
+            network.dropNextProduce = false;
+            dropping = true;
+            network.downUntil = Date.now() + 5_500;
+            setTimeout(() => socket.destroy(new Error('connection lost')), 300);
+          }
+          return write(chunk, encoding);
+        }) as typeof socket.write;
+        const emit = socket.emit.bind(socket) as (event: string, ...args: unknown[]) => boolean;
+        socket.emit = ((event: string, ...args: unknown[]) =>
+          event === 'data' && dropping ? true : emit(event, ...args)) as typeof socket.emit;
+        return socket;
+      },
+    });
+    const raw = client.producer({
+      idempotent: true,
+      maxInFlightRequests: 1,
+      createPartitioner: Partitioners.DefaultPartitioner,
+      retry: { retries: Number.MAX_SAFE_INTEGER, initialRetryTime: 100, maxRetryTime: 2_000 },
+    });
+    const outbound = new OutboundQueue(
+      () => raw,
+      { ...defaultOutboundOptions, lingerMs: 0, deliveryTimeoutMs: 5_000 },
+      silentLogger,
+    );
+    const record = (sequence: number) => [
+      { key: 'k', value: codec.encode({ uetr: 'k', sequence, amount: '1.00' }) },
+    ];
+    const written: number[] = [];
+    const sendOne = async (sequence: number) => {
+      const failure = await outbound.send(topic, record(sequence)).catch((error: unknown) => error);
+      if (failure === undefined) written.push(sequence);
+      return failure;
+    };
+    await sendOne(0);
+    for (let round = 1; round <= 3; round += 1) {
+      network.dropNextProduce = true;
+      // Its answer is lost and the broker stays away: the caller is told it failed (it may be written).
+      const failure = await sendOne(round * 10);
+      expect(failure).toMatchObject({ reason: 'KAFKA_SEND_TIMEOUT' });
+      // The next record, the same size: it is answered written only if it is.
+      await sendOne(round * 10 + 1);
+    }
+    await outbound.close();
+    const records = await readTopic(brokers, topic, await topicEnd(topic));
+    const inTopic = new Set(
+      await Promise.all(records.map(async (each) => (await codec.decode(each.value as Buffer)).sequence)),
+    );
+    // The records sent after a lost answer were written (the broker came back within their timeout).
+    expect(written.filter((sequence) => sequence % 10 === 1).length).toBeGreaterThan(0);
+    expect(written.filter((sequence) => !inTopic.has(sequence))).toEqual([]);
   });
 
   test('refuses a value that does not match its schema, before anything is sent', async () => {

@@ -73,11 +73,22 @@ interface Entry extends QueuedSend {
 /**
  * Coalesces concurrent sends into produce requests: a send waits at most `lingerMs` (or less, once a full
  * request is queued), and while a request is in flight the next one fills up, so batches grow with load.
- * One request is in flight at a time, which keeps call order on the wire; the idempotent kafkajs producer
- * serialises requests per broker anyway.
+ *
+ * One request is in the producer's hands at a time, until kafkajs has an answer for it, however long
+ * the broker is away. That keeps call order on the wire, and it is what keeps the idempotent producer
+ * honest: kafkajs numbers a request's records per partition and takes the numbers back when the request
+ * fails, so a request the broker wrote but whose answer was lost is sent again under the same numbers.
+ * Another request sent under them in the meantime would be taken by the broker for the first one and
+ * dropped, its callers told it is written. A caller is still answered by its delivery timeout (its
+ * records may land later); the records queued behind wait for the broker.
+ *
+ * When the broker no longer knows the producer's numbering (its producer id expired, or sequence
+ * numbers out of order), kafkajs fails every later request the same way: a new producer, with a new id,
+ * takes over.
  */
 export class OutboundQueue {
-  readonly #producer: KafkaJsProducer;
+  readonly #createProducer: () => KafkaJsProducer;
+  #producer: KafkaJsProducer;
   readonly #options: OutboundOptions;
   readonly #logger: Logger;
   readonly #queue: Entry[] = [];
@@ -90,8 +101,10 @@ export class OutboundQueue {
   #connecting: Promise<void> | undefined;
   #closed = false;
 
-  constructor(producer: KafkaJsProducer, options: OutboundOptions, logger: Logger) {
-    this.#producer = producer;
+  /** `createProducer` makes an idempotent kafkajs producer (a new one when the broker lost the old one's state). */
+  constructor(createProducer: () => KafkaJsProducer, options: OutboundOptions, logger: Logger) {
+    this.#createProducer = createProducer;
+    this.#producer = createProducer();
     this.#options = options;
     this.#logger = logger;
   }
@@ -165,15 +178,8 @@ export class OutboundQueue {
       this.#queued.bytes -= entry.bytes;
     }
     this.#inFlight = true;
-    // A request kafkajs keeps retrying (broker down) is waited for no longer than the delivery timeout;
-    // its callers are told by then, and the queue moves on instead of stalling behind it.
-    const latestDeadline = Math.max(...batch.map((entry) => entry.deadline));
-    let giveUp: NodeJS.Timeout | undefined;
-    const waited = new Promise<void>((resolve) => {
-      giveUp = setTimeout(resolve, Math.max(0, latestDeadline - Date.now()));
-    });
-    void Promise.race([this.#dispatch(batch), waited]).finally(() => {
-      clearTimeout(giveUp);
+    // Its callers are told by their delivery timeout (the sweeper); the next request waits for this one.
+    void this.#dispatch(batch).finally(() => {
       this.#inFlight = false;
       if (this.#queue.length > 0) this.#kick();
     });
@@ -187,8 +193,26 @@ export class OutboundQueue {
       await this.#producer.sendBatch({ topicMessages: groupByTopic(live), acks: -1 });
       for (const entry of batch) this.#settle(entry);
     } catch (error) {
+      if (lostProducerState(error)) this.#replaceProducer(error);
       const failure = fromKafkaJsError(error, 'producing to Kafka');
       for (const entry of batch) this.#settle(entry, failure);
+    }
+  }
+
+  /** Nothing is in flight (kafkajs gave up on the request): the old producer goes, a new one takes over. */
+  #replaceProducer(error: unknown): void {
+    this.#logger.warn(
+      { err: error },
+      "the broker no longer knows the producer's numbering; a new producer takes over",
+    );
+    const retired = this.#producer;
+    const wasConnected = this.#connecting !== undefined;
+    this.#producer = this.#createProducer();
+    this.#connecting = undefined;
+    if (wasConnected) {
+      void retired.disconnect().catch((failure: unknown) => {
+        this.#logger.warn({ err: failure }, 'retired producer disconnect failed');
+      });
     }
   }
 
@@ -233,6 +257,24 @@ export class OutboundQueue {
       this.#settle(entry, timeout);
     }
   }
+}
+
+/** Answers of the broker after which kafkajs's idempotent producer cannot go on with its numbering. */
+const producerStateErrors = new Set([
+  'OUT_OF_ORDER_SEQUENCE_NUMBER',
+  'UNKNOWN_PRODUCER_ID',
+  'INVALID_PRODUCER_EPOCH',
+  'INVALID_PRODUCER_ID_MAPPING',
+]);
+
+/** Whether a failed send (or what caused it) is the broker refusing the producer's numbering. */
+export function lostProducerState(error: unknown): boolean {
+  for (let cause = error, depth = 0; cause instanceof Error && depth < 5; depth += 1) {
+    const type = (cause as { type?: unknown }).type;
+    if (typeof type === 'string' && producerStateErrors.has(type)) return true;
+    cause = (cause as { cause?: unknown }).cause ?? (cause as { originalError?: unknown }).originalError;
+  }
+  return false;
 }
 
 export function createProducer<M>(
