@@ -13,6 +13,7 @@ import { toStoreError } from './errors.ts';
 import { type IdempotencyDocument, IdempotencyRepository } from './idempotency.ts';
 import { type CollectionName, collectionNames, storeIndexes } from './indexes.ts';
 import { defaultStoreLimits, type StoreLimits } from './limits.ts';
+import { MonitorWatch } from './monitor-watch.ts';
 import { type ReconciliationDocument, ReconciliationRepository } from './reconciliation.ts';
 import { type TransactionDocument, TransactionRepository } from './transactions.ts';
 import { type WindowOverrideDocument, WindowOverrideRepository } from './window-overrides.ts';
@@ -50,6 +51,12 @@ export interface StoreOptions {
   serverSelectionTimeoutMs?: number;
   /** Called for every command the driver completes. Turns on the driver's command monitoring. */
   onCommand?: (event: StoreCommandEvent) => void;
+  /**
+   * A server check of the driver's monitor in progress this long means the monitor is stuck (see
+   * `MonitorWatch`): the client closes and connects again. Default 30 s: a check takes at most the
+   * connect timeout (5 s) plus, streaming, the heartbeat interval (10 s).
+   */
+  monitorStalledAfterMs?: number;
 }
 
 export interface Store {
@@ -67,6 +74,11 @@ export interface Store {
   ensureIndexes(): Promise<void>;
   /** Index names per collection, as the server reports them. */
   listIndexes(): Promise<Record<CollectionName, string[]>>;
+  /**
+   * Closes the client's connections and server monitors and connects again (done on its own when a
+   * monitor is stuck). Operations meanwhile fail as retriable; the repositories carry on after it.
+   */
+  reconnect(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -117,6 +129,18 @@ export async function connectStore(options: StoreOptions): Promise<Store> {
   return new MongoStore(client, client.db(options.database), options, limits);
 }
 
+/** Feeds the driver's heartbeat events of `client` to a watch of its monitors. */
+function watchMonitors(client: MongoClient, stalledAfterMs: number): MonitorWatch {
+  const watch = new MonitorWatch(stalledAfterMs);
+  client.on('serverHeartbeatStarted', (event) => watch.started(event.connectionId, performance.now()));
+  client.on('serverHeartbeatSucceeded', (event) => watch.ended(event.connectionId));
+  client.on('serverHeartbeatFailed', (event) => watch.ended(event.connectionId));
+  return watch;
+}
+
+/** How long a close of a stuck client is waited for before it is connected again regardless. */
+const closeWaitMs = 10_000;
+
 class MongoStore implements Store {
   readonly databaseName: string;
   readonly idempotency: IdempotencyRepository;
@@ -130,6 +154,11 @@ class MongoStore implements Store {
   readonly #db: Db;
   readonly #limits: StoreLimits;
   readonly #logger: StoreLogger | undefined;
+  readonly #watch: MonitorWatch;
+  readonly #watchTimer: NodeJS.Timeout;
+  #reconnecting: Promise<void> | undefined;
+  /** Closed by a reconnect whose connect has not succeeded yet: the watch tries again. */
+  #disconnected = false;
   #closed = false;
 
   constructor(client: MongoClient, db: Db, options: StoreOptions, limits: StoreLimits) {
@@ -137,6 +166,13 @@ class MongoStore implements Store {
     this.#db = db;
     this.#limits = limits;
     this.#logger = options.logger;
+    const stalledAfterMs = options.monitorStalledAfterMs ?? 30_000;
+    this.#watch = watchMonitors(client, stalledAfterMs);
+    this.#watchTimer = setInterval(
+      () => this.#checkMonitors(),
+      Math.max(100, Math.min(5_000, Math.floor(stalledAfterMs / 3))),
+    );
+    this.#watchTimer.unref();
     this.databaseName = db.databaseName;
     const attemptsKept = options.deliveryAttemptsKept ?? 20;
     this.idempotency = new IdempotencyRepository(
@@ -236,9 +272,65 @@ class MongoStore implements Store {
     return result;
   }
 
+  #checkMonitors(): void {
+    if (this.#closed || this.#reconnecting) return;
+    if (this.#disconnected) {
+      void this.reconnect().catch(() => undefined);
+      return;
+    }
+    const stalled = this.#watch.stalled(performance.now());
+    if (stalled.length === 0) return;
+    this.#logger?.error(
+      { database: this.databaseName, servers: stalled.map(({ address, forMs }) => ({ address, forMs })) },
+      "the MongoDB driver's server monitor is stuck (a check in progress far longer than a check takes); the client reconnects",
+    );
+    void this.reconnect().catch(() => undefined);
+  }
+
+  reconnect(): Promise<void> {
+    if (this.#reconnecting === undefined) {
+      const attempt = this.#reconnectOnce();
+      this.#reconnecting = attempt;
+      void attempt
+        .finally(() => {
+          if (this.#reconnecting === attempt) this.#reconnecting = undefined;
+        })
+        .catch(() => undefined);
+    }
+    return this.#reconnecting;
+  }
+
+  async #reconnectOnce(): Promise<void> {
+    try {
+      if (!this.#disconnected) {
+        let waited: NodeJS.Timeout | undefined;
+        await Promise.race([
+          this.#client.close(),
+          new Promise((resolve) => {
+            waited = setTimeout(resolve, closeWaitMs);
+          }),
+        ]).finally(() => clearTimeout(waited));
+        this.#disconnected = true;
+        this.#watch.reset();
+      }
+      if (this.#closed) return;
+      await this.#client.connect();
+      this.#disconnected = false;
+      this.#logger?.info({ database: this.databaseName }, 'store reconnected');
+    } catch (error) {
+      this.#logger?.warn(
+        { database: this.databaseName, err: error },
+        'store not reconnected yet; trying again',
+      );
+      throw toStoreError(error, 'reconnect');
+    }
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    clearInterval(this.#watchTimer);
+    await this.#reconnecting?.catch(() => undefined);
     await this.#client.close();
     this.#logger?.info({ database: this.databaseName }, 'store closed');
   }
