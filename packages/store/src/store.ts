@@ -281,7 +281,7 @@ class MongoStore implements Store {
     const stalled = this.#watch.stalled(performance.now());
     if (stalled.length === 0) return;
     this.#logger?.error(
-      { database: this.databaseName, servers: stalled.map(({ address, forMs }) => ({ address, forMs })) },
+      { database: this.databaseName, servers: stalled },
       "the MongoDB driver's server monitor is stuck (a check in progress far longer than a check takes); the client reconnects",
     );
     void this.reconnect().catch(() => undefined);
