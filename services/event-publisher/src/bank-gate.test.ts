@@ -67,6 +67,44 @@ describe('bank gate', () => {
     expect(subject.resumeInMs).toBe(30_000);
   });
 
+  it('counts a pause once however many requests in flight come back refused, and doubles it per failed probe only', () => {
+    const now = { value: 0 };
+    const subject = new BankGate({
+      concurrency: 32,
+      failureThreshold: 5,
+      baseCooldownMs: 1_000,
+      maxCooldownMs: 60_000,
+      now: () => now.value,
+    });
+    // Thirty requests out at once; half of them come back 503 with Retry-After: 1.
+    const tickets = Array.from({ length: 30 }, () => subject.admit()!);
+    for (const ticket of tickets.slice(0, 15)) subject.report(ticket, { kind: 'paused', forMs: 1_000 });
+    expect(subject.resumeInMs).toBe(1_000);
+    now.value = 1_000;
+    const probe = subject.admit()!;
+    expect(probe.probe).toBe(true);
+    subject.report(probe, { kind: 'failed' });
+    expect(subject.resumeInMs).toBe(2_000);
+  });
+
+  it("pauses for the Retry-After a probe is answered with, not for the doubled cooldown", () => {
+    const now = { value: 0 };
+    const subject = gate(now);
+    for (let failure = 0; failure < 3; failure += 1) subject.report(subject.admit()!, { kind: 'failed' });
+    for (const at of [1_000, 3_000, 7_000]) {
+      now.value = at;
+      subject.report(subject.admit()!, { kind: 'failed' });
+    }
+    expect(subject.resumeInMs).toBe(4_000);
+    now.value = 11_000;
+    subject.report(subject.admit()!, { kind: 'paused', forMs: 1_000 });
+    expect(subject.isOpen).toBe(true);
+    expect(subject.resumeInMs).toBe(1_000);
+    now.value = 12_000;
+    subject.report(subject.admit()!, { kind: 'answered' });
+    expect(subject.isOpen).toBe(false);
+  });
+
   it('lets at most `concurrency` requests in at a time, the next one as soon as one ends', async () => {
     const subject = gate({ value: 0 });
     const first = await subject.slot();

@@ -4,7 +4,12 @@
  * a pause (429 or 503 with Retry-After), the bank is paused: its postings are parked without an attempt,
  * so a bank that is down costs one probe per cooldown instead of a timeout per posting. Once the pause is
  * over, one probe goes through; an answer closes the breaker and releases the bank's parked lanes at once
- * (`onRecovered`), another failure pauses it again for longer (doubling up to `maxCooldownMs`).
+ * (`onRecovered`). A probe that fails without an answer pauses the bank again for longer (doubling up to
+ * `maxCooldownMs`, per failed probe in a row); one the bank answers with a Retry-After pauses it for
+ * what the bank asked. Attempts that were already out when the bank was paused only ever extend the
+ * pause to their own Retry-After: they are not probes, and do not make the next pause longer (with many
+ * requests in flight to a bank shedding half of them, counting each one doubled the pause to its
+ * maximum at once, and its lanes waited a minute per unlucky probe after it was back).
  *
  * The breaker is an optimisation kept per process: the lanes in MongoDB remain the truth of what waits.
  */
@@ -104,24 +109,29 @@ export class BankGate {
       case 'failed': {
         this.#consecutiveFailures += 1;
         if (ticket.probe || (!this.#open && this.#consecutiveFailures >= this.#options.failureThreshold)) {
-          this.#pause(this.#cooldownMs());
+          this.#open = true;
+          this.#extendPause(this.#cooldownMs());
+          this.#openings += 1;
         }
         return;
       }
       case 'paused':
-        this.#pause(Math.max(health.forMs, ticket.probe ? this.#cooldownMs() : 0));
+        if (ticket.probe || !this.#open) {
+          this.#open = true;
+          this.#openings += 1;
+        }
+        this.#extendPause(health.forMs);
         return;
     }
   }
 
+  /** The pause after the next failed probe: the base cooldown, doubled for each opening in a row. */
   #cooldownMs(): number {
     const { baseCooldownMs, maxCooldownMs } = this.#options;
     return Math.min(maxCooldownMs, baseCooldownMs * 2 ** Math.min(this.#openings, 30));
   }
 
-  #pause(forMs: number): void {
-    this.#open = true;
-    this.#openings += 1;
+  #extendPause(forMs: number): void {
     this.#resumeAt = Math.max(this.#resumeAt, this.#now() + forMs);
   }
 }
