@@ -87,7 +87,7 @@ describe('bank gate', () => {
     expect(subject.resumeInMs).toBe(2_000);
   });
 
-  it("pauses for the Retry-After a probe is answered with, not for the doubled cooldown", () => {
+  it('pauses for the Retry-After a probe is answered with, not for the doubled cooldown', () => {
     const now = { value: 0 };
     const subject = gate(now);
     for (let failure = 0; failure < 3; failure += 1) subject.report(subject.admit()!, { kind: 'failed' });
