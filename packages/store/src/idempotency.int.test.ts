@@ -54,6 +54,35 @@ describe('IdempotencyRepository', () => {
     expect(outcomes.filter((outcome) => outcome === 'duplicate')).toHaveLength(23);
   });
 
+  it('claims two keys in one command, the second only when the first is new', async () => {
+    const { idempotency } = context.store;
+    context.resetCommands();
+    expect(await idempotency.claimBoth(claim('MSG-4', 'hash-a'), claim('TX-4', 'hash-a'))).toEqual({
+      first: { outcome: 'new' },
+      second: { outcome: 'new' },
+    });
+    expect(Object.fromEntries(context.commands)).toEqual({ insert: 1 });
+
+    // The first taken: its outcome, the second not attempted (and not written).
+    const again = await idempotency.claimBoth(claim('MSG-4', 'hash-a'), claim('TX-5', 'hash-a'));
+    expect(again.first.outcome).toBe('duplicate');
+    expect(again.second).toBeUndefined();
+    expect(await idempotency.get('TX-5')).toBeNull();
+    const altered = await idempotency.claimBoth(claim('MSG-4', 'hash-b'), claim('TX-6', 'hash-b'));
+    expect(altered).toEqual({ first: expect.objectContaining({ outcome: 'conflict' }) });
+
+    // The first new, the second taken by another message: the first stays claimed.
+    const held = await idempotency.claimBoth(claim('MSG-7', 'hash-c'), claim('TX-4', 'hash-c'));
+    expect(held.first).toEqual({ outcome: 'new' });
+    expect(held.second?.outcome).toBe('conflict');
+    expect(held.second?.outcome === 'conflict' && held.second.record.payloadHash).toBe('hash-a');
+    expect((await idempotency.get('MSG-7'))?.payloadHash).toBe('hash-c');
+    // Its resend: the first a duplicate now, the second left to the caller.
+    expect(await idempotency.claimBoth(claim('MSG-7', 'hash-c'), claim('TX-4', 'hash-c'))).toEqual({
+      first: expect.objectContaining({ outcome: 'duplicate' }),
+    });
+  });
+
   it('keeps keys that contain dots and dollars as values, never as field names', async () => {
     expect(await context.store.idempotency.claim(claim('bank.a$MSG.3', 'hash-a'))).toEqual({
       outcome: 'new',

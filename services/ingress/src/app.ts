@@ -29,7 +29,7 @@ import {
   schemeOrigin,
 } from '@rp/pipeline';
 import { type AppEnv, AppError, type Clock, isRetriable, type Logger, transactionLogger } from '@rp/runtime';
-import type { IdempotencyRepository, TransactionRepository } from '@rp/store';
+import type { ClaimOutcome, IdempotencyRepository, TransactionRepository } from '@rp/store';
 import type { Context, Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { BankAuthenticator } from './bank-auth.ts';
@@ -616,9 +616,36 @@ export function registerIngressRoutes(app: Hono<AppEnv>, options: IngressRoutesO
       const admission = await receiver.admit(message, sender, log);
       if (!admission.ok) return refuse('invalid', validationProblem(admission.errors, instance));
 
+      // From here this attempt claims and produces the message: a resend arriving meanwhile waits for
+      // its answer (and goes the whole way itself if there is none).
+      if (!producing.has(key)) {
+        const inProgress: InProgress = {
+          payloadHash: hash,
+          settled: new Promise((resolve) => {
+            settle = resolve;
+          }),
+        };
+        producing.set(key, inProgress);
+        void inProgress.settled.then(() => {
+          if (producing.get(key) === inProgress) producing.delete(key);
+        });
+      }
       const started = performance.now();
       const receivedAt = clock.now();
-      const claim = await idempotency.claim({ key, payloadHash: hash, uetr, receivedAt });
+      const messageClaim = { key, payloadHash: hash, uetr, receivedAt };
+      // A message that starts a transaction claims its UETR too, after its own claim (so a refused
+      // message answers its resends the same way and a UETR is only ever held by a message that was
+      // claimed): both in one command when the message is new.
+      const transactionClaim = { key: transactionKey(uetr), payloadHash: hash, uetr, receivedAt };
+      let held: ClaimOutcome | undefined;
+      let claim: ClaimOutcome;
+      if (receiver.startsTransaction) {
+        const both = await idempotency.claimBoth(messageClaim, transactionClaim);
+        claim = both.first;
+        held = both.second;
+      } else {
+        claim = await idempotency.claim(messageClaim);
+      }
       if (claim.outcome === 'conflict') {
         log.info(
           { firstReceivedAt: claim.record.receivedAt },
@@ -648,32 +675,15 @@ export function registerIngressRoutes(app: Hono<AppEnv>, options: IngressRoutesO
         if ((await idempotency.get(producedMarkerKey(key))) !== null) {
           metrics.finished(operation, 'replayed');
           log.info('resent message acknowledged again');
+          settle?.(acknowledgement);
           return c.json(acknowledgement, 202);
         }
         outcome = 'reproduced';
       }
-      // From here this attempt produces the message: a resend arriving meanwhile waits for it.
-      if (!producing.has(key)) {
-        const inProgress: InProgress = {
-          payloadHash: hash,
-          settled: new Promise((resolve) => {
-            settle = resolve;
-          }),
-        };
-        producing.set(key, inProgress);
-        void inProgress.settled.then(() => {
-          if (producing.get(key) === inProgress) producing.delete(key);
-        });
-      }
       if (receiver.startsTransaction) {
-        // After the message's own claim, so a refused message answers its resends the same way and a
-        // UETR is only ever held by a message that was claimed.
-        const held = await idempotency.claim({
-          key: transactionKey(uetr),
-          payloadHash: hash,
-          uetr,
-          receivedAt,
-        });
+        // A resend's UETR claim was not attempted with its message's: the first attempt may have stopped
+        // between the two.
+        held ??= await idempotency.claim(transactionClaim);
         if (held.outcome === 'conflict') {
           log.info(
             { firstReceivedAt: held.record.receivedAt },

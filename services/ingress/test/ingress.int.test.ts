@@ -211,14 +211,27 @@ function gatedClaim(heldKey: string) {
     open = resolve;
   });
   let held = false;
+  type Claim = Parameters<Store['idempotency']['claim']>[0];
+  const hold = async (key: string) => {
+    held = true;
+    reached();
+    if (!(await opened)) throw new StoreError('unavailable', `claim ${key}: server unavailable`);
+  };
   const idempotency = {
-    async claim(claim: Parameters<Store['idempotency']['claim']>[0]) {
-      if (claim.key === heldKey && !held) {
-        held = true;
-        reached();
-        if (!(await opened)) throw new StoreError('unavailable', `claim ${claim.key}: server unavailable`);
-      }
+    async claim(claim: Claim) {
+      if (claim.key === heldKey && !held) await hold(claim.key);
       return store.idempotency.claim(claim);
+    },
+    async claimBoth(first: Claim, second: Claim) {
+      if (second.key === heldKey && !held) {
+        // The server takes the first claim of the command and is held (or fails) at the second.
+        const firstOutcome = await store.idempotency.claim(first);
+        if (firstOutcome.outcome !== 'new') return { first: firstOutcome };
+        await hold(second.key);
+        return { first: firstOutcome, second: await store.idempotency.claim(second) };
+      }
+      if (first.key === heldKey && !held) await hold(first.key);
+      return store.idempotency.claimBoth(first, second);
     },
     get: (key: string) => store.idempotency.get(key),
   } as unknown as Store['idempotency'];
