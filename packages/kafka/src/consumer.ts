@@ -31,6 +31,7 @@ import {
 import {
   type DeadLetterReason,
   type RetryPolicy,
+  retryHintOf,
   retryPolicy,
   routeFailure,
   tierCount,
@@ -753,7 +754,7 @@ export async function startConsumer<T>(
         firstFailureAt: state.firstFailureAt ?? new Date(now).toISOString(),
         ...described(error),
       };
-      const route = routeFailure(policy, attempt, isRetriable(error));
+      const route = routeFailure(policy, attempt, isRetriable(error), retryHintOf(error));
       if (route.kind === 'retry') {
         await send([
           toTier(route.tier, entry.message, lane.partition, entry.headers, {

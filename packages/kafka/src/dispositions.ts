@@ -1,5 +1,11 @@
 import type { KafkaError } from './errors.ts';
-import { type DeadLetterReason, parkedRoute, type RetryPolicy, routeFailure } from './retry-policy.ts';
+import {
+  type DeadLetterReason,
+  parkedRoute,
+  type RetryPolicy,
+  retryHintOf,
+  routeFailure,
+} from './retry-policy.ts';
 
 /** What becomes of one source record after its handler call. */
 export type Disposition =
@@ -40,7 +46,7 @@ export function dispose(
     if (bad) return { kind: 'dead-letter', reason: 'poison', error: bad };
     if (!outcome.failures.has(index)) return { kind: 'handled' };
     const error = outcome.failures.get(index);
-    const route = routeFailure(policy, 1, isRetriable(error));
+    const route = routeFailure(policy, 1, isRetriable(error), retryHintOf(error));
     if (route.kind === 'dead-letter') return { kind: 'dead-letter', reason: route.reason, error };
     if (key !== '') retryingKeys.add(key);
     return { kind: 'retry', tier: route.tier, delayMs: route.delayMs, error };

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { parkedRoute, retryPolicy, routeFailure, tierCount } from './retry-policy.ts';
+import { parkedRoute, retryHintOf, retryPolicy, routeFailure, tierCount } from './retry-policy.ts';
 
 describe('routeFailure', () => {
   const policy = retryPolicy({ delaysMs: [100, 1_000], maxAttempts: 4 });
@@ -27,6 +27,29 @@ describe('routeFailure', () => {
   test('uses no more tiers than retries', () => {
     expect(tierCount(retryPolicy({ delaysMs: [1, 2, 3], maxAttempts: 2 }))).toBe(1);
     expect(tierCount(retryPolicy({ delaysMs: [1, 2], maxAttempts: 9 }))).toBe(2);
+  });
+
+  test("with the handler's hint, the tier that brings the record back when it can succeed, whatever its failures", () => {
+    const tiers = retryPolicy({ delaysMs: [1_000, 5_000, 15_000, 30_000, 60_000], maxAttempts: 100 });
+    // Failed twenty times, due again in 4 s (a bank's pause): the 1 s tier, not the minute.
+    expect(routeFailure(tiers, 20, true, 4_000)).toEqual({ kind: 'retry', tier: 1, delayMs: 1_000 });
+    expect(routeFailure(tiers, 1, true, 20_000)).toEqual({ kind: 'retry', tier: 3, delayMs: 15_000 });
+    expect(routeFailure(tiers, 1, true, 600_000)).toEqual({ kind: 'retry', tier: 5, delayMs: 60_000 });
+    expect(routeFailure(tiers, 3, true, 0)).toEqual({ kind: 'retry', tier: 1, delayMs: 1_000 });
+    // The hint never keeps a record past maxAttempts, nor retries what is not retriable.
+    expect(routeFailure(tiers, 100, true, 1_000)).toEqual({
+      kind: 'dead-letter',
+      reason: 'retries-exhausted',
+    });
+    expect(routeFailure(tiers, 1, false, 1_000)).toEqual({ kind: 'dead-letter', reason: 'non-retriable' });
+  });
+
+  test('reads the hint from an error that carries a retryInMs of zero or more', () => {
+    expect(retryHintOf(Object.assign(new Error('paused'), { retryInMs: 2_500 }))).toBe(2_500);
+    expect(retryHintOf(Object.assign(new Error('odd'), { retryInMs: -1 }))).toBeUndefined();
+    expect(retryHintOf(Object.assign(new Error('odd'), { retryInMs: '5' }))).toBeUndefined();
+    expect(retryHintOf(new Error('plain'))).toBeUndefined();
+    expect(retryHintOf(undefined)).toBeUndefined();
   });
 
   test('a parked record waits on tier 1', () => {

@@ -46,12 +46,46 @@ export type FailureRoute =
   | { kind: 'retry'; tier: number; delayMs: number }
   | { kind: 'dead-letter'; reason: Exclude<DeadLetterReason, 'poison'> };
 
-/** Where a record goes after its handler failed for the `failures`-th time. */
-export function routeFailure(policy: RetryPolicy, failures: number, retriable: boolean): FailureRoute {
+/**
+ * When a failed record can succeed again, as its handler knows it (a bank's pause, a backoff): an error
+ * with a `retryInMs` of zero or more. Without one, the record's tier follows its failure count.
+ */
+export function retryHintOf(error: unknown): number | undefined {
+  if (typeof error !== 'object' || error === null || !('retryInMs' in error)) return undefined;
+  const hint = (error as { retryInMs: unknown }).retryInMs;
+  return typeof hint === 'number' && Number.isFinite(hint) && hint >= 0 ? hint : undefined;
+}
+
+/**
+ * Where a record goes after its handler failed for the `failures`-th time. With `retryInMs`, the tier
+ * with the longest delay that is not longer than it (the first tier when every delay is), so that the
+ * record is looked at again when it can succeed, not a minute later because it failed often: at worst
+ * a little early, and then it waits again for what is left. Without it, tier min(failures, tiers).
+ */
+export function routeFailure(
+  policy: RetryPolicy,
+  failures: number,
+  retriable: boolean,
+  retryInMs?: number,
+): FailureRoute {
   if (!retriable) return { kind: 'dead-letter', reason: 'non-retriable' };
   if (failures >= policy.maxAttempts) return { kind: 'dead-letter', reason: 'retries-exhausted' };
-  const tier = Math.min(failures, tierCount(policy));
+  const tiers = tierCount(policy);
+  const tier = retryInMs === undefined ? Math.min(failures, tiers) : tierWithin(policy, tiers, retryInMs);
   return { kind: 'retry', tier, delayMs: policy.delaysMs[tier - 1] ?? 0 };
+}
+
+function tierWithin(policy: RetryPolicy, tiers: number, retryInMs: number): number {
+  let chosen: number | undefined;
+  let shortest = 1;
+  for (let tier = 1; tier <= tiers; tier += 1) {
+    const delay = policy.delaysMs[tier - 1] ?? 0;
+    if (delay <= retryInMs && (chosen === undefined || delay > (policy.delaysMs[chosen - 1] ?? 0))) {
+      chosen = tier;
+    }
+    if (delay < (policy.delaysMs[shortest - 1] ?? 0)) shortest = tier;
+  }
+  return chosen ?? shortest;
 }
 
 /** A record of a parked key joins the queue on the first tier without having been tried. */

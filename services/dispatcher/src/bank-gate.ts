@@ -1,26 +1,40 @@
 /**
  * Per-bank admission for calls: at most `concurrency` calls on one bank at a time, a bounded wait for a
- * slot, and a pause after the bank stops answering, so that one slow or dead bank never holds the
- * consumer's partitions (whose other records go to other banks). A paused bank gets one probe call once
- * the pause is over; the others are deferred (to the retry tiers) until the probe shows it answers.
- * Times are real (monotonic) time: the bank's health is not on the business clock.
+ * slot, and a pause after the bank stops answering (a timeout, a refused connection) or after
+ * `failureThreshold` retryable refusals in a row (5xx, 408, 425, 429 without Retry-After), so that one
+ * slow, dead or failing bank never holds the consumer's partitions (whose other records go to other
+ * banks). A paused bank gets one probe call once the pause is over; the others are deferred (to the
+ * retry tiers, with the time left of the pause, so they come back when the bank may answer, without
+ * calls of their own meanwhile) until the probe shows it answers. Times are real (monotonic) time: the
+ * bank's health is not on the business clock.
  */
 export type Admission =
   | { readonly admitted: true; release(outcome: CallHealth): void }
-  | { readonly admitted: false; readonly reason: 'bank-unresponsive' | 'bank-busy' };
+  | {
+      readonly admitted: false;
+      readonly reason: 'bank-unresponsive' | 'bank-busy';
+      /** When a call may be admitted again, as far as the gate knows (0: try again soon). */
+      readonly retryInMs: number;
+    };
 
-/** What a call showed about the bank: it answered, it did not (timeout, connection), or it asked for a pause. */
+/**
+ * What a call showed about the bank: it answered (202 or a final refusal), it refused with a retryable
+ * status, it did not answer (timeout, connection), or it asked for a pause (Retry-After).
+ */
 export type CallHealth =
   | { readonly kind: 'answered' }
+  | { readonly kind: 'failing' }
   | { readonly kind: 'unresponsive' }
   | { readonly kind: 'paused'; readonly forMs: number };
 
 export interface BankGateOptions {
   readonly concurrency: number;
-  /** Longest a call waits for a free slot before it is deferred. */
+  /** Longest a call waits for a slot before it is deferred. */
   readonly maxWaitMs: number;
   /** How long a bank that stopped answering is left alone. */
   readonly cooldownMs: number;
+  /** Retryable refusals in a row that pause the bank like a timeout does. Default 5. */
+  readonly failureThreshold?: number;
   readonly now?: () => number;
 }
 
@@ -33,6 +47,7 @@ export class BankGate {
   #pausedUntil = 0;
   #suspect = false;
   #probing = false;
+  #failuresInARow = 0;
 
   constructor(options: BankGateOptions) {
     this.#options = options;
@@ -44,17 +59,22 @@ export class BankGate {
   }
 
   async admit(): Promise<Admission> {
-    if (this.#now() < this.#pausedUntil) return { admitted: false, reason: 'bank-unresponsive' };
+    const now = this.#now();
+    if (now < this.#pausedUntil) {
+      return { admitted: false, reason: 'bank-unresponsive', retryInMs: this.#pausedUntil - now };
+    }
     let probe = false;
     if (this.#suspect) {
-      if (this.#probing) return { admitted: false, reason: 'bank-unresponsive' };
+      // The probe's answer is awaited: the others look again a cooldown later at the latest.
+      if (this.#probing)
+        return { admitted: false, reason: 'bank-unresponsive', retryInMs: this.#options.cooldownMs };
       this.#probing = true;
       probe = true;
     }
     if (this.#active < this.#options.concurrency) this.#active += 1;
     else if (!(await this.#waitForSlot())) {
       if (probe) this.#probing = false;
-      return { admitted: false, reason: 'bank-busy' };
+      return { admitted: false, reason: 'bank-busy', retryInMs: 0 };
     }
     let released = false;
     return {
@@ -63,7 +83,7 @@ export class BankGate {
         if (released) return;
         released = true;
         if (probe) this.#probing = false;
-        this.#record(health);
+        this.#record(health, probe);
         const next = this.#waiters.shift();
         if (next) next(true);
         else this.#active -= 1;
@@ -71,17 +91,28 @@ export class BankGate {
     };
   }
 
-  #record(health: CallHealth): void {
-    if (health.kind === 'answered') {
-      this.#suspect = false;
-      return;
+  #record(health: CallHealth, probe: boolean): void {
+    switch (health.kind) {
+      case 'answered':
+        this.#suspect = false;
+        this.#failuresInARow = 0;
+        return;
+      case 'failing':
+        this.#failuresInARow += 1;
+        if (probe || this.#failuresInARow >= (this.#options.failureThreshold ?? 5)) this.#pauseSuspect();
+        return;
+      case 'unresponsive':
+        this.#pauseSuspect();
+        return;
+      case 'paused':
+        this.#pausedUntil = Math.max(this.#pausedUntil, this.#now() + health.forMs);
+        return;
     }
-    if (health.kind === 'unresponsive') {
-      this.#suspect = true;
-      this.#pausedUntil = Math.max(this.#pausedUntil, this.#now() + this.#options.cooldownMs);
-      return;
-    }
-    this.#pausedUntil = Math.max(this.#pausedUntil, this.#now() + health.forMs);
+  }
+
+  #pauseSuspect(): void {
+    this.#suspect = true;
+    this.#pausedUntil = Math.max(this.#pausedUntil, this.#now() + this.#options.cooldownMs);
   }
 
   #waitForSlot(): Promise<boolean> {

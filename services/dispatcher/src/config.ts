@@ -37,6 +37,11 @@ export const dispatcherConfigSpec = defineConfig({
     default: 5_000,
     doc: 'How long a bank that stopped answering is left alone before one probe',
   }),
+  BANK_FAILURE_THRESHOLD: int({
+    default: 5,
+    min: 1,
+    doc: 'Retryable refusals in a row (5xx, 408, 425, 429 without Retry-After) that pause a bank like a timeout',
+  }),
   BANK_KEEPALIVE: duration({
     default: 4_000,
     doc: 'Idle time a pooled keep-alive connection is kept (below the banks’ own)',

@@ -72,10 +72,16 @@ export interface DeliveryJob {
  */
 export class DeliveryDeferred extends AppError {
   readonly reason: DeferReason | 'retry';
+  /**
+   * When the record can be attempted again (its backoff, its bank's pause): the consumer puts it on the
+   * retry tier that brings it back then, not on one chosen by how often it was deferred.
+   */
+  readonly retryInMs: number;
 
-  constructor(reason: DeferReason | 'retry', message: string) {
+  constructor(reason: DeferReason | 'retry', message: string, retryInMs: number) {
     super(reason === 'retry' ? 'DOWNSTREAM_REJECTED' : 'DOWNSTREAM_TIMEOUT', message, { retriable: true });
     this.reason = reason;
+    this.retryInMs = Math.max(0, retryInMs);
   }
 }
 
@@ -146,7 +152,11 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
     };
     if (state.nextAttemptAt !== undefined && now < state.nextAttemptAt) {
       metrics.deferred(operation, 'not-yet-due');
-      throw new DeliveryDeferred('not-yet-due', `next attempt due at ${state.nextAttemptAt.toISOString()}`);
+      throw new DeliveryDeferred(
+        'not-yet-due',
+        `next attempt due at ${state.nextAttemptAt.toISOString()}`,
+        state.nextAttemptAt.getTime() - now.getTime(),
+      );
     }
     // Refuses an rp-state the transition table does not allow, before anything happens (dead-lettered).
     const pendingState = nextState(job.fromState, job.events.pending);
@@ -186,7 +196,11 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
     const admission = await gate.admit();
     if (!admission.admitted) {
       metrics.deferred(operation, admission.reason);
-      throw new DeliveryDeferred(admission.reason, `bank ${job.bank.memberId}: ${admission.reason}`);
+      throw new DeliveryDeferred(
+        admission.reason,
+        `bank ${job.bank.memberId}: ${admission.reason}`,
+        admission.retryInMs,
+      );
     }
     metrics.inFlight(job.bank.memberId, gate.inFlight);
     const attemptedAt = clock.now();
@@ -231,7 +245,9 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
         ? { kind: 'unresponsive' }
         : retryAfterMs !== undefined && retryAfterMs > 0
           ? { kind: 'paused', forMs: retryAfterMs }
-          : { kind: 'answered' };
+          : classifyStatus(result.status) === 'RETRYABLE_FAILURE'
+            ? { kind: 'failing' }
+            : { kind: 'answered' };
     admission.release(health);
     metrics.inFlight(job.bank.memberId, gate.inFlight);
     if ('error' in result && result.error.code === 'ABORTED') {
@@ -316,6 +332,7 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
     throw new DeliveryDeferred(
       'retry',
       `attempt ${attempt} failed (${status ?? error?.code}); next at ${next.toISOString()}`,
+      next.getTime() - clock.now().getTime(),
     );
   };
 }

@@ -107,6 +107,7 @@ try {
       bankConcurrency: config.BANK_CONCURRENCY,
       bankQueueWaitMs: config.BANK_QUEUE_WAIT,
       bankCooldownMs: config.BANK_COOLDOWN,
+      bankFailureThreshold: config.BANK_FAILURE_THRESHOLD,
       keepAliveMs: config.BANK_KEEPALIVE,
       backoffBaseMs: config.RETRY_BACKOFF_BASE,
       backoffMaxMs: config.RETRY_BACKOFF_MAX,

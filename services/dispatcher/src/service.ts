@@ -51,6 +51,8 @@ export interface DispatcherOptions {
   readonly bankQueueWaitMs?: number;
   /** How long a bank that stopped answering is left alone (then one probe). Default 5 s. */
   readonly bankCooldownMs?: number;
+  /** Retryable refusals in a row that pause a bank like a timeout does. Default 5. */
+  readonly bankFailureThreshold?: number;
   /** Idle keep-alive of pooled connections. Default 4 s. */
   readonly keepAliveMs?: number;
   /** Exponential backoff with full jitter: first retry's upper bound, and the cap. Defaults 1 s and 5 min. */
@@ -134,6 +136,7 @@ export function createDispatcherService(deps: DispatcherDeps): DispatcherService
           concurrency: bankConcurrency,
           maxWaitMs: options.bankQueueWaitMs ?? 2_000,
           cooldownMs: options.bankCooldownMs ?? 5_000,
+          failureThreshold: options.bankFailureThreshold ?? 5,
         }),
         schedule: new RetrySchedule(options.retryStateSize ?? 100_000),
         emitter: createStateEmitter({

@@ -55,7 +55,7 @@ export const eventPublisherConfigSpec = defineConfig({
   }),
   EVENTS_BREAKER_COOLDOWN: duration({ default: 1_000, doc: 'First pause of a bank before a probe' }),
   EVENTS_BREAKER_MAX_COOLDOWN: duration({
-    default: 60_000,
+    default: 15_000,
     doc: 'Longest pause between probes of a bank that is down (the pause doubles per failed probe)',
   }),
   EVENTS_MAX_PARKED_LANES: int({

@@ -54,7 +54,7 @@ export interface EventPublisherOptions {
   readonly breakerThreshold?: number;
   /** First pause of a bank; doubled for each failed probe. Default 1 s. */
   readonly breakerCooldownMs?: number;
-  /** Longest pause of a bank between probes. Default 60 s. */
+  /** Longest pause of a bank between probes. Default 15 s. */
   readonly breakerMaxCooldownMs?: number;
   /** Parked lanes this process keeps track of before the consumer waits. Default 250,000. */
   readonly maxParkedLanes?: number;
@@ -149,7 +149,7 @@ export function createEventPublisherService(deps: EventPublisherDeps): EventPubl
     concurrency: bankConcurrency,
     failureThreshold: options.breakerThreshold ?? 5,
     baseCooldownMs: options.breakerCooldownMs ?? 1_000,
-    maxCooldownMs: options.breakerMaxCooldownMs ?? 60_000,
+    maxCooldownMs: options.breakerMaxCooldownMs ?? 15_000,
   });
   const index = new LaneIndex(options.maxParkedLanes ?? 250_000);
   const delivery = new Delivery({
