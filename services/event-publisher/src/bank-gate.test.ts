@@ -1,13 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { BankGate, BankGates } from './bank-gate.ts';
+import { BankGate, type BankGateOptions, BankGates } from './bank-gate.ts';
 
-function gate(now: { value: number }) {
+function gate(now: { value: number }, options: Partial<BankGateOptions> = {}) {
   return new BankGate({
     concurrency: 2,
     failureThreshold: 3,
     baseCooldownMs: 1_000,
     maxCooldownMs: 4_000,
     now: () => now.value,
+    ...options,
   });
 }
 
@@ -69,13 +70,7 @@ describe('bank gate', () => {
 
   it('counts a pause once however many requests in flight come back refused, and doubles it per failed probe only', () => {
     const now = { value: 0 };
-    const subject = new BankGate({
-      concurrency: 32,
-      failureThreshold: 5,
-      baseCooldownMs: 1_000,
-      maxCooldownMs: 60_000,
-      now: () => now.value,
-    });
+    const subject = gate(now, { concurrency: 32, failureThreshold: 5, maxCooldownMs: 60_000 });
     // Thirty requests out at once; half of them come back 503 with Retry-After: 1.
     const tickets = Array.from({ length: 30 }, () => subject.admit()!);
     for (const ticket of tickets.slice(0, 15)) subject.report(ticket, { kind: 'paused', forMs: 1_000 });
