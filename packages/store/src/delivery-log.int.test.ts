@@ -134,6 +134,59 @@ describe('DeliveryLogRepository', () => {
     }
   });
 
+  it("records many attempts side by side, one posting's in order, trimming a full list", async () => {
+    const uetr = randomUUID();
+    const at = (second: number) => new Date(Date.UTC(2026, 10, 23, 10, 0, second));
+    const log = context.store.deliveryLog;
+    const posting = (index: number) => ({
+      eventId: `evt-parked-${index}`,
+      uetr,
+      memberId: '210000',
+      eventType: 'DEBIT_REQUEST_RECEIVED',
+    });
+    // Entry 0 was attempted once; entry 1 has a full list (2 × 2 kept); entry 2 was never attempted.
+    await log.recordAttempt(posting(0), { at: at(0), httpStatus: 503, latencyMs: 3 }, 'pending');
+    for (let second = 0; second < 4; second += 1) {
+      await log.recordAttempt(posting(1), { at: at(second), httpStatus: 500, latencyMs: 3 }, 'pending');
+    }
+    context.resetCommands();
+    await log.recordAttempts([
+      { posting: posting(0), attempt: { at: at(10), httpStatus: 202, latencyMs: 5 }, outcome: 'delivered' },
+      { posting: posting(1), attempt: { at: at(11), httpStatus: 202, latencyMs: 5 }, outcome: 'delivered' },
+      { posting: posting(2), attempt: { at: at(12), httpStatus: 202, latencyMs: 5 }, outcome: 'delivered' },
+      // The same posting again: appended after the first, by its own write.
+      {
+        posting: posting(0),
+        attempt: { at: at(13), httpStatus: 409, latencyMs: 1, error: 'HTTP 409' },
+        outcome: 'failed',
+      },
+    ]);
+    // One upsert each; the full list is read and rewritten.
+    expect(context.commandCount('update')).toBe(5);
+    expect(context.commandCount('find')).toBe(1);
+    const entries = new Map((await log.listByUetr(uetr)).map((entry) => [entry.eventId, entry]));
+    expect(entries.get('evt-parked-0')).toMatchObject({
+      outcome: 'failed',
+      attemptCount: 3,
+      createdAt: at(0),
+    });
+    expect(entries.get('evt-parked-0')?.attempts.map((attempt) => attempt.httpStatus)).toEqual([202, 409]);
+    expect(entries.get('evt-parked-1')).toMatchObject({
+      outcome: 'delivered',
+      attemptCount: 5,
+      completedAt: at(11),
+      updatedAt: at(11),
+    });
+    expect(entries.get('evt-parked-1')?.attempts.map((attempt) => attempt.httpStatus)).toEqual([500, 202]);
+    expect(entries.get('evt-parked-2')).toMatchObject({
+      outcome: 'delivered',
+      attemptCount: 1,
+      createdAt: at(12),
+      memberId: '210000',
+      eventType: 'DEBIT_REQUEST_RECEIVED',
+    });
+  });
+
   it('refuses a batch with a posting that has no event id before writing any of it', async () => {
     const uetr = randomUUID();
     const at = new Date(Date.UTC(2026, 10, 23, 9, 0, 0));

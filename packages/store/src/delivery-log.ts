@@ -1,7 +1,7 @@
 import { type Collection, type Document, MongoBulkWriteError, MongoServerError } from 'mongodb';
-import { pushBounded } from './bounded-list.ts';
+import { type BoundedPush, pushBounded } from './bounded-list.ts';
 import { isDuplicateKey, StoreError, toStoreError } from './errors.ts';
-import { chunk, type StoreLimits } from './limits.ts';
+import { chunk, mapBounded, type StoreLimits } from './limits.ts';
 
 /** The event posting a log entry is about. */
 export interface EventPosting {
@@ -59,7 +59,8 @@ const maxListLimit = 500;
 /**
  * Delivery log of event postings, `_id` = event id, listed per transaction. A posting's first attempts
  * are usually recorded many at a time (`recordFirstAttempts`: one insert command for a consumer batch);
- * any other attempt is one upsert.
+ * a parked transaction's attempts together (`recordAttempts`: one upsert each, side by side); any other
+ * attempt is one upsert.
  */
 export class DeliveryLogRepository {
   readonly #collection: Collection<DeliveryLogDocument>;
@@ -79,12 +80,40 @@ export class DeliveryLogRepository {
     outcome: EventDeliveryOutcome,
   ): Promise<void> {
     checkPosting(posting);
-    const entry = attemptEntry(attempt);
-    await pushBounded(this.#collection as unknown as Collection<Document>, {
+    await pushBounded(
+      this.#collection as unknown as Collection<Document>,
+      this.#push({ posting, attempt, outcome }),
+    );
+  }
+
+  /**
+   * Adds many attempts, each as `recordAttempt` does, with up to `writeConcurrency` writes in flight (the
+   * attempts a worker made on a transaction's parked postings, one after another). One posting's
+   * attempts are written in the order of `records`. Not one bulk command: the local MongoDB-compatible
+   * server stops a multi-statement update at a full list's refused upsert and reports it at index 0
+   * whichever statement it was, so the writes after it, and which one was refused, would be unknown.
+   * Resolves once every record is written; a failure leaves the records that were written in place.
+   */
+  async recordAttempts(records: readonly EventDeliveryRecord[]): Promise<void> {
+    for (const record of records) checkPosting(record.posting);
+    const byPosting = new Map<string, EventDeliveryRecord[]>();
+    for (const record of records) {
+      const known = byPosting.get(record.posting.eventId);
+      if (known) known.push(record);
+      else byPosting.set(record.posting.eventId, [record]);
+    }
+    const collection = this.#collection as unknown as Collection<Document>;
+    await mapBounded([...byPosting.values()], this.#limits.writeConcurrency, async (ofPosting) => {
+      for (const record of ofPosting) await pushBounded(collection, this.#push(record));
+    });
+  }
+
+  #push({ posting, attempt, outcome }: EventDeliveryRecord): BoundedPush {
+    return {
       id: posting.eventId,
       arrayField: 'attempts',
       countField: 'attemptCount',
-      entry,
+      entry: attemptEntry(attempt),
       keep: this.#attemptsKept,
       set: { outcome, ...(outcome === 'pending' ? {} : { completedAt: attempt.at }) },
       max: { updatedAt: attempt.at },
@@ -96,7 +125,7 @@ export class DeliveryLogRepository {
       },
       maxTimeMs: this.#limits.operationMaxTimeMs,
       operation: `record delivery attempt of event ${posting.eventId}`,
-    });
+    };
   }
 
   /**

@@ -67,48 +67,106 @@ describe('DeliveryStore', () => {
     expect(await store.getPosting('missing')).toBeNull();
   });
 
-  it('appends in order, pops only the head it was told, and deletes a lane only when empty and ours', async () => {
+  it('appends in order, removes the handled heads only for the lease holder, and deletes a lane only when empty and ours', async () => {
     const key = lane('u-order');
     const now = new Date();
+    const renew = { kind: 'renew', now, leaseMs: 60_000 } as const;
     expect(
       await store.append(
         key,
         [entry('e1'), entry('e2')],
-        { nextAttemptAt: now, notBefore: now, headFailures: 1 },
+        { nextAttemptAt: now, notBefore: now, headFailures: 1, lastError: 'HTTP 503' },
         now,
       ),
     ).toBe(true);
     expect(await store.append(key, [entry('e3')], { nextAttemptAt: now, notBefore: now }, now)).toBe(false);
     const claimed = await store.claim(key.laneId, 'me', new Date(), 60_000);
-    expect(claimed?.pending.map((e) => e.eventId)).toEqual(['e1', 'e2', 'e3']);
-    expect(claimed?.headFailures).toBe(1);
+    if (!claimed) throw new Error('not claimed');
+    expect(claimed.pending.map((e) => e.eventId)).toEqual(['e1', 'e2', 'e3']);
+    expect(claimed.headFailures).toBe(1);
     expect(await store.claim(key.laneId, 'other', new Date(), 60_000)).toBeNull();
-    expect(await store.completeHead(key.laneId, 'me', 'e2', new Date(), 60_000)).toBeNull();
-    expect(await store.completeHead(key.laneId, 'other', 'e1', new Date(), 60_000)).toBeNull();
-    const popped = await store.completeHead(key.laneId, 'me', 'e1', new Date(), 60_000);
-    expect(popped).toMatchObject({ count: 2, headFailures: 0 });
-    expect(await store.deleteIfEmpty(key.laneId, 'me')).toBe(false);
-    await store.completeHead(key.laneId, 'me', 'e2', new Date(), 60_000);
-    await store.completeHead(key.laneId, 'me', 'e3', new Date(), 60_000);
-    expect(await store.deleteIfEmpty(key.laneId, 'other')).toBe(false);
-    expect(await store.deleteIfEmpty(key.laneId, 'me')).toBe(true);
+    expect(await store.settle({ ...claimed, leaseOwner: 'other' }, 'other', 1, renew)).toBeNull();
+
+    const popped = await store.settle(claimed, 'me', 2, renew);
+    expect(popped).toMatchObject({ count: 1, headFailures: 0, pending: [{ eventId: 'e3' }] });
+    expect(popped).not.toHaveProperty('lastError');
+    const stored = await store.getLane(key.laneId);
+    expect(stored).toMatchObject({ count: 1, headFailures: 0, leaseOwner: 'me' });
+    expect(stored?.pending.map((e) => e.eventId)).toEqual(['e3']);
+    expect(stored).not.toHaveProperty('lastError');
+    if (popped === null || popped === 'deleted') throw new Error('not settled');
+
+    // Appended to after the worker read it: the last entry handled does not delete the lane.
+    await store.append(key, [entry('e4')], { nextAttemptAt: now, notBefore: now }, now);
+    const appended = await store.settle(popped, 'me', 1, renew);
+    expect(appended).toMatchObject({ count: 1, pending: [{ eventId: 'e4' }] });
+    if (appended === null || appended === 'deleted') throw new Error('not settled');
+    expect(await store.settle(appended, 'me', 1, renew)).toBe('deleted');
     expect(await store.getLane(key.laneId)).toBeNull();
+  });
+
+  it('removes the handled heads and reschedules the new one, or releases the lane, in one write', async () => {
+    const key = lane('u-settle');
+    const now = new Date();
+    await store.append(key, ['a', 'b', 'c', 'd'].map(entry), { nextAttemptAt: now, notBefore: now }, now);
+    const claimed = await store.claim(key.laneId, 'me', now, 60_000);
+    if (!claimed) throw new Error('not claimed');
+    const later = new Date(now.getTime() + 5_000);
+    const rescheduled = await store.settle(claimed, 'me', 1, {
+      kind: 'reschedule',
+      schedule: { nextAttemptAt: later, notBefore: now, headFailures: 1, lastError: 'HTTP 500' },
+    });
+    expect(await store.getLane(key.laneId)).toMatchObject({
+      count: 3,
+      headFailures: 1,
+      lastError: 'HTTP 500',
+      nextAttemptAt: later,
+      leaseUntil: new Date(0),
+      pending: [{ eventId: 'b' }, { eventId: 'c' }, { eventId: 'd' }],
+    });
+    expect(rescheduled).toMatchObject({ count: 3, headFailures: 1, lastError: 'HTTP 500' });
+
+    const again = await store.claim(key.laneId, 'me', new Date(), 60_000);
+    if (!again) throw new Error('not claimed');
+    expect(await store.settle(again, 'me', 2, { kind: 'release', now })).toMatchObject({ count: 1 });
+    expect(await store.getLane(key.laneId)).toMatchObject({
+      count: 1,
+      headFailures: 0,
+      leaseUntil: new Date(0),
+      pending: [{ eventId: 'd' }],
+    });
+    expect(await store.claim(key.laneId, 'other', new Date(), 60_000)).not.toBeNull();
+  });
+
+  it("reads the postings of a transaction's entries at once, missing ones left out", async () => {
+    const at = new Date(Date.UTC(2026, 2, 2, 9, 0, 0));
+    await store.savePostings([
+      posting('m1', 'u-many', 21, at),
+      posting('m2', 'u-many', 22, at),
+      posting('m3', 'u-many', 23, at),
+      posting('o1', 'u-other', 24, at),
+    ]);
+    const found = await store.getPostings('u-many', ['m2', 'gone', 'm1', 'm1', 'o1']);
+    expect([...found.keys()].sort()).toEqual(['m1', 'm2']);
+    expect(found.get('m2')?.offset).toBe(22);
+    expect([...(await store.getPostings('u-many', ['m3'])).keys()]).toEqual(['m3']);
+    expect((await store.getPostings('u-many', ['o1'])).size).toBe(0);
+    expect((await store.getPostings('u-many', [])).size).toBe(0);
   });
 
   it('reschedules and releases a lane so another worker can claim it', async () => {
     const key = lane('u-lease');
     const now = new Date();
     await store.append(key, [entry('e1')], { nextAttemptAt: now, notBefore: now }, now);
-    await store.claim(key.laneId, 'me', new Date(), 60_000);
+    const claimed = await store.claim(key.laneId, 'me', new Date(), 60_000);
+    if (!claimed) throw new Error('not claimed');
     const later = new Date(Date.now() + 5_000);
     expect(
-      await store.reschedule(key.laneId, 'me', {
-        nextAttemptAt: later,
-        notBefore: now,
-        headFailures: 3,
-        lastError: 'HTTP 500',
+      await store.settle(claimed, 'me', 0, {
+        kind: 'reschedule',
+        schedule: { nextAttemptAt: later, notBefore: now, headFailures: 3, lastError: 'HTTP 500' },
       }),
-    ).toBe(true);
+    ).toMatchObject({ headFailures: 3 });
     const lane2 = await store.claim(key.laneId, 'other', new Date(), 60_000);
     expect(lane2).toMatchObject({
       headFailures: 3,
@@ -123,21 +181,18 @@ describe('DeliveryStore', () => {
     expect((await store.listLanes('250655', 100)).map((l) => l.laneId)).toContain(key.laneId);
   });
 
-  it('loses nothing when one process appends to and pops a lane at the same time', async () => {
+  it('loses nothing when one process appends to a lane while it settles it', async () => {
     const key = lane('u-race');
     const now = new Date();
-    await store.append(key, [entry('head')], { nextAttemptAt: now, notBefore: now }, now);
-    await store.claim(key.laneId, 'me', new Date(), 60_000);
+    await store.append(key, [entry('head'), entry('second')], { nextAttemptAt: now, notBefore: now }, now);
+    const claimed = await store.claim(key.laneId, 'me', new Date(), 60_000);
+    if (!claimed) throw new Error('not claimed');
     const appends = Array.from({ length: 40 }, (_, index) =>
       store.append(key, [entry(`e${index}`)], { nextAttemptAt: now, notBefore: now }, now),
     );
-    const pop = store.completeHead(key.laneId, 'me', 'head', new Date(), 60_000);
-    const reschedule = store.reschedule(key.laneId, 'me', {
-      nextAttemptAt: now,
-      notBefore: now,
-      headFailures: 1,
-    });
-    await Promise.all([...appends, pop, reschedule]);
+    const settle = store.settle(claimed, 'me', 2, { kind: 'renew', now, leaseMs: 60_000 });
+    await Promise.all([...appends, settle]);
+    expect(await settle).not.toBe('deleted');
     const result = await store.getLane(key.laneId);
     expect(result?.pending.map((e) => e.eventId)).toEqual(
       Array.from({ length: 40 }, (_, index) => `e${index}`),

@@ -29,7 +29,7 @@ export interface DeliveryDeps {
   readonly client: BankClient;
   readonly gates: BankGates;
   readonly signers: SigningSecrets;
-  readonly deliveryLog: Pick<DeliveryLogRepository, 'recordAttempt' | 'recordOutcome'>;
+  readonly deliveryLog: Pick<DeliveryLogRepository, 'recordAttempt' | 'recordAttempts' | 'recordOutcome'>;
   readonly clock: Clock;
   readonly logger: Logger;
   readonly metrics: PublisherMetrics;
@@ -157,6 +157,11 @@ export class Delivery {
       log.info({ ...fields, error: result.error, retryAfterMs }, 'posting not delivered; it will be retried');
     }
     return { result, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
+  }
+
+  /** Writes the records a caller collected (`options.records` of `attempt`), in one command where it can. */
+  async record(records: DeliveryRecords): Promise<void> {
+    await this.#deps.deliveryLog.recordAttempts(records);
   }
 
   /** A posting that waited longer than the schedule allows, or that cannot be sent any more. */

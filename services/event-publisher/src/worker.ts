@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { type Clock, type Logger, transactionLogger } from '@rp/runtime';
 import type { BankGates } from './bank-gate.ts';
-import type { Delivery } from './delivery.ts';
-import type { DeliveryStore, Lane } from './delivery-store.ts';
+import type { Delivery, DeliveryRecords } from './delivery.ts';
+import type { DeliveryStore, Lane, LaneSettlement, StoredPosting } from './delivery-store.ts';
 import type { IndexedLane, LaneIndex } from './lane-index.ts';
 import type { PublisherMetrics } from './metrics.ts';
 import { hasExpired, nextAttempt, type RetrySchedule } from './retry-schedule.ts';
@@ -22,10 +22,7 @@ export interface LaneWorkerOptions {
 }
 
 export interface LaneWorkerDeps {
-  readonly store: Pick<
-    DeliveryStore,
-    'claim' | 'getLane' | 'getPosting' | 'completeHead' | 'reschedule' | 'release' | 'deleteIfEmpty'
-  >;
+  readonly store: Pick<DeliveryStore, 'claim' | 'getLane' | 'getPostings' | 'settle' | 'release'>;
   readonly index: LaneIndex;
   readonly delivery: Delivery;
   readonly subscriptions: Subscriptions;
@@ -37,11 +34,19 @@ export interface LaneWorkerDeps {
   readonly options: LaneWorkerOptions;
 }
 
+/** Entries handled before the lane is written: their removal and the lease's renewal in one write. */
+const settleEvery = 64;
+/** Entries whose postings are read in one query. */
+const postingReadAhead = 64;
+
 /**
  * Works the parked lanes of this process: takes a due lane from the index, claims it in MongoDB (a
  * lease, so two processes never work one lane), and delivers its postings head first. A head that
- * fails again is rescheduled by the retry schedule and the lane given up; one that is delivered, failed
- * for good or expired is popped and the next one follows at once. A lane that runs empty is deleted.
+ * fails again is rescheduled by the retry schedule and the lane given up; once one is delivered, failed
+ * for good or expired the next one follows at once. The heads handled are removed together, their
+ * delivery log records written first: when the entries read run out, every `settleEvery` entries, every
+ * quarter of the lease (which the same write renews), and with the write that reschedules or releases
+ * the lane. A lane that runs empty is deleted by that write.
  */
 export class LaneWorker {
   readonly #deps: LaneWorkerDeps;
@@ -164,8 +169,8 @@ export class LaneWorker {
     }
     const early = entry.early;
     let now = clock.now();
-    let lane: Lane | null = await store.claim(entry.laneId, this.owner, now, options.leaseMs);
-    if (!lane) {
+    const claimed = await store.claim(entry.laneId, this.owner, now, options.leaseMs);
+    if (!claimed) {
       const existing = await store.getLane(entry.laneId);
       if (!existing) index.remove(entry.laneId);
       else {
@@ -179,6 +184,7 @@ export class LaneWorker {
       }
       return;
     }
+    let lane: Lane = claimed;
     const dueAt = early
       ? lane.notBefore.getTime()
       : Math.max(lane.nextAttemptAt.getTime(), lane.notBefore.getTime());
@@ -190,50 +196,59 @@ export class LaneWorker {
 
     /** Postings this claim delivered: a lane holding one twice (replayed while queued) sends it once. */
     const sent = new Set<string>();
+    /** The stored postings of the lane's entries, read together as the worker gets to them. */
+    const postings = new Map<string, StoredPosting | null>();
+    /** Entries at the lane's head handled since the last write, and the log records of their attempts. */
+    let done = 0;
+    const records: DeliveryRecords = [];
+    let renewedAt = now.getTime();
+
+    /**
+     * Writes what this claim did since the last write: the delivery log first (a posting is never
+     * removed before its attempt is logged), then the lane, in one write each. Null when the lease was
+     * lost (whoever holds the lane now goes on with it).
+     */
+    const settle = async (then: LaneSettlement): Promise<Lane | 'deleted' | null> => {
+      if (records.length > 0) await delivery.record(records.splice(0));
+      const handled = done;
+      const settled = await store.settle(lane, this.owner, handled, then);
+      done = 0;
+      index.addQueued(entry.laneId, -handled);
+      if (settled === null) {
+        // The lease was lost (a long pause) or the lane changed hands: the other holder goes on.
+        index.schedule(entry.laneId, clock.now().getTime() + options.leaseMs, entry.notBefore);
+      }
+      return settled;
+    };
+
     for (;;) {
       if (this.#stopping.signal.aborted) {
-        await store.release(lane.laneId, this.owner);
-        index.schedule(lane.laneId, clock.now().getTime(), lane.notBefore.getTime(), lane.count);
+        const settled = await settle({ kind: 'release', now: clock.now() });
+        if (settled === 'deleted') index.removeEmptied(entry.laneId, clock.now().getTime());
+        else if (settled) {
+          index.schedule(entry.laneId, clock.now().getTime(), settled.notBefore.getTime(), settled.count);
+        }
         return;
       }
       now = clock.now();
-      const head = lane.pending[0];
-      if (!head) {
-        index.markEmptying(lane.laneId);
-        if (await store.deleteIfEmpty(lane.laneId, this.owner)) {
-          index.removeEmptied(lane.laneId, clock.now().getTime());
+      const head = lane.pending[done];
+      if (!head || done >= settleEvery || now.getTime() - renewedAt >= options.leaseMs / 4) {
+        // Every entry read is handled (the lane is deleted unless one was appended since), or enough are
+        // to write them and renew the lease.
+        if (!head) index.markEmptying(entry.laneId);
+        const settled = await settle({ kind: 'renew', now, leaseMs: options.leaseMs });
+        if (settled === 'deleted') {
+          index.removeEmptied(entry.laneId, clock.now().getTime());
           return;
         }
-        // Something was queued after the last read: read the lane again; it is still ours.
-        const again = await store.getLane(lane.laneId);
-        if (!again || again.leaseOwner !== this.owner) {
-          index.schedule(lane.laneId, clock.now().getTime(), lane.notBefore.getTime());
-          return;
-        }
-        lane = again;
+        if (settled === null) return;
+        lane = settled;
+        renewedAt = now.getTime();
         continue;
       }
 
-      const complete = async (): Promise<boolean> => {
-        const next = await store.completeHead(
-          entry.laneId,
-          this.owner,
-          head.eventId,
-          clock.now(),
-          options.leaseMs,
-        );
-        index.addQueued(entry.laneId, -1);
-        if (!next) {
-          // The lease was lost (a long pause) or the head changed hands: the other holder goes on.
-          index.schedule(entry.laneId, clock.now().getTime() + options.leaseMs, entry.notBefore);
-          return false;
-        }
-        lane = next;
-        return true;
-      };
-
       if (sent.has(head.eventId)) {
-        if (!(await complete())) return;
+        done += 1;
         continue;
       }
       const subscriber = subscriptions.subscriber(lane.memberId);
@@ -244,10 +259,10 @@ export class LaneWorker {
           'expired',
           `not delivered within ${Math.round(schedule.maxAgeMs / 60_000)} minutes of being queued`,
         );
-        if (!(await complete())) return;
+        done += 1;
         continue;
       }
-      const posting = subscriber ? await store.getPosting(head.eventId) : null;
+      const posting = subscriber ? await this.#posting(postings, lane, done) : null;
       if (!subscriber || !posting) {
         await delivery.giveUp(
           lane.memberId,
@@ -255,18 +270,20 @@ export class LaneWorker {
           'failed',
           subscriber ? 'the posting is no longer stored' : 'the bank no longer receives events',
         );
-        if (!(await complete())) return;
+        done += 1;
         continue;
       }
 
       const ticket = gate.admit();
       if (!ticket) {
-        await store.release(lane.laneId, this.owner);
+        const settled = await settle({ kind: 'release', now });
+        if (settled === null || settled === 'deleted') return;
         // Checked after the release: the bank may have recovered meanwhile, and then nothing releases it.
-        if (gate.isOpen) index.hold(lane.laneId);
-        else index.schedule(lane.laneId, clock.now().getTime(), lane.notBefore.getTime(), lane.count);
+        if (gate.isOpen) index.hold(entry.laneId);
+        else index.schedule(entry.laneId, clock.now().getTime(), settled.notBefore.getTime(), settled.count);
         return;
       }
+      const headFailures = done === 0 ? lane.headFailures : 0;
       const { result, retryAfterMs } = await delivery.attempt(
         subscriber,
         {
@@ -280,19 +297,19 @@ export class LaneWorker {
         ticket,
         head.replay ? 'replay' : 'queued',
         // Not aborted on stop: an attempt in progress ends within the attempt timeout, and its answer counts.
-        { retry: lane.headFailures > 0 },
+        { retry: headFailures > 0, records },
       );
       if (result.kind === 'retryable') {
-        const failures = lane.headFailures + 1;
+        const failures = headFailures + 1;
         const next = nextAttempt(schedule, failures, clock.now(), retryAfterMs);
-        await store.reschedule(lane.laneId, this.owner, {
-          ...next,
-          headFailures: failures,
-          lastError: result.error,
+        const settled = await settle({
+          kind: 'reschedule',
+          schedule: { ...next, headFailures: failures, lastError: result.error },
         });
-        index.schedule(lane.laneId, next.nextAttemptAt.getTime(), next.notBefore.getTime(), lane.count);
+        if (settled === null || settled === 'deleted') return;
+        index.schedule(entry.laneId, next.nextAttemptAt.getTime(), next.notBefore.getTime(), settled.count);
         // A paused bank's lanes wait for it to answer a probe rather than for their own schedules.
-        if (gate.isOpen) index.hold(lane.laneId);
+        if (gate.isOpen) index.hold(entry.laneId);
         transactionLogger(this.#deps.logger, { uetr: lane.uetr, messageIdentification: head.eventId }).debug(
           { memberId: lane.memberId, failures, nextAttemptAt: next.nextAttemptAt },
           'lane head rescheduled',
@@ -300,7 +317,29 @@ export class LaneWorker {
         return;
       }
       sent.add(head.eventId);
-      if (!(await complete())) return;
+      done += 1;
     }
+  }
+
+  /**
+   * The stored posting of the lane's entry at `position`. The first time one is missing, the postings
+   * of the next `postingReadAhead` entries are read in one query.
+   */
+  async #posting(
+    postings: Map<string, StoredPosting | null>,
+    lane: Lane,
+    position: number,
+  ): Promise<StoredPosting | null> {
+    const eventId = lane.pending[position]?.eventId;
+    if (eventId === undefined) return null;
+    if (!postings.has(eventId)) {
+      const wanted = lane.pending
+        .slice(position, position + postingReadAhead)
+        .map((entry) => entry.eventId)
+        .filter((id) => !postings.has(id));
+      const found = await this.#deps.store.getPostings(lane.uetr, wanted);
+      for (const id of wanted) postings.set(id, found.get(id) ?? null);
+    }
+    return postings.get(eventId) ?? null;
   }
 }
