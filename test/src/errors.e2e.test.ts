@@ -93,9 +93,20 @@ describe('spec section 7: errors, row by row', () => {
       expect(first).toBe('no response');
 
       // The bank retries with the same messageIdentification and body, at an ingress that answers.
+      const written = { result: 'written' };
+      const markersBefore = await e2e.metric('ingress', 'rp_ingress_produced_markers_total', written);
       const retry = await e2e.post('outbound/direct-debit', sample.body);
       expect(retry.status).toBe(202);
       expect(await retry.json()).toMatchObject({ uetr: sample.uetr });
+      // That ingress writes its "produced" marker behind the 202 (its writes go in order, so the next
+      // one written holds it); the frozen one must find it.
+      await waitUntil(
+        async () =>
+          (await e2e.metric('ingress', 'rp_ingress_produced_markers_total', written)) > markersBefore
+            ? true
+            : undefined,
+        'the produced marker written',
+      );
 
       // The frozen ingress goes on and finds the first attempt in its socket: it answers it from the
       // idempotency record (to nobody) and produces nothing.

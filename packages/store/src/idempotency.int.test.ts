@@ -83,6 +83,24 @@ describe('IdempotencyRepository', () => {
     });
   });
 
+  it('claims many keys an insert command at a time, leaving the keys taken already as they were', async () => {
+    const { idempotency } = context.store;
+    await idempotency.claim(claim('MANY-3', 'first-hash'));
+    const claims = Array.from({ length: 30 }, (_, index) => claim(`MANY-${index}`, `hash-${index}`));
+    context.resetCommands();
+    await idempotency.claimMany(claims);
+    // 25 a command (bulkBatchSize), the taken key among them.
+    expect(context.commandCount('insert')).toBe(2);
+    expect((await idempotency.get('MANY-3'))?.payloadHash).toBe('first-hash');
+    expect((await idempotency.get('MANY-29'))?.payloadHash).toBe('hash-29');
+    const stored = await Promise.all(claims.map((one) => idempotency.get(one.key)));
+    expect(stored.every((record) => record !== null)).toBe(true);
+    await idempotency.claimMany([]);
+    await expect(idempotency.claimMany([claim('', 'hash')])).rejects.toMatchObject({
+      failure: 'invalid-input',
+    });
+  });
+
   it('keeps keys that contain dots and dollars as values, never as field names', async () => {
     expect(await context.store.idempotency.claim(claim('bank.a$MSG.3', 'hash-a'))).toEqual({
       outcome: 'new',

@@ -1,6 +1,6 @@
 import { type Collection, MongoBulkWriteError } from 'mongodb';
-import { isDuplicateKey, StoreError, toStoreError } from './errors.ts';
-import type { StoreLimits } from './limits.ts';
+import { DUPLICATE_KEY, isDuplicateKey, StoreError, toStoreError } from './errors.ts';
+import { chunk, type StoreLimits } from './limits.ts';
 
 export interface IdempotencyClaim {
   /** The message identification (or another key the caller scopes, e.g. `${memberId}:${msgId}`). */
@@ -84,6 +84,25 @@ export class IdempotencyRepository {
     }
   }
 
+  /**
+   * Claims many keys without their outcomes, in one unordered insert command per `bulkBatchSize`: for
+   * keys whose later claims need no answer (the ingress's "produced" markers). A key taken already is
+   * left as it is. Resolves once every claim is in; a failure leaves the claims that went in in place.
+   */
+  async claimMany(claims: readonly IdempotencyClaim[]): Promise<void> {
+    for (const claim of claims) checkClaim(claim);
+    for (const group of chunk(claims, this.#limits.bulkBatchSize)) {
+      try {
+        await this.#collection.insertMany(group.map(toDocument), {
+          ordered: false,
+          maxTimeMS: this.#limits.operationMaxTimeMs,
+        });
+      } catch (error) {
+        if (!onlyDuplicateKeys(error)) throw toStoreError(error, `claim ${group.length} idempotency keys`);
+      }
+    }
+  }
+
   /** The outcome of a claim whose key is taken: a duplicate with the same payload hash, else a conflict. */
   async #existing(claim: IdempotencyClaim): Promise<ClaimOutcome> {
     const record = await this.get(claim.key);
@@ -118,6 +137,14 @@ export class IdempotencyRepository {
       throw toStoreError(error, `read idempotency key ${key}`);
     }
   }
+}
+
+/** Whether an insert failed only on keys that were taken (FerretDB, too, goes on past them when unordered). */
+function onlyDuplicateKeys(error: unknown): boolean {
+  if (!(error instanceof MongoBulkWriteError)) return isDuplicateKey(error);
+  if (error.writeConcernError !== undefined) return false;
+  const writeErrors = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
+  return writeErrors.length > 0 && writeErrors.every((writeError) => writeError.code === DUPLICATE_KEY);
 }
 
 function checkClaim(claim: IdempotencyClaim): void {

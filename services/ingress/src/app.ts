@@ -43,6 +43,7 @@ import {
   transactionKey,
 } from './idempotency.ts';
 import type { IngressMetrics, IngressOperation, IngressOutcome } from './metrics.ts';
+import type { ProducedMarkers } from './produced-markers.ts';
 import type { SenderRateLimiter } from './rate-limit.ts';
 import { bearerChallenge, registerTransactionReads } from './reads.ts';
 import { authenticateScheme, type SchemeClient, type SchemeClients } from './schemes.ts';
@@ -55,6 +56,8 @@ export interface IngressRoutesOptions {
   readonly producer: PipelineProducer;
   readonly emitter: StateEmitter;
   readonly idempotency: IdempotencyRepository;
+  /** The "produced" markers, written behind. */
+  readonly markers: ProducedMarkers;
   readonly transactions: TransactionRepository;
   /** The banks: a clearing house's credit transfer or direct debit is only taken for one of them. */
   readonly participants: Participants;
@@ -176,7 +179,7 @@ interface InProgress {
  * getTransaction (a bank reads a transaction it is party to, see reads.ts), and the API documents.
  */
 export function registerIngressRoutes(app: Hono<AppEnv>, options: IngressRoutesOptions): void {
-  const { producer, emitter, idempotency, transactions, clock, metrics } = options;
+  const { producer, emitter, idempotency, markers, transactions, clock, metrics } = options;
   /**
    * Messages this instance is producing now, by claim key. A resend that arrives while its first attempt
    * is still in progress here (the bank gave up waiting) waits for that attempt instead of producing the
@@ -672,7 +675,8 @@ export function registerIngressRoutes(app: Hono<AppEnv>, options: IngressRoutesO
         // Produced already: answer as the first time. Without the marker the first attempt may have
         // failed before the broker acknowledged, so the records go out again; downstream drops repeats
         // (stable state event ids, report ids derived from the UETR).
-        if ((await idempotency.get(producedMarkerKey(key))) !== null) {
+        const marker = producedMarkerKey(key);
+        if (markers.has(marker) || (await idempotency.get(marker)) !== null) {
           metrics.finished(operation, 'replayed');
           log.info('resent message acknowledged again');
           settle?.(acknowledgement);
@@ -706,7 +710,7 @@ export function registerIngressRoutes(app: Hono<AppEnv>, options: IngressRoutesO
       }
       await admission.produce();
       metrics.produced(operation, (performance.now() - started) / 1000);
-      await markProduced(key, hash, uetr, log);
+      markers.add({ key: producedMarkerKey(key), payloadHash: hash, uetr, receivedAt: clock.now() });
       metrics.finished(operation, outcome);
       log.info({ outcome }, `${operation} accepted`);
       settle?.(acknowledgement);
@@ -721,23 +725,6 @@ export function registerIngressRoutes(app: Hono<AppEnv>, options: IngressRoutesO
     } finally {
       // A failed attempt lets a resend waiting on it go the whole way itself.
       settle?.(undefined);
-    }
-  }
-
-  /**
-   * The marker is an optimisation of resends, not a condition of the 202: the records are durable
-   * already, so a failure here only means a resend produces them again (harmlessly).
-   */
-  async function markProduced(key: string, hash: string, uetr: string, log: Logger): Promise<void> {
-    try {
-      await idempotency.claim({
-        key: producedMarkerKey(key),
-        payloadHash: hash,
-        uetr,
-        receivedAt: clock.now(),
-      });
-    } catch (error) {
-      log.warn({ err: error }, 'produced marker not written; a resend will produce the message again');
     }
   }
 

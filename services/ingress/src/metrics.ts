@@ -54,6 +54,8 @@ export interface IngressMetrics {
   read(outcome: ReadOutcome): void;
   /** A resend starts (+1) or stops (-1) waiting for its first attempt, in progress in this instance. */
   resendWaiting(operation: IngressOperation, change: 1 | -1): void;
+  /** "Produced" markers written behind, or given up after a failed write. */
+  markers(result: 'written' | 'failed', count: number): void;
 }
 
 export function ingressMetrics(metrics: Metrics): IngressMetrics {
@@ -83,11 +85,17 @@ export function ingressMetrics(metrics: Metrics): IngressMetrics {
     'Resends waiting for their first attempt, still in progress in this instance',
     ['operation'],
   );
+  const markers = metrics.counter(
+    'rp_ingress_produced_markers_total',
+    '"Produced" markers of acknowledged messages, by whether their write behind succeeded',
+    ['result'],
+  );
   return {
     received: (operation) => received.inc({ operation }),
     finished: (operation, outcome) => finished.inc({ operation, outcome }),
     produced: (operation, seconds) => produce.observe({ operation }, seconds),
     read: (outcome) => reads.inc({ outcome }),
     resendWaiting: (operation, change) => waiting.inc({ operation }, change),
+    markers: (result, count) => markers.inc({ result }, count),
   };
 }

@@ -18,6 +18,7 @@ import { registerIngressRoutes } from './app.ts';
 import { type BankAuthOptions, jwtBankAuthenticator } from './bank-auth.ts';
 import { type CallerResolver, messageCallerResolver } from './caller.ts';
 import { ingressMetrics } from './metrics.ts';
+import { ProducedMarkers, type ProducedMarkersOptions } from './produced-markers.ts';
 import { type RateLimitOptions, SenderRateLimiter } from './rate-limit.ts';
 import type { SchemeClients } from './schemes.ts';
 
@@ -70,13 +71,18 @@ export interface IngressDeps {
   readonly retryAfterSeconds?: number;
   /** Default: the contracts' maxRequestBodyBytes. */
   readonly maxBodyBytes?: number;
+  /** How the "produced" markers are written behind (default: within 100 ms, 25 a command). */
+  readonly producedMarkers?: Partial<ProducedMarkersOptions>;
 }
 
 export interface IngressService {
   /** The HTTP app: the bank- and scheme-facing routes plus health and metrics. The caller serves it. */
   readonly app: Hono<AppEnv>;
   start(): Promise<void>;
-  /** Refuses new messages and reads (503) and resolves once those in progress are answered. */
+  /**
+   * Refuses new messages and reads (503) and resolves once those in progress are answered and the
+   * "produced" markers written.
+   */
   stop(): Promise<void>;
 }
 
@@ -90,10 +96,18 @@ export function createIngressService(deps: IngressDeps): IngressService {
     logger: deps.logger,
     ...(deps.tracing ? { tracing: deps.tracing } : {}),
   });
+  const routeMetrics = ingressMetrics(metrics);
   const emitter = createStateEmitter({
     service: serviceName,
     producer: deps.producer,
     now: () => clock.now(),
+  });
+
+  const markers = new ProducedMarkers({
+    idempotency: deps.store.idempotency,
+    metrics: routeMetrics,
+    logger: deps.logger,
+    ...(deps.producedMarkers ? { options: deps.producedMarkers } : {}),
   });
 
   let accepting = false;
@@ -105,13 +119,14 @@ export function createIngressService(deps: IngressDeps): IngressService {
     producer: deps.producer,
     emitter,
     idempotency: deps.store.idempotency,
+    markers,
     transactions: deps.store.transactions,
     participants: deps.participants,
     schemes: deps.schemes ?? [],
     resolveCaller: deps.resolveCaller ?? messageCallerResolver(deps.participants),
     ...(deps.bankAuth ? { authenticateBank: jwtBankAuthenticator(deps.participants, deps.bankAuth) } : {}),
     clock,
-    metrics: ingressMetrics(metrics),
+    metrics: routeMetrics,
     retryAfterSeconds: deps.retryAfterSeconds ?? 5,
     maxBodyBytes: deps.maxBodyBytes ?? maxRequestBodyBytes,
     isAccepting: () => accepting,
@@ -142,11 +157,13 @@ export function createIngressService(deps: IngressDeps): IngressService {
     },
     async stop() {
       accepting = false;
-      if (inFlight === 0) return;
-      await new Promise<void>((resolve) => {
-        drained = resolve;
-      });
-      drained = undefined;
+      if (inFlight > 0) {
+        await new Promise<void>((resolve) => {
+          drained = resolve;
+        });
+        drained = undefined;
+      }
+      await markers.flush();
     },
   };
 }

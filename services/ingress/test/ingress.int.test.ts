@@ -90,7 +90,7 @@ let states: TopicReader<'rp.transaction.state.v1'>;
 async function startIngress(
   brokers: string[],
   deliveryTimeoutMs: number,
-  limits: Pick<IngressDeps, 'maxInFlight' | 'rateLimit' | 'bankAuth'> &
+  limits: Pick<IngressDeps, 'maxInFlight' | 'rateLimit' | 'bankAuth' | 'producedMarkers'> &
     Partial<Pick<IngressDeps, 'store'>> = {},
 ): Promise<Running> {
   const kafka = createKafka({ brokers, clientId: uniqueName('ingress-test'), connectionTimeoutMs: 1_000 });
@@ -197,6 +197,18 @@ async function outcomes(running: Running): Promise<Record<string, number>> {
   );
 }
 
+async function markerMetric(running: Running, result: 'written' | 'failed'): Promise<number> {
+  const metric = await running.metrics.registry.getSingleMetric('rp_ingress_produced_markers_total')?.get();
+  return metric?.values.find((value) => value.labels.result === result)?.value ?? 0;
+}
+
+/** Waits until `running` has written `count` produced markers. */
+async function markersWritten(running: Running, count: number): Promise<void> {
+  while ((await markerMetric(running, 'written')) < count) {
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
 /**
  * The shared store, except that the first claim of `heldKey` waits until the test releases it (or fails
  * it as an unavailable server would): a request can be caught in the middle.
@@ -234,6 +246,7 @@ function gatedClaim(heldKey: string) {
       return store.idempotency.claimBoth(first, second);
     },
     get: (key: string) => store.idempotency.get(key),
+    claimMany: (claims: Claim[]) => store.idempotency.claimMany(claims),
   } as unknown as Store['idempotency'];
   return {
     store: { ...store, idempotency } as Store,
@@ -381,11 +394,40 @@ describe('POST outbound/direct-debit', () => {
     expect((await outcomes(healthy))['outboundDirectDebit:reproduced']).toBe(1);
   });
 
+  test('writes the produced markers behind, many in one command, and the ones waiting when it stops', async () => {
+    // Markers wait a minute (longer than the test) unless ten are waiting: only a full batch and the stop
+    // write them.
+    const behind = await startIngress(endpoints.kafkaBrokers, 10_000, {
+      producedMarkers: { delayMs: 60_000, batchSize: 10 },
+    });
+    const debits = Array.from({ length: 12 }, () => debitBody());
+    const markerOf = (debit: DirectDebit) =>
+      producedMarkerKey(idempotencyKey('250655', debit.messageIdentifiers.messageIdentification));
+    try {
+      for (const debit of debits) expect((await postDebit(debit, behind)).status).toBe(202);
+      await markersWritten(behind, 10);
+      const stored = await Promise.all(debits.map((debit) => store.idempotency.get(markerOf(debit))));
+      expect(stored.map((marker) => marker !== null)).toEqual([...Array(10).fill(true), false, false]);
+      // Not stored yet, known to this instance: a resend is answered without producing.
+      const last = debits.at(-1) as DirectDebit;
+      expect((await postDebit(last, behind)).status).toBe(202);
+      expect(await outcomes(behind)).toMatchObject({
+        'outboundDirectDebit:accepted': 12,
+        'outboundDirectDebit:replayed': 1,
+      });
+    } finally {
+      await stopIngress(behind);
+    }
+    expect(await markerMetric(behind, 'written')).toBe(12);
+    expect(await store.idempotency.get(markerOf(debits.at(-1) as DirectDebit))).toMatchObject({
+      uetr: (debits.at(-1) as DirectDebit).transactionIdentifiers.uetr,
+    });
+  });
+
   test('a resend that arrives while the first attempt is in progress waits for it: one copy produced, the same 202', async () => {
     const debit = debitBody();
-    const key = idempotencyKey('250655', debit.messageIdentifiers.messageIdentification);
-    // The first attempt is held at its last step (the produced marker) until the resend has arrived.
-    const gate = gatedClaim(producedMarkerKey(key));
+    // The first attempt is held at its claim of the UETR until the resend has arrived.
+    const gate = gatedClaim(transactionKey(debit.transactionIdentifiers.uetr));
     const gated = await startIngress(endpoints.kafkaBrokers, 10_000, { store: gate.store });
     try {
       const first = postDebit(debit, gated);
