@@ -371,7 +371,7 @@ export class DeliveryStore {
     let known = lane;
     try {
       for (let attempt = 1; attempt <= settleAttempts; attempt += 1) {
-        if (done === known.count && then.kind !== 'reschedule') {
+        if (done === known.count && done === known.pending.length && then.kind !== 'reschedule') {
           const deleted = await this.#lanes.deleteOne(
             { _id: known.laneId, leaseOwner: owner, count: known.count },
             { maxTimeMS: this.#limits.operationMaxTimeMs },
