@@ -3,7 +3,7 @@
  * them, in one run. Prints a table and writes the same figures, with the machine, to bench/results/.
  *
  *   npm run bench -- [--quick] [--only limits|pipeline] [--duration 60] [--concurrency 32]
- *                    [--steps 4] [--queue 10000] [--outage 60] [--sample 300] [--profile]
+ *                    [--steps 4] [--rate R] [--queue 10000] [--outage 60] [--sample 300] [--profile]
  *
  * Uses KAFKA_BROKERS, SCHEMA_REGISTRY_URL and MONGODB_URI when set, else starts the local stack.
  */
@@ -26,6 +26,7 @@ const { values } = parseArgs({
     duration: { type: 'string' },
     concurrency: { type: 'string' },
     steps: { type: 'string' },
+    rate: { type: 'string' },
     queue: { type: 'string' },
     outage: { type: 'string' },
     sample: { type: 'string' },
@@ -45,6 +46,7 @@ const settings = {
   durationSeconds: number(values.duration, quick ? 10 : 60, 'duration'),
   concurrency: number(values.concurrency, 32, 'concurrency'),
   steps: number(values.steps, quick ? 2 : 4, 'steps'),
+  ...(values.rate === undefined ? {} : { rate: number(values.rate, 0, 'rate') }),
   queue: number(values.queue, quick ? 500 : 10_000, 'queue'),
   outageSeconds: number(values.outage, quick ? 10 : 60, 'outage'),
   sample: number(values.sample, quick ? 100 : 300, 'sample'),
@@ -137,6 +139,7 @@ if (settings.only !== 'limits') {
         durationSeconds: settings.durationSeconds,
         concurrency: settings.concurrency,
         steps: settings.steps,
+        ...(settings.rate === undefined || settings.rate <= 0 ? {} : { rate: settings.rate }),
         queue: settings.queue,
         outageSeconds: settings.outageSeconds,
         sample: settings.sample,

@@ -33,6 +33,12 @@ export interface PipelineBenchOptions {
   /** Windows tried at most in the search for the sustained rate. Default 4. */
   readonly steps?: number;
   /**
+   * The rate of the search's first window, debits/s; default 60% of the burst. With `steps` 1, the
+   * sustained window runs at this rate only: per-debit figures of two runs compare at one load (several
+   * writes are batched, so a debit costs fewer commands at a higher rate).
+   */
+  readonly rate?: number;
+  /**
    * Where each service writes its V8 CPU profile of the whole run (`node --cpu-prof`), summarised at the
    * end; none when undefined.
    */
@@ -430,10 +436,10 @@ export async function pipelineBench(
     // burst rate, rises by a fifth while the pipeline keeps up and falls by a quarter while it does not,
     // halving the gap instead once a rate on both sides is known, for at most `steps` windows or until
     // the gap is under 5%; the highest rate kept up is the figure, and the per-debit figures are that
-    // window's.
+    // window's. `rate` sets where the search starts.
     const steps = options.steps ?? 4;
     const windows: SteadyWindow[] = [];
-    let offered = Math.max(1, burstRate * 0.6);
+    let offered = options.rate ?? Math.max(1, burstRate * 0.6);
     for (let step = 0; step < steps; step += 1) {
       log(`sustained: ${round(offered, 1)} debits/s for ${options.durationSeconds} s`);
       const window = await offerSteady(probe, options, offered, infrastructure);
