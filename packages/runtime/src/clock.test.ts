@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ManualClock, ScaledClock, systemClock } from './clock.ts';
+import { ManualClock, realDuration, ScaledClock, systemClock } from './clock.ts';
 
 describe('clocks', () => {
   it('system clock tells the current time', () => {
@@ -27,6 +27,10 @@ describe('clocks', () => {
     expect(clock.now().toISOString()).toBe('2026-03-02T06:00:00.000Z');
     base.advance(1000);
     expect(clock.now().toISOString()).toBe('2026-03-02T06:01:00.000Z');
+    // A minute of its time passes in a real second; a scaled clock on a scaled clock, in less.
+    expect(realDuration(clock, 60_000)).toBe(1_000);
+    expect(realDuration(new ScaledClock(0, 2, clock), 60_000)).toBe(500);
+    expect(realDuration(systemClock, 60_000)).toBe(60_000);
     expect(() => new ScaledClock(0, 0)).toThrow(RangeError);
   });
 });

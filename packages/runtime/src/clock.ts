@@ -1,6 +1,16 @@
 /** Source of the current time. Inject it wherever time matters so tests and demos can control it. */
 export interface Clock {
   now(): Date;
+  /**
+   * The real milliseconds in which `ms` of this clock's time pass: fewer for a clock that runs faster
+   * than real time (a demo's). Absent: as many. Use `realDuration`.
+   */
+  realMs?(ms: number): number;
+}
+
+/** How long `ms` of `clock`'s time take in real time (a timer's delay, a retry hint). */
+export function realDuration(clock: Clock, ms: number): number {
+  return clock.realMs === undefined ? ms : clock.realMs(ms);
 }
 
 export const systemClock: Clock = {
@@ -59,5 +69,9 @@ export class ScaledClock implements Clock {
   now(): Date {
     const elapsed = this.#base.now().getTime() - this.#originMs;
     return new Date(this.#startMs + Math.round(elapsed * this.#factor));
+  }
+
+  realMs(ms: number): number {
+    return realDuration(this.#base, ms / this.#factor);
   }
 }

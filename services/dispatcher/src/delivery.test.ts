@@ -83,6 +83,8 @@ beforeEach(() => {
     now() {
       return this.at;
     },
+    // A demo's clock: ten times faster than real time.
+    realMs: (ms) => ms / 10,
   };
   const producer: PipelineProducer = {
     async send(topic, records) {
@@ -131,9 +133,10 @@ describe("delivering a credit transfer authorisation to the creditor's bank", ()
   test('503, then 422: PENDING once, then FAILURE carrying the credit; an outcome per attempt', async () => {
     answers.push({ status: 503, latencyMs: 5 }, { status: 422, latencyMs: 7 });
     await expect(handlers.creditTransfer(record(1), context)).rejects.toBeInstanceOf(DeliveryDeferred);
-    // Handed back before its backoff is over: no call.
+    // Handed back before its backoff is over: no call, and a hint of the rest of it in real time.
     await expect(handlers.creditTransfer(record(2), context)).rejects.toMatchObject({
       reason: 'not-yet-due',
+      retryInMs: 50,
     });
     expect(calls).toHaveLength(1);
     clock.at = new Date(acceptedAt.getTime() + 500);

@@ -12,7 +12,14 @@ import {
 } from '@rp/contracts';
 import type { ConsumedRecord } from '@rp/kafka';
 import type { Participant, PipelineProducer, StateEmitter } from '@rp/pipeline';
-import { AppError, type Clock, type Logger, type Tracing, transactionLogger } from '@rp/runtime';
+import {
+  AppError,
+  type Clock,
+  type Logger,
+  realDuration,
+  type Tracing,
+  transactionLogger,
+} from '@rp/runtime';
 import type { WindowCalendar } from '@rp/scheduler/windows';
 import type { BankClient } from './bank-client.ts';
 import type { BankGates, CallHealth } from './bank-gate.ts';
@@ -155,7 +162,8 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
       throw new DeliveryDeferred(
         'not-yet-due',
         `next attempt due at ${state.nextAttemptAt.toISOString()}`,
-        state.nextAttemptAt.getTime() - now.getTime(),
+        // The business clock may run faster than real time (a demo's): the hint is in real time.
+        realDuration(clock, state.nextAttemptAt.getTime() - now.getTime()),
       );
     }
     // Refuses an rp-state the transition table does not allow, before anything happens (dead-lettered).
