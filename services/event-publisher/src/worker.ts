@@ -171,8 +171,11 @@ export class LaneWorker {
     let now = clock.now();
     const claimed = await store.claim(entry.laneId, this.owner, now, options.leaseMs);
     if (!claimed) {
+      // From here an append to the lane is noticed: one whose document the read below misses (its
+      // upsert applied after the read, answered before it) must not leave a lane the index forgets.
+      index.markEmptying(entry.laneId);
       const existing = await store.getLane(entry.laneId);
-      if (!existing) index.remove(entry.laneId);
+      if (!existing) index.removeEmptied(entry.laneId, clock.now().getTime());
       else {
         // Another process holds it: look again once its lease or its schedule is over.
         const at = Math.max(
