@@ -71,6 +71,17 @@ export function isDuplicateKey(error: unknown): boolean {
 }
 
 /**
+ * Whether a write failed only on keys that were taken: a duplicate key, or an unordered bulk write whose
+ * every refusal was one (FerretDB, too, goes on past them in an unordered insert).
+ */
+export function onlyDuplicateKeys(error: unknown): boolean {
+  if (!(error instanceof MongoBulkWriteError)) return isDuplicateKey(error);
+  if (error.writeConcernError !== undefined) return false;
+  const writeErrors = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
+  return writeErrors.length > 0 && writeErrors.every((writeError) => writeError.code === DUPLICATE_KEY);
+}
+
+/**
  * Maps any failure of a driver call to a StoreError, once, at the repository edge, so callers decide
  * retry or give up from `retriable` without knowing the driver's class hierarchy.
  */

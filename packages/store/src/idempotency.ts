@@ -1,5 +1,5 @@
 import { type Collection, MongoBulkWriteError } from 'mongodb';
-import { DUPLICATE_KEY, isDuplicateKey, StoreError, toStoreError } from './errors.ts';
+import { isDuplicateKey, onlyDuplicateKeys, StoreError, toStoreError } from './errors.ts';
 import { chunk, type StoreLimits } from './limits.ts';
 
 export interface IdempotencyClaim {
@@ -137,14 +137,6 @@ export class IdempotencyRepository {
       throw toStoreError(error, `read idempotency key ${key}`);
     }
   }
-}
-
-/** Whether an insert failed only on keys that were taken (FerretDB, too, goes on past them when unordered). */
-function onlyDuplicateKeys(error: unknown): boolean {
-  if (!(error instanceof MongoBulkWriteError)) return isDuplicateKey(error);
-  if (error.writeConcernError !== undefined) return false;
-  const writeErrors = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
-  return writeErrors.length > 0 && writeErrors.every((writeError) => writeError.code === DUPLICATE_KEY);
 }
 
 function checkClaim(claim: IdempotencyClaim): void {

@@ -19,7 +19,14 @@ export {
   type EventDeliveryRecord,
   type EventPosting,
 } from './delivery-log.ts';
-export { isDuplicateKey, StoreError, type StoreFailure, storeFailures, toStoreError } from './errors.ts';
+export {
+  isDuplicateKey,
+  onlyDuplicateKeys,
+  StoreError,
+  type StoreFailure,
+  storeFailures,
+  toStoreError,
+} from './errors.ts';
 export {
   type ClaimOutcome,
   type IdempotencyClaim,

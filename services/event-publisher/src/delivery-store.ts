@@ -1,10 +1,9 @@
-import { defaultStoreLimits, isDuplicateKey, StoreError, type StoreLimits, toStoreError } from '@rp/store';
+import { defaultStoreLimits, onlyDuplicateKeys, StoreError, type StoreLimits, toStoreError } from '@rp/store';
 import {
   type Collection,
   type Db,
   type Filter,
   type IndexDescription,
-  MongoBulkWriteError,
   MongoServerError,
   type UpdateFilter,
 } from 'mongodb';
@@ -200,7 +199,7 @@ export class DeliveryStore {
             maxTimeMS: this.#limits.operationMaxTimeMs,
           });
         } catch (error) {
-          if (onlyDuplicates(error)) return;
+          if (onlyDuplicateKeys(error)) return;
           throw toStoreError(error, `store ${documents.length} postings`);
         }
       }),
@@ -507,14 +506,6 @@ function sameHead(current: Lane, known: Lane, done: number): boolean {
     }
   }
   return true;
-}
-
-function onlyDuplicates(error: unknown): boolean {
-  if (error instanceof MongoBulkWriteError) {
-    const writeErrors = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
-    return writeErrors.length > 0 && writeErrors.every((writeError) => writeError.code === 11000);
-  }
-  return isDuplicateKey(error);
 }
 
 function toPostingDocument(posting: StoredPosting): PostingDocument {

@@ -159,7 +159,7 @@ export class Delivery {
     return { result, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
   }
 
-  /** Writes the records a caller collected (`options.records` of `attempt`), in one command where it can. */
+  /** Writes the records a caller collected (`options.records` of `attempt`), side by side. */
   async record(records: DeliveryRecords): Promise<void> {
     await this.#deps.deliveryLog.recordAttempts(records);
   }
