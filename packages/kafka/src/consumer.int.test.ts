@@ -1,4 +1,10 @@
-import { Kafka as KafkaJs, logLevel } from 'kafkajs';
+import {
+  type Consumer,
+  type ConsumerRunConfig,
+  KafkaJSNonRetriableError,
+  Kafka as KafkaJs,
+  logLevel,
+} from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import {
   avroOptions,
@@ -634,5 +640,72 @@ describe('consumer runner', () => {
     );
     await within(all.promise, 30_000, 'the records re-delivered');
     expect(again).toEqual(range(1, 20));
+  });
+  test('(i) a consumer that kafkajs stops after a crash it will not restart from is started again, and goes on', async () => {
+    const topic = uniqueName('crash');
+    await kafka.ensureTopics([{ topic, partitions: 2 }]);
+    const keys = ['a', 'b', 'c'];
+    await produceSteps(topic, keys, 5);
+    const raw = new KafkaJs({ brokers, clientId: 'kafka-test-crash', logLevel: logLevel.NOTHING });
+    // The first batch fails with an error kafkajs does not restart from, as a metadata refresh's plain
+    // "Broker not connected" after a broker restart does: kafkajs stops the consumer.
+    let crashes = 0;
+    const crashing = new Proxy(raw, {
+      get(target, property, receiver) {
+        if (property !== 'consumer') return Reflect.get(target, property, receiver);
+        return (config: Parameters<typeof raw.consumer>[0]): Consumer => {
+          const consumer = target.consumer(config);
+          return new Proxy(consumer, {
+            get(inner, name, innerReceiver) {
+              if (name !== 'run') return Reflect.get(inner, name, innerReceiver);
+              return (run: ConsumerRunConfig) =>
+                inner.run({
+                  ...run,
+                  eachBatch: async (payload) => {
+                    if (crashes === 0) {
+                      crashes += 1;
+                      throw new KafkaJSNonRetriableError('Broker not connected');
+                    }
+                    await run.eachBatch?.(payload);
+                  },
+                });
+            },
+          });
+        };
+      },
+    });
+    const admin = raw.admin();
+    await admin.connect();
+    const seen = new Set<string>();
+    const all = signal();
+    const runner = track(
+      await startConsumer(
+        {
+          kafka: crashing,
+          admin: async () => admin,
+          ensureTopics: (topics) => kafka.ensureTopics(topics),
+          logger: silentLogger,
+          createKafkaJsProducer: () => raw.producer({ idempotent: true, maxInFlightRequests: 1 }),
+        },
+        {
+          groupId: uniqueName('crash-group'),
+          topics: [topic],
+          codec,
+          handleRecord: async (record) => {
+            seen.add(`${record.key}:${record.value.sequence}`);
+            if (seen.size === 15) all.resolve();
+          },
+        },
+      ),
+    );
+    try {
+      await within(all.promise, 60_000, 'every record, after the crash');
+      expect(crashes).toBe(1);
+      expect(seen.size).toBe(15);
+      expect(runner.isRunning()).toBe(true);
+    } finally {
+      await runner.stop();
+      await admin.disconnect();
+    }
   });
 });

@@ -3,6 +3,7 @@ import type {
   Admin,
   Consumer,
   ConsumerGroupJoinEvent,
+  ConsumerRunConfig,
   EachBatchPayload,
   Kafka as KafkaJs,
   Producer as KafkaJsProducer,
@@ -222,7 +223,11 @@ export async function startConsumer<T>(
   let generation = 0;
   let stopping = false;
   let aborted = false;
+  /** kafkajs stopped the consumer after a crash and did not restart it; this runner restarts it. */
   let crashed = false;
+  /** Restarts after crashes since the consumer last joined its group (sets the restart's backoff). */
+  let crashRestarts = 0;
+  let restartTimer: NodeJS.Timeout | undefined;
   let shutdown: Promise<void> | undefined;
   /**
    * Commits through the consumer group itself. `consumer.commitOffsets` silently does nothing once a stop
@@ -258,6 +263,9 @@ export async function startConsumer<T>(
 
   function onJoin(event: ConsumerGroupJoinEvent): void {
     generation += 1;
+    if (crashed) logger.warn({ groupId, restarts: crashRestarts }, 'consumer running again after its crash');
+    crashed = false;
+    crashRestarts = 0;
     for (const lane of lanes.values()) clearTimeout(lane.timer);
     lanes.clear();
     if (paused.size > 0) {
@@ -918,29 +926,59 @@ export async function startConsumer<T>(
     await Promise.all([...byTopic].map(([topic, messages]) => outbound.send(topic, messages)));
   }
 
+  const runConfig: ConsumerRunConfig = {
+    autoCommit: false,
+    eachBatchAutoResolve: false,
+    partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? 4,
+    eachBatch: async (payload) => {
+      commitDirect = payload.commitOffsetsIfNecessary;
+      const tier = retryTopics.indexOf(payload.batch.topic) + 1;
+      if (tier > 0) onRetryBatch(payload, tier);
+      else await onSourceBatch(payload);
+    },
+  };
+
+  /**
+   * kafkajs restarts a crashed consumer only when it deems the error retriable. Some errors it does not
+   * are transient all the same: after a broker restart, a metadata refresh can fail with a plain "Broker
+   * not connected", and the consumer then stays stopped in a process that otherwise runs on. So this
+   * runner starts the consumer again itself, with a backoff (1 s doubling to 30 s), until it joins its
+   * group or the runner is stopped; `isRunning()` is false meanwhile.
+   */
+  function restartAfterCrash(): void {
+    if (halted() || restartTimer !== undefined) return;
+    const delayMs = Math.min(30_000, 1_000 * 2 ** Math.min(crashRestarts, 5));
+    crashRestarts += 1;
+    logger.warn(
+      { groupId, delayMs, restarts: crashRestarts },
+      'consumer stopped by its crash; starting it again',
+    );
+    restartTimer = setTimeout(() => {
+      restartTimer = undefined;
+      if (halted()) return;
+      consumer.run(runConfig).catch((error: unknown) => {
+        logger.error({ groupId, err: error }, 'consumer could not be started again');
+        restartAfterCrash();
+      });
+    }, delayMs);
+  }
+
   consumer.on(consumer.events.GROUP_JOIN, onJoin);
   consumer.on(consumer.events.CRASH, (event) => {
-    if (!event.payload.restart) crashed = true;
     logger.error(
       { groupId, err: event.payload.error, restart: event.payload.restart },
       event.payload.restart ? 'consumer crashed; kafkajs restarts it' : 'consumer crashed and stopped',
     );
+    if (!event.payload.restart) {
+      crashed = true;
+      restartAfterCrash();
+    }
   });
   try {
     await consumer.connect();
     await consumer.subscribe({ topics: sourceTopics, fromBeginning: options.fromBeginning ?? true });
     if (retryTopics.length > 0) await consumer.subscribe({ topics: retryTopics, fromBeginning: true });
-    await consumer.run({
-      autoCommit: false,
-      eachBatchAutoResolve: false,
-      partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? 4,
-      eachBatch: async (payload) => {
-        commitDirect = payload.commitOffsetsIfNecessary;
-        const tier = retryTopics.indexOf(payload.batch.topic) + 1;
-        if (tier > 0) onRetryBatch(payload, tier);
-        else await onSourceBatch(payload);
-      },
-    });
+    await consumer.run(runConfig);
   } catch (error) {
     await consumer.disconnect().catch(() => {});
     await outbound.close();
@@ -954,6 +992,8 @@ export async function startConsumer<T>(
     }
     shutdown ??= (async () => {
       stopping = true;
+      clearTimeout(restartTimer);
+      restartTimer = undefined;
       for (const timer of backoffTimers) clearTimeout(timer);
       backoffTimers.clear();
       for (const lane of lanes.values()) clearTimeout(lane.timer);
