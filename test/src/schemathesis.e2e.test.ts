@@ -72,6 +72,8 @@ async function run(name: string, operations: readonly string[], authorization: s
       env: {
         ...process.env,
         SCHEMATHESIS_TELEMETRY: 'false',
+        // No __pycache__ beside the hooks in the source tree.
+        PYTHONDONTWRITEBYTECODE: '1',
         // Valid messages name a participant where the engine looks one up (the token's bank as the
         // instructing agent, a participant as a scheme message's debtor or creditor agent), so that they
         // get past those refusals to the rules behind them.
