@@ -1,4 +1,5 @@
 import {
+  type Admin,
   type Consumer,
   type ConsumerRunConfig,
   KafkaJSNonRetriableError,
@@ -18,7 +19,7 @@ import {
   within,
 } from '../test/fixtures.ts';
 import { type AvroCodec, createAvroSerde } from './avro-serde.ts';
-import { type ConsumerRunner, startConsumer } from './consumer.ts';
+import { type ConsumerDeps, type ConsumerRunner, startConsumer } from './consumer.ts';
 import type { ConsumedRecord } from './handler.ts';
 import { createKafka, type KafkaClient } from './kafka.ts';
 import { silentLogger } from './logger.ts';
@@ -84,6 +85,17 @@ function seenBy(records: readonly ConsumedRecord<PaymentStep>[]): Map<string, nu
     byKey.set(record.key, list);
   }
   return byKey;
+}
+
+/** A runner's dependencies on a kafkajs client of the test's own, with `admin` as its admin client. */
+function rawDeps(raw: KafkaJs, admin: Admin): ConsumerDeps {
+  return {
+    kafka: raw,
+    admin: async () => admin,
+    ensureTopics: (topics) => kafka.ensureTopics(topics),
+    logger: silentLogger,
+    createKafkaJsProducer: () => raw.producer({ idempotent: true, maxInFlightRequests: 1 }),
+  };
 }
 
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, index) => from + index);
@@ -502,24 +514,15 @@ describe('consumer runner', () => {
       });
       const fresh = signal();
       track(
-        await startConsumer(
-          {
-            kafka: raw,
-            admin: async () => lagging,
-            ensureTopics: (topics) => kafka.ensureTopics(topics),
-            logger: silentLogger,
-            createKafkaJsProducer: () => raw.producer({ idempotent: true, maxInFlightRequests: 1 }),
+        await startConsumer(rawDeps(raw, lagging), {
+          groupId,
+          topics: [topic],
+          codec,
+          retry,
+          handleRecord: async (record) => {
+            if (record.key === 'fresh') fresh.resolve();
           },
-          {
-            groupId,
-            topics: [topic],
-            codec,
-            retry,
-            handleRecord: async (record) => {
-              if (record.key === 'fresh') fresh.resolve();
-            },
-          },
-        ),
+        }),
       );
       await within(fresh.promise, 30_000, 'the newer record after a lagging join');
       expect(reads).toBeGreaterThan(1);
@@ -680,13 +683,7 @@ describe('consumer runner', () => {
     const all = signal();
     const runner = track(
       await startConsumer(
-        {
-          kafka: crashing,
-          admin: async () => admin,
-          ensureTopics: (topics) => kafka.ensureTopics(topics),
-          logger: silentLogger,
-          createKafkaJsProducer: () => raw.producer({ idempotent: true, maxInFlightRequests: 1 }),
-        },
+        { ...rawDeps(raw, admin), kafka: crashing },
         {
           groupId: uniqueName('crash-group'),
           topics: [topic],
