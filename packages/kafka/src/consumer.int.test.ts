@@ -705,4 +705,72 @@ describe('consumer runner', () => {
       await admin.disconnect();
     }
   });
+  test('(j) a pause made before a rejoin, whose resume was lost, does not hold the partition after the join', async () => {
+    const topic = uniqueName('stray-pause');
+    await kafka.ensureTopics([{ topic, partitions: 1 }]);
+    await produceSteps(topic, ['a'], 5);
+    const raw = new KafkaJs({ brokers, clientId: 'kafka-test-stray-pause', logLevel: logLevel.NOTHING });
+    // The kafkajs consumer of the first runner, to pause its partition behind the runner's back: a pause
+    // whose resume is lost, as one made by an earlier kafkajs group object whose late resume cleared the
+    // runner's record of a newer pause.
+    let first: Consumer | undefined;
+    const capturing = new Proxy(raw, {
+      get(target, property, receiver) {
+        if (property !== 'consumer') return Reflect.get(target, property, receiver);
+        return (config: Parameters<typeof raw.consumer>[0]): Consumer => {
+          const consumer = target.consumer(config);
+          first ??= consumer;
+          return consumer;
+        };
+      },
+    });
+    const admin = raw.admin();
+    await admin.connect();
+    const groupId = uniqueName('stray-pause-group');
+    const seen: number[] = [];
+    const firstFive = signal();
+    const all = signal();
+    const runner = track(
+      await startConsumer(
+        { ...rawDeps(raw, admin), kafka: capturing },
+        {
+          groupId,
+          topics: [topic],
+          codec,
+          handleRecord: async (record) => {
+            seen.push(record.value.sequence);
+            if (seen.length === 5) firstFive.resolve();
+            if (seen.length === 10) all.resolve();
+          },
+        },
+      ),
+    );
+    try {
+      await within(firstFive.promise, 30_000, 'the first five records');
+      const consumer = first as Consumer;
+      let joined = signal();
+      consumer.on(consumer.events.GROUP_JOIN, () => joined.resolve());
+      consumer.pause([{ topic, partitions: [0] }]);
+      // A second member joins and leaves: two rebalances, after which the first runner owns the
+      // partition again (kafkajs keeps its pauses across them).
+      const second = await startConsumer(rawDeps(raw, admin), {
+        groupId,
+        topics: [topic],
+        codec,
+        handleRecord: async (record) => {
+          seen.push(record.value.sequence);
+        },
+      });
+      await within(joined.promise, 60_000, 'the rebalance as the second member joins');
+      joined = signal();
+      await second.stop();
+      await within(joined.promise, 60_000, 'the rebalance as the second member leaves');
+      await produceSteps(topic, ['a'], 5);
+      await within(all.promise, 60_000, 'the records produced after the rejoin');
+      expect(seen.slice(5)).toEqual(range(1, 5));
+    } finally {
+      await runner.stop();
+      await admin.disconnect();
+    }
+  });
 });

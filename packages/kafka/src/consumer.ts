@@ -217,7 +217,6 @@ export async function startConsumer<T>(
   });
 
   const lanes = new Map<number, Lane>();
-  const paused = new Map<string, { topic: string; partition: number }>();
   const backoffTimers = new Set<NodeJS.Timeout>();
   const abortController = new AbortController();
   let generation = 0;
@@ -243,14 +242,14 @@ export async function startConsumer<T>(
   const halted = () => stopping || aborted;
   const isCurrent = (lane: Lane) => lane.generation === generation && lanes.get(lane.partition) === lane;
 
+  /**
+   * Pauses the batch's partition and returns its resume. A pause lives in the kafkajs consumer group that
+   * made it: one made before kafkajs restarted the consumer is gone with that group, and its resume does
+   * nothing to the new one. A join resumes everything it assigns (see `onJoin`), so a resume lost with a
+   * lane never leaves a partition paused.
+   */
   function pausePartition(payload: EachBatchPayload): () => void {
-    const { topic, partition } = payload.batch;
-    const resume = payload.pause();
-    paused.set(`${topic}\u0000${partition}`, { topic, partition });
-    return () => {
-      paused.delete(`${topic}\u0000${partition}`);
-      resume();
-    };
+    return payload.pause();
   }
 
   function resumeLater(resume: () => void, delayMs: number): void {
@@ -268,20 +267,19 @@ export async function startConsumer<T>(
     crashRestarts = 0;
     for (const lane of lanes.values()) clearTimeout(lane.timer);
     lanes.clear();
-    if (paused.size > 0) {
-      // kafkajs keeps pauses across a rebalance; this generation decides its own.
-      const byTopic = new Map<string, number[]>();
-      for (const { topic, partition } of paused.values()) {
-        byTopic.set(topic, [...(byTopic.get(topic) ?? []), partition]);
-      }
-      paused.clear();
-      consumer.resume([...byTopic].map(([topic, partitions]) => ({ topic, partitions })));
-    }
     const assignment = event.payload.memberAssignment;
     const partitions = new Set<number>();
+    const assigned: { topic: string; partitions: number[] }[] = [];
     for (const topic of [...sourceTopics, ...retryTopics]) {
-      for (const partition of assignment[topic] ?? []) partitions.add(partition);
+      const ofTopic = assignment[topic] ?? [];
+      for (const partition of ofTopic) partitions.add(partition);
+      if (ofTopic.length > 0) assigned.push({ topic, partitions: [...ofTopic] });
     }
+    // kafkajs keeps pauses across a rebalance; this generation decides its own. Every assigned partition
+    // is resumed: the resumes of the lanes just dropped are never called, and bookkeeping of which
+    // partitions are paused would be wrong once kafkajs had restarted the consumer under a new group
+    // object (an old pause's resume, firing late, would clear the entry of a new pause).
+    if (assigned.length > 0) consumer.resume(assigned);
     for (const partition of partitions) {
       lanes.set(partition, {
         partition,
