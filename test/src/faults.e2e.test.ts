@@ -289,7 +289,8 @@ async function round(fault: Fault): Promise<void> {
       `${fault.name}: ${entry.uetr} not complete: the tracker answers ${response?.status ?? 'nothing'}: ${(await response?.text())?.slice(0, 4_000) ?? ''}`,
     );
   }
-  expect(wrong.slice(0, 10), `${wrong.length} transactions with a problem`).toEqual([]);
+  const evidence = wrong.length > 0 ? `; ${await whereStuck()}` : '';
+  expect(wrong.slice(0, 10), `${wrong.length} transactions with a problem${evidence}`).toEqual([]);
   // Every transaction was answered 202 in the end; the ingress never answered anything but 202, 429 or 503.
   expect(outcomes.filter((outcome) => outcome.acceptedAt === undefined)).toEqual([]);
   const crashAnswers = outcomes.flatMap((outcome) =>
@@ -313,6 +314,53 @@ const consumers: readonly [service: string, topic: string][] = [
   ['tracker', 'rp.delivery.outcome.v1'],
   ['event-publisher', 'rp.events.v1'],
 ];
+
+/**
+ * Where a round's transactions stand, on one line for the failure message (the part of a CI report that
+ * is always shown): each consumer group's records not yet committed on its topic, and each service's
+ * readiness (a consumer not running fails it).
+ */
+async function whereStuck(): Promise<string> {
+  const run = e2e.pipeline.run;
+  const kafka = new Kafka({
+    brokers: [...e2e.endpoints.kafkaBrokers],
+    clientId: 'fault-suite-diagnosis',
+    logLevel: logLevel.NOTHING,
+  });
+  const admin = kafka.admin();
+  const lags: string[] = [];
+  try {
+    await admin.connect();
+    for (const [service, topic] of consumers) {
+      const source = `${run}.${topic}`;
+      const [ends, committed] = await Promise.all([
+        admin.fetchTopicOffsets(source),
+        admin.fetchOffsets({ groupId: `${service}.${run}.${topic}`, topics: [source] }),
+      ]);
+      const parts = ends.flatMap(({ partition, high }) => {
+        const at = committed[0]?.partitions.find((entry) => entry.partition === partition)?.offset ?? '-1';
+        const lag = Number(high) - Math.max(0, Number(at));
+        return lag > 0 ? [`p${partition}:${lag}`] : [];
+      });
+      if (parts.length > 0) lags.push(`${service} ${topic} ${parts.join(',')}`);
+    }
+  } catch (error) {
+    lags.push(`lag not read: ${error instanceof Error ? error.message : String(error)}`);
+  } finally {
+    await admin.disconnect().catch(() => undefined);
+  }
+  const readiness = await Promise.all(
+    services.map(async (service) => {
+      const response = await fetch(`${e2e.pipeline.url(service)}/health/ready`, {
+        signal: AbortSignal.timeout(5_000),
+      }).catch(() => undefined);
+      if (response?.status === 200) return undefined;
+      return `${service} ${response?.status ?? 'no answer'} ${(await response?.text())?.slice(0, 300) ?? ''}`;
+    }),
+  );
+  const notReady = readiness.filter((entry) => entry !== undefined);
+  return `not committed: ${lags.join('; ') || 'none'}; not ready: ${notReady.join('; ') || 'none'}`;
+}
 
 interface DeadLetterListing {
   records: { id: string; key: string | null; reason: string; redrivable: boolean }[];
