@@ -275,11 +275,6 @@ export async function startConsumer<T>(
       for (const partition of ofTopic) partitions.add(partition);
       if (ofTopic.length > 0) assigned.push({ topic, partitions: [...ofTopic] });
     }
-    // kafkajs keeps pauses across a rebalance; this generation decides its own. Every assigned partition
-    // is resumed: the resumes of the lanes just dropped are never called, and bookkeeping of which
-    // partitions are paused would be wrong once kafkajs had restarted the consumer under a new group
-    // object (an old pause's resume, firing late, would clear the entry of a new pause).
-    if (assigned.length > 0) consumer.resume(assigned);
     for (const partition of partitions) {
       lanes.set(partition, {
         partition,
@@ -294,6 +289,15 @@ export async function startConsumer<T>(
         pumping: undefined,
         pumpAgain: false,
       });
+    }
+    // kafkajs keeps pauses across a rebalance; this generation decides its own. Every assigned partition
+    // is resumed: the resumes of the lanes just dropped are never called, and bookkeeping of which
+    // partitions are paused would be wrong once kafkajs had restarted the consumer under a new group
+    // object (an old pause's resume, firing late, would clear the entry of a new pause).
+    try {
+      if (assigned.length > 0) consumer.resume(assigned);
+    } catch (error) {
+      logger.error({ groupId, generation, err: error }, 'assigned partitions not resumed');
     }
     logger.info(
       { groupId, generation, partitions: [...partitions].sort((a, b) => a - b) },
