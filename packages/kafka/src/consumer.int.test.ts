@@ -98,6 +98,22 @@ function rawDeps(raw: KafkaJs, admin: Admin): ConsumerDeps {
   };
 }
 
+/** A kafkajs client whose consumers the test can reach, to act on them behind the runner's back. */
+function capturingConsumers(raw: KafkaJs): { kafka: KafkaJs; consumers: Consumer[] } {
+  const consumers: Consumer[] = [];
+  const kafka = new Proxy(raw, {
+    get(target, property, receiver) {
+      if (property !== 'consumer') return Reflect.get(target, property, receiver);
+      return (config: Parameters<typeof raw.consumer>[0]): Consumer => {
+        const consumer = target.consumer(config);
+        consumers.push(consumer);
+        return consumer;
+      };
+    },
+  });
+  return { kafka, consumers };
+}
+
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, index) => from + index);
 
 describe('consumer runner', () => {
@@ -713,17 +729,7 @@ describe('consumer runner', () => {
     // The kafkajs consumer of the first runner, to pause its partition behind the runner's back: a pause
     // whose resume is lost, as one made by an earlier kafkajs group object whose late resume cleared the
     // runner's record of a newer pause.
-    let first: Consumer | undefined;
-    const capturing = new Proxy(raw, {
-      get(target, property, receiver) {
-        if (property !== 'consumer') return Reflect.get(target, property, receiver);
-        return (config: Parameters<typeof raw.consumer>[0]): Consumer => {
-          const consumer = target.consumer(config);
-          first ??= consumer;
-          return consumer;
-        };
-      },
-    });
+    const capturing = capturingConsumers(raw);
     const admin = raw.admin();
     await admin.connect();
     const groupId = uniqueName('stray-pause-group');
@@ -732,11 +738,13 @@ describe('consumer runner', () => {
     const all = signal();
     const runner = track(
       await startConsumer(
-        { ...rawDeps(raw, admin), kafka: capturing },
+        { ...rawDeps(raw, admin), kafka: capturing.kafka },
         {
           groupId,
           topics: [topic],
           codec,
+          // The stall check would resume the partition too: this test is about the join alone.
+          stallMs: 0,
           handleRecord: async (record) => {
             seen.push(record.value.sequence);
             if (seen.length === 5) firstFive.resolve();
@@ -747,7 +755,7 @@ describe('consumer runner', () => {
     );
     try {
       await within(firstFive.promise, 30_000, 'the first five records');
-      const consumer = first as Consumer;
+      const consumer = capturing.consumers[0] as Consumer;
       let joined = signal();
       consumer.on(consumer.events.GROUP_JOIN, () => joined.resolve());
       consumer.pause([{ topic, partitions: [0] }]);
@@ -767,6 +775,45 @@ describe('consumer runner', () => {
       await within(joined.promise, 60_000, 'the rebalance as the second member leaves');
       await produceSteps(topic, ['a'], 5);
       await within(all.promise, 60_000, 'the records produced after the rejoin');
+      expect(seen.slice(5)).toEqual(range(1, 5));
+    } finally {
+      await runner.stop();
+      await admin.disconnect();
+    }
+  });
+  test('(k) a partition paused behind the runner, with records waiting, is resumed by the stall check', async () => {
+    const topic = uniqueName('stall');
+    await kafka.ensureTopics([{ topic, partitions: 1 }]);
+    await produceSteps(topic, ['a'], 5);
+    const raw = new KafkaJs({ brokers, clientId: 'kafka-test-stall', logLevel: logLevel.NOTHING });
+    const capturing = capturingConsumers(raw);
+    const admin = raw.admin();
+    await admin.connect();
+    const seen: number[] = [];
+    const firstFive = signal();
+    const all = signal();
+    const runner = track(
+      await startConsumer(
+        { ...rawDeps(raw, admin), kafka: capturing.kafka },
+        {
+          groupId: uniqueName('stall-group'),
+          topics: [topic],
+          codec,
+          stallMs: 2_000,
+          handleRecord: async (record) => {
+            seen.push(record.value.sequence);
+            if (seen.length === 5) firstFive.resolve();
+            if (seen.length === 10) all.resolve();
+          },
+        },
+      ),
+    );
+    try {
+      await within(firstFive.promise, 30_000, 'the first five records');
+      // No join follows this pause: only the stall check can lift it.
+      (capturing.consumers[0] as Consumer).pause([{ topic, partitions: [0] }]);
+      await produceSteps(topic, ['a'], 5);
+      await within(all.promise, 30_000, 'the records produced while the partition was paused');
       expect(seen.slice(5)).toEqual(range(1, 5));
     } finally {
       await runner.stop();

@@ -68,6 +68,13 @@ interface ConsumerOptionsBase<T> {
   /** How long a fetch waits for records; also bounds how long `stop` waits for the fetch loop. Default 500. */
   maxWaitTimeMs?: number;
   /**
+   * How long a ready source partition with records waiting may go without a record handled before the
+   * runner logs it as stalled and resumes it: a pause whose resume was lost, whatever lost it, costs this
+   * long instead of the partition. Resuming a partition that waits for a reason does no harm: it pauses
+   * again on its next batch. Default 60,000; 0 turns the check off.
+   */
+  stallMs?: number;
+  /**
    * How long the offsets of handled records may wait to be committed. 0 (the default): after every
    * handler call, one commit each. Above 0: what every partition of this consumer handled is committed
    * together, at most this often (one request for many handler calls). Either way nothing is committed
@@ -132,6 +139,10 @@ interface Lane {
   readonly parked: ParkedKeys;
   readonly tiers: TierBuffer<RetryEntry>[];
   ready: boolean;
+  /** When the lane became ready (the stall check counts from there until a record is handled). */
+  readyAt: number | undefined;
+  /** Per source topic: the next offset to handle and when the lane got there. */
+  readonly handled: Map<string, { next: bigint; at: number }>;
   /** Per tier index: the end offset the tier must be read to before the lane knows all its parked keys. */
   catchUp: Map<number, bigint> | undefined;
   readonly readyWaiters: (() => void)[];
@@ -282,6 +293,8 @@ export async function startConsumer<T>(
         parked: new ParkedKeys(),
         tiers: retryTopics.map(() => new TierBuffer<RetryEntry>()),
         ready: tiers === 0,
+        readyAt: tiers === 0 ? Date.now() : undefined,
+        handled: new Map(),
         catchUp: undefined,
         readyWaiters: [],
         pausedTiers: new Map(),
@@ -388,6 +401,7 @@ export async function startConsumer<T>(
     }
     if (lane.catchUp.size > 0) return;
     lane.ready = true;
+    lane.readyAt = Date.now();
     for (const resume of lane.readyWaiters.splice(0)) resume();
     schedulePump(lane);
   }
@@ -428,6 +442,7 @@ export async function startConsumer<T>(
       if (aborted || !isCurrent(lane)) return;
       const last = (chunk[chunk.length - 1] as KafkaMessage).offset;
       payload.resolveOffset(last);
+      lane.handled.set(batch.topic, { next: BigInt(last) + 1n, at: Date.now() });
       await commitHandled({
         lane,
         topic: batch.topic,
@@ -965,6 +980,78 @@ export async function startConsumer<T>(
     }, delayMs);
   }
 
+  const stallMs = Math.max(0, options.stallMs ?? 60_000);
+  let stallTimer: NodeJS.Timeout | undefined;
+  let checkingStalls = false;
+
+  /**
+   * A ready source partition that has records waiting and has handled none for `stallMs` is logged and
+   * resumed. Its position is the next offset it would handle, else the group's committed offset; a
+   * partition with neither (a new group that starts at the end) is left alone.
+   */
+  async function checkStalls(): Promise<void> {
+    const now = Date.now();
+    // Only lanes with a topic that has handled nothing for that long cost a look at the broker's offsets.
+    const idle = (lane: Lane, topic: string) =>
+      now - (lane.handled.get(topic)?.at ?? (lane.readyAt as number)) >= stallMs;
+    const suspects = [...lanes.values()].filter(
+      (lane) =>
+        isCurrent(lane) &&
+        lane.ready &&
+        lane.readyAt !== undefined &&
+        sourceTopics.some((topic) => idle(lane, topic)),
+    );
+    if (suspects.length === 0 || halted()) return;
+    const [ends, committed] = await Promise.all([
+      Promise.all(sourceTopics.map((topic) => admin.fetchTopicOffsets(topic))),
+      admin.fetchOffsets({ groupId, topics: sourceTopics }),
+    ]);
+    for (const lane of suspects) {
+      if (!isCurrent(lane) || halted()) continue;
+      sourceTopics.forEach((topic, index) => {
+        const end = ends[index]?.find((entry) => entry.partition === lane.partition);
+        if (!end) return;
+        const seen = lane.handled.get(topic);
+        const offset = committed
+          .find((entry) => entry.topic === topic)
+          ?.partitions.find((entry) => entry.partition === lane.partition)?.offset;
+        const position = seen?.next ?? (offset === undefined || offset === '-1' ? undefined : BigInt(offset));
+        const since = seen?.at ?? (lane.readyAt as number);
+        if (position === undefined || BigInt(end.high) <= position || !idle(lane, topic)) return;
+        logger.warn(
+          {
+            groupId,
+            topic,
+            partition: lane.partition,
+            waiting: (BigInt(end.high) - position).toString(),
+            idleMs: now - since,
+          },
+          'partition handled nothing with records waiting; resuming it',
+        );
+        consumer.resume([{ topic, partitions: [lane.partition] }]);
+        // Counted again from now: it is logged again only if it stays stalled.
+        lane.handled.set(topic, { next: position, at: now });
+      });
+    }
+  }
+
+  function watchForStalls(): void {
+    if (stallMs === 0) return;
+    stallTimer = setInterval(
+      () => {
+        if (checkingStalls || halted()) return;
+        checkingStalls = true;
+        checkStalls()
+          .catch((error: unknown) => logger.debug({ groupId, err: error }, 'stall check failed'))
+          .finally(() => {
+            checkingStalls = false;
+          });
+      },
+      Math.max(500, Math.min(15_000, Math.floor(stallMs / 2))),
+    );
+    stallTimer.unref();
+  }
+
   consumer.on(consumer.events.GROUP_JOIN, onJoin);
   consumer.on(consumer.events.CRASH, (event) => {
     logger.error(
@@ -981,6 +1068,7 @@ export async function startConsumer<T>(
     await consumer.subscribe({ topics: sourceTopics, fromBeginning: options.fromBeginning ?? true });
     if (retryTopics.length > 0) await consumer.subscribe({ topics: retryTopics, fromBeginning: true });
     await consumer.run(runConfig);
+    watchForStalls();
   } catch (error) {
     await consumer.disconnect().catch(() => {});
     await outbound.close();
@@ -996,6 +1084,7 @@ export async function startConsumer<T>(
       stopping = true;
       clearTimeout(restartTimer);
       restartTimer = undefined;
+      clearInterval(stallTimer);
       for (const timer of backoffTimers) clearTimeout(timer);
       backoffTimers.clear();
       for (const lane of lanes.values()) clearTimeout(lane.timer);
