@@ -983,6 +983,8 @@ export async function startConsumer<T>(
   const stallMs = Math.max(0, options.stallMs ?? 60_000);
   let stallTimer: NodeJS.Timeout | undefined;
   let checkingStalls = false;
+  /** From a crash or a rebalance to the next join nothing is fetched: the stall check waits for the join. */
+  let awaitingJoin = false;
 
   /**
    * A ready source partition that has records waiting and has handled none for `stallMs` is logged and
@@ -1001,13 +1003,13 @@ export async function startConsumer<T>(
         lane.readyAt !== undefined &&
         sourceTopics.some((topic) => idle(lane, topic)),
     );
-    if (suspects.length === 0 || halted()) return;
+    if (awaitingJoin || suspects.length === 0 || halted()) return;
     const [ends, committed] = await Promise.all([
       Promise.all(sourceTopics.map((topic) => admin.fetchTopicOffsets(topic))),
       admin.fetchOffsets({ groupId, topics: sourceTopics }),
     ]);
     for (const lane of suspects) {
-      if (!isCurrent(lane) || halted()) continue;
+      if (awaitingJoin || !isCurrent(lane) || halted()) continue;
       sourceTopics.forEach((topic, index) => {
         const end = ends[index]?.find((entry) => entry.partition === lane.partition);
         if (!end) return;
@@ -1052,8 +1054,15 @@ export async function startConsumer<T>(
     stallTimer.unref();
   }
 
-  consumer.on(consumer.events.GROUP_JOIN, onJoin);
+  consumer.on(consumer.events.GROUP_JOIN, (event) => {
+    awaitingJoin = false;
+    onJoin(event);
+  });
+  consumer.on(consumer.events.REBALANCING, () => {
+    awaitingJoin = true;
+  });
   consumer.on(consumer.events.CRASH, (event) => {
+    awaitingJoin = true;
     logger.error(
       { groupId, err: event.payload.error, restart: event.payload.restart },
       event.payload.restart ? 'consumer crashed; kafkajs restarts it' : 'consumer crashed and stopped',
