@@ -114,6 +114,55 @@ function capturingConsumers(raw: KafkaJs): { kafka: KafkaJs; consumers: Consumer
   return { kafka, consumers };
 }
 
+/**
+ * A runner on a one-partition topic holding five records (sequences 1..5 of key 'a'), whose kafkajs
+ * consumer the test can pause behind its back. `firstFive` resolves once it handled those, `all` once it
+ * handled ten.
+ */
+async function pausableRunner(name: string, stallMs: number) {
+  const topic = uniqueName(name);
+  await kafka.ensureTopics([{ topic, partitions: 1 }]);
+  await produceSteps(topic, ['a'], 5);
+  const raw = new KafkaJs({ brokers, clientId: `kafka-test-${name}`, logLevel: logLevel.NOTHING });
+  const capturing = capturingConsumers(raw);
+  const admin = raw.admin();
+  await admin.connect();
+  const groupId = uniqueName(`${name}-group`);
+  const seen: number[] = [];
+  const firstFive = signal();
+  const all = signal();
+  const runner = track(
+    await startConsumer(
+      { ...rawDeps(raw, admin), kafka: capturing.kafka },
+      {
+        groupId,
+        topics: [topic],
+        codec,
+        stallMs,
+        handleRecord: async (record) => {
+          seen.push(record.value.sequence);
+          if (seen.length === 5) firstFive.resolve();
+          if (seen.length === 10) all.resolve();
+        },
+      },
+    ),
+  );
+  return {
+    topic,
+    groupId,
+    raw,
+    admin,
+    consumer: capturing.consumers[0] as Consumer,
+    seen,
+    firstFive: firstFive.promise,
+    all: all.promise,
+    close: async () => {
+      await runner.stop();
+      await admin.disconnect();
+    },
+  };
+}
+
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, index) => from + index);
 
 describe('consumer runner', () => {
@@ -722,51 +771,24 @@ describe('consumer runner', () => {
     }
   });
   test('(j) a pause made before a rejoin, whose resume was lost, does not hold the partition after the join', async () => {
-    const topic = uniqueName('stray-pause');
-    await kafka.ensureTopics([{ topic, partitions: 1 }]);
-    await produceSteps(topic, ['a'], 5);
-    const raw = new KafkaJs({ brokers, clientId: 'kafka-test-stray-pause', logLevel: logLevel.NOTHING });
-    // The kafkajs consumer of the first runner, to pause its partition behind the runner's back: a pause
-    // whose resume is lost, as one made by an earlier kafkajs group object whose late resume cleared the
-    // runner's record of a newer pause.
-    const capturing = capturingConsumers(raw);
-    const admin = raw.admin();
-    await admin.connect();
-    const groupId = uniqueName('stray-pause-group');
-    const seen: number[] = [];
-    const firstFive = signal();
-    const all = signal();
-    const runner = track(
-      await startConsumer(
-        { ...rawDeps(raw, admin), kafka: capturing.kafka },
-        {
-          groupId,
-          topics: [topic],
-          codec,
-          // The stall check would resume the partition too: this test is about the join alone.
-          stallMs: 0,
-          handleRecord: async (record) => {
-            seen.push(record.value.sequence);
-            if (seen.length === 5) firstFive.resolve();
-            if (seen.length === 10) all.resolve();
-          },
-        },
-      ),
-    );
+    // The stall check would resume the partition too: this test is about the join alone.
+    const paused = await pausableRunner('stray-pause', 0);
     try {
-      await within(firstFive.promise, 30_000, 'the first five records');
-      const consumer = capturing.consumers[0] as Consumer;
+      await within(paused.firstFive, 30_000, 'the first five records');
+      const { consumer, topic } = paused;
       let joined = signal();
       consumer.on(consumer.events.GROUP_JOIN, () => joined.resolve());
+      // Behind the runner's back: a pause whose resume is lost, as one made by an earlier kafkajs group
+      // object whose late resume cleared the runner's record of a newer pause.
       consumer.pause([{ topic, partitions: [0] }]);
       // A second member joins and leaves: two rebalances, after which the first runner owns the
       // partition again (kafkajs keeps its pauses across them).
-      const second = await startConsumer(rawDeps(raw, admin), {
-        groupId,
+      const second = await startConsumer(rawDeps(paused.raw, paused.admin), {
+        groupId: paused.groupId,
         topics: [topic],
         codec,
         handleRecord: async (record) => {
-          seen.push(record.value.sequence);
+          paused.seen.push(record.value.sequence);
         },
       });
       await within(joined.promise, 60_000, 'the rebalance as the second member joins');
@@ -774,50 +796,23 @@ describe('consumer runner', () => {
       await second.stop();
       await within(joined.promise, 60_000, 'the rebalance as the second member leaves');
       await produceSteps(topic, ['a'], 5);
-      await within(all.promise, 60_000, 'the records produced after the rejoin');
-      expect(seen.slice(5)).toEqual(range(1, 5));
+      await within(paused.all, 60_000, 'the records produced after the rejoin');
+      expect(paused.seen.slice(5)).toEqual(range(1, 5));
     } finally {
-      await runner.stop();
-      await admin.disconnect();
+      await paused.close();
     }
   });
   test('(k) a partition paused behind the runner, with records waiting, is resumed by the stall check', async () => {
-    const topic = uniqueName('stall');
-    await kafka.ensureTopics([{ topic, partitions: 1 }]);
-    await produceSteps(topic, ['a'], 5);
-    const raw = new KafkaJs({ brokers, clientId: 'kafka-test-stall', logLevel: logLevel.NOTHING });
-    const capturing = capturingConsumers(raw);
-    const admin = raw.admin();
-    await admin.connect();
-    const seen: number[] = [];
-    const firstFive = signal();
-    const all = signal();
-    const runner = track(
-      await startConsumer(
-        { ...rawDeps(raw, admin), kafka: capturing.kafka },
-        {
-          groupId: uniqueName('stall-group'),
-          topics: [topic],
-          codec,
-          stallMs: 2_000,
-          handleRecord: async (record) => {
-            seen.push(record.value.sequence);
-            if (seen.length === 5) firstFive.resolve();
-            if (seen.length === 10) all.resolve();
-          },
-        },
-      ),
-    );
+    const paused = await pausableRunner('stall', 2_000);
     try {
-      await within(firstFive.promise, 30_000, 'the first five records');
+      await within(paused.firstFive, 30_000, 'the first five records');
       // No join follows this pause: only the stall check can lift it.
-      (capturing.consumers[0] as Consumer).pause([{ topic, partitions: [0] }]);
-      await produceSteps(topic, ['a'], 5);
-      await within(all.promise, 30_000, 'the records produced while the partition was paused');
-      expect(seen.slice(5)).toEqual(range(1, 5));
+      paused.consumer.pause([{ topic: paused.topic, partitions: [0] }]);
+      await produceSteps(paused.topic, ['a'], 5);
+      await within(paused.all, 30_000, 'the records produced while the partition was paused');
+      expect(paused.seen.slice(5)).toEqual(range(1, 5));
     } finally {
-      await runner.stop();
-      await admin.disconnect();
+      await paused.close();
     }
   });
 });

@@ -338,10 +338,8 @@ export async function startConsumer<T>(
       if (forGeneration !== generation || halted()) return;
       try {
         const committed = await admin.fetchOffsets({ groupId, topics: retryTopics });
-        const committedOf = (topic: string, partition: number): string | undefined =>
-          committed
-            .find((entry) => entry.topic === topic)
-            ?.partitions.find((entry) => entry.partition === partition)?.offset;
+        const committedOf = (topic: string, partition: number) =>
+          committedOffset(committed, topic, partition);
         if (!targetsSet) {
           const ends = await Promise.all(retryTopics.map((topic) => admin.fetchTopicOffsets(topic)));
           if (forGeneration !== generation) return;
@@ -1014,9 +1012,7 @@ export async function startConsumer<T>(
         const end = ends[index]?.find((entry) => entry.partition === lane.partition);
         if (!end) return;
         const seen = lane.handled.get(topic);
-        const offset = committed
-          .find((entry) => entry.topic === topic)
-          ?.partitions.find((entry) => entry.partition === lane.partition)?.offset;
+        const offset = committedOffset(committed, topic, lane.partition);
         const position = seen?.next ?? (offset === undefined || offset === '-1' ? undefined : BigInt(offset));
         const since = seen?.at ?? (lane.readyAt as number);
         if (position === undefined || BigInt(end.high) <= position || !idle(lane, topic)) return;
@@ -1127,6 +1123,17 @@ export async function startConsumer<T>(
     abort: () => close(true),
     isRunning: () => !halted() && !crashed,
   };
+}
+
+/** A partition's committed offset in an answer of `admin.fetchOffsets` ('-1': none committed). */
+function committedOffset(
+  committed: Awaited<ReturnType<Admin['fetchOffsets']>>,
+  topic: string,
+  partition: number,
+): string | undefined {
+  return committed
+    .find((entry) => entry.topic === topic)
+    ?.partitions.find((entry) => entry.partition === partition)?.offset;
 }
 
 async function sourcePartitionCount(admin: Admin, topics: readonly string[]): Promise<number> {
