@@ -32,6 +32,12 @@ export {
   valueSubject,
 } from './names.ts';
 export type { Producer, ProducerOptions, ProducerRecord, TopicCodecs } from './producer.ts';
+export {
+  positionKey,
+  type ReadAtOptions,
+  type RecordPosition,
+  type StoredRecord,
+} from './reader.ts';
 export { patchRequestQueue } from './request-queue.ts';
 export { retryHeader } from './retry-headers.ts';
 export {

@@ -18,6 +18,7 @@ import {
   type Producer,
   type ProducerOptions,
 } from './producer.ts';
+import { type ReadAtOptions, type RecordPosition, readRecordsAt, type StoredRecord } from './reader.ts';
 import { patchRequestQueue } from './request-queue.ts';
 
 export interface KafkaOptions {
@@ -55,6 +56,16 @@ export interface KafkaClient {
   runConsumer<T>(options: ConsumerOptions<T>): Promise<ConsumerRunner>;
   /** Lists, reads and redrives the consumer groups' dead-letter topics (operator work, off the hot path). */
   deadLetters(): DeadLetterAdmin;
+  /**
+   * The records of `topic` at `positions`, keyed by `positionKey` (off the hot path: a consumer of its
+   * own reads each partition from the first wanted offset to the last). Positions the topic does not
+   * hold are missing.
+   */
+  readAt(
+    topic: string,
+    positions: readonly RecordPosition[],
+    options?: ReadAtOptions,
+  ): Promise<Map<string, StoredRecord>>;
   /** Disconnects the admin connection. Producers and consumers are disconnected by their owners first. */
   close(): Promise<void>;
 }
@@ -201,6 +212,9 @@ export function createKafka(options: KafkaOptions): KafkaClient {
     },
     deadLetters() {
       return createDeadLetterAdmin({ kafka, admin: connectedAdmin, createKafkaJsProducer: kafkaJsProducer });
+    },
+    readAt(topic, positions, readOptions) {
+      return readRecordsAt({ kafka, admin: connectedAdmin }, topic, positions, readOptions);
     },
     async close() {
       const client = admin;

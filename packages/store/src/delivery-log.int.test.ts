@@ -134,6 +134,57 @@ describe('DeliveryLogRepository', () => {
     }
   });
 
+  it("keeps where each posting came from and lists a bank's postings to replay, by transaction or by time", async () => {
+    const uetr = randomUUID();
+    const other = randomUUID();
+    const memberId = `21${randomUUID().slice(0, 4)}`;
+    const produced = (second: number) => new Date(Date.UTC(2026, 10, 24, 8, 0, second));
+    const log = context.store.deliveryLog;
+    const posting = (postingId: string, ofUetr: string, offset: number, second: number, bank = memberId) => ({
+      eventId: `${postingId}:${bank}`,
+      uetr: ofUetr,
+      memberId: bank,
+      eventType: 'TRANSACTION_STATE_DEBIT_QUEUED',
+      source: {
+        postingId,
+        eventClass: 'TRANSACTION_STATE',
+        stageVersion: offset,
+        topic: 'rp.events.v1',
+        partition: 3,
+        offset,
+        producedAt: produced(second),
+      },
+    });
+    const attempt = { at: produced(30), httpStatus: 202, latencyMs: 4 };
+    // Offsets out of time order on purpose: one transaction replays in topic order, a range in time order.
+    await log.recordFirstAttempts([
+      { posting: posting('p-b', uetr, 12, 2), attempt, outcome: 'delivered' },
+      { posting: posting('p-a', uetr, 11, 5), attempt, outcome: 'delivered' },
+      { posting: posting('p-c', other, 13, 3), attempt, outcome: 'delivered' },
+      { posting: posting('p-x', uetr, 14, 4, `${memberId}9`), attempt, outcome: 'delivered' },
+    ]);
+    // Created by a retry's upsert, and one entry without a source (given up before any attempt).
+    await log.recordAttempt(posting('p-d', uetr, 15, 6), attempt, 'delivered');
+    await log.recordAttempt(
+      { eventId: `p-e:${memberId}`, uetr, memberId, eventType: 'X' },
+      { at: produced(31), httpStatus: null, latencyMs: 0, error: 'gone' },
+      'failed',
+    );
+    expect((await log.get(`p-a:${memberId}`))?.source).toEqual(posting('p-a', uetr, 11, 5).source);
+
+    const ofTransaction = await log.listForReplay(memberId, { uetr }, 10);
+    expect(ofTransaction.map((entry) => entry.source?.postingId)).toEqual(['p-a', 'p-b', 'p-d']);
+    expect((await log.listForReplay(memberId, { uetr }, 2)).length).toBe(2);
+    const inRange = await log.listForReplay(memberId, { from: produced(2), to: produced(6) }, 10);
+    expect(inRange.map((entry) => entry.source?.postingId)).toEqual(['p-b', 'p-c', 'p-a']);
+    expect(
+      (await log.listForReplay(memberId, { from: produced(2), to: produced(6) }, 1)).map(
+        (entry) => entry.source?.postingId,
+      ),
+    ).toEqual(['p-b']);
+    expect(await log.listForReplay(`${memberId}8`, { uetr }, 10)).toEqual([]);
+  });
+
   it("records many attempts side by side, one posting's in order, trimming a full list", async () => {
     const uetr = randomUUID();
     const at = (second: number) => new Date(Date.UTC(2026, 10, 23, 10, 0, second));

@@ -3,6 +3,23 @@ import { type BoundedPush, pushBounded } from './bounded-list.ts';
 import { isDuplicateKey, StoreError, toStoreError } from './errors.ts';
 import { chunk, mapBounded, type StoreLimits } from './limits.ts';
 
+/**
+ * Where a posting was read from, kept with its entry so that a replay reads the posting again from its
+ * topic: the log holds what was sent and when, the topic the bytes.
+ */
+export interface EventPostingSource {
+  /** The event id the bank saw (webhook-id); the entry's own id also names the bank. */
+  postingId: string;
+  eventClass: string;
+  /** TRANSACTION_STATE postings: the transaction's sequence number. */
+  stageVersion?: number;
+  topic: string;
+  partition: number;
+  offset: number;
+  /** When the posting was produced (its record's timestamp). */
+  producedAt: Date;
+}
+
 /** The event posting a log entry is about. */
 export interface EventPosting {
   eventId: string;
@@ -10,6 +27,8 @@ export interface EventPosting {
   /** The bank the posting goes to. */
   memberId: string;
   eventType: string;
+  /** Kept when the entry is created; entries without one cannot be replayed. */
+  source?: EventPostingSource;
 }
 
 /** One try at delivering a posting to a bank's `/events` endpoint. */
@@ -41,11 +60,15 @@ export interface EventDeliveryLog extends EventPosting {
   completedAt?: Date;
 }
 
+/** Which of a bank's entries a replay takes: one transaction's, or those produced in [from, to). */
+export type ReplaySelection = { readonly uetr: string } | { readonly from: Date; readonly to: Date };
+
 interface DeliveryLogDocument {
   _id: string;
   uetr: string;
   memberId: string;
   eventType: string;
+  source?: EventPostingSource;
   outcome: EventDeliveryOutcome;
   attempts: EventDeliveryAttempt[];
   attemptCount: number;
@@ -121,6 +144,7 @@ export class DeliveryLogRepository {
         uetr: posting.uetr,
         memberId: posting.memberId,
         eventType: posting.eventType,
+        ...(posting.source === undefined ? {} : { source: sourceEntry(posting.source) }),
         createdAt: attempt.at,
       },
       maxTimeMs: this.#limits.operationMaxTimeMs,
@@ -166,6 +190,7 @@ export class DeliveryLogRepository {
           uetr: posting.uetr,
           memberId: posting.memberId,
           eventType: posting.eventType,
+          ...(posting.source === undefined ? {} : { source: sourceEntry(posting.source) }),
           outcome,
           attempts: [attemptEntry(attempt)],
           attemptCount: 1,
@@ -237,12 +262,61 @@ export class DeliveryLogRepository {
       throw toStoreError(error, `list delivery logs of transaction ${uetr}`);
     }
   }
+
+  /**
+   * A bank's entries that a replay sends again (those that name their source), oldest posting first: one
+   * transaction's (by the UETR index), or those produced in [from, to) (by the bank and production time).
+   */
+  async listForReplay(
+    memberId: string,
+    selection: ReplaySelection,
+    limit: number,
+  ): Promise<EventDeliveryLog[]> {
+    const bounded = Math.max(1, limit);
+    try {
+      const documents =
+        'uetr' in selection
+          ? (
+              await this.#collection
+                .find(
+                  { uetr: selection.uetr, memberId, source: { $exists: true } },
+                  { maxTimeMS: this.#limits.queryMaxTimeMs },
+                )
+                .toArray()
+            )
+              .sort((a, b) => (a.source?.offset ?? 0) - (b.source?.offset ?? 0))
+              .slice(0, bounded)
+          : await this.#collection
+              .find(
+                { memberId, 'source.producedAt': { $gte: selection.from, $lt: selection.to } },
+                { maxTimeMS: this.#limits.queryMaxTimeMs },
+              )
+              .sort({ 'source.producedAt': 1, _id: 1 })
+              .limit(bounded)
+              .toArray();
+      return documents.map((document) => toLog(document, this.#attemptsKept));
+    } catch (error) {
+      throw toStoreError(error, `list the postings of bank ${memberId} to replay`);
+    }
+  }
 }
 
 function checkPosting(posting: EventPosting): void {
   if (!posting.eventId || !posting.uetr) {
     throw new StoreError('invalid-input', 'posting needs an event id and a UETR');
   }
+}
+
+function sourceEntry(source: EventPostingSource): EventPostingSource {
+  return {
+    postingId: source.postingId,
+    eventClass: source.eventClass,
+    ...(source.stageVersion === undefined ? {} : { stageVersion: source.stageVersion }),
+    topic: source.topic,
+    partition: source.partition,
+    offset: source.offset,
+    producedAt: source.producedAt,
+  };
 }
 
 function attemptEntry(attempt: EventDeliveryAttempt): EventDeliveryAttempt {
@@ -260,6 +334,7 @@ function toLog(document: DeliveryLogDocument, attemptsKept: number): EventDelive
     uetr: document.uetr,
     memberId: document.memberId,
     eventType: document.eventType,
+    ...(document.source === undefined ? {} : { source: document.source }),
     outcome: document.outcome,
     attempts: (document.attempts ?? []).slice(-attemptsKept),
     attemptCount: document.attemptCount ?? 0,

@@ -18,6 +18,8 @@ export {
   type EventDeliveryOutcome,
   type EventDeliveryRecord,
   type EventPosting,
+  type EventPostingSource,
+  type ReplaySelection,
 } from './delivery-log.ts';
 export {
   isDuplicateKey,

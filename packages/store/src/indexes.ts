@@ -40,6 +40,8 @@ export const storeIndexes: Record<CollectionName, IndexDescription[]> = {
   [collectionNames.eventDeliveryLog]: [
     // listByUetr, oldest first
     { key: { uetr: 1, createdAt: 1, _id: 1 }, name: 'uetr_1_createdAt_1__id_1' },
+    // listForReplay of a time range, oldest posting first
+    { key: { memberId: 1, 'source.producedAt': 1, _id: 1 }, name: 'memberId_1_source.producedAt_1__id_1' },
   ],
   [collectionNames.operatorAudit]: [
     // list, newest first (all actions, or one)

@@ -94,14 +94,25 @@ export function createAdminRoutes(deps: AdminRoutesDeps): Hono<AppEnv> {
 
   app.get('/admin/events/:eventId/deliveries', async (c) => {
     const eventId = normaliseEventId(c.req.param('eventId'));
-    const posting = await deps.store.getPosting(eventId);
-    if (!posting) throw new AppError('NOT_FOUND', `no posting ${eventId} was sent to any bank`);
+    // A posting sent at once is known by its delivery log entries (one per bank, by `_id`); one that
+    // waits, or waited, is stored too, with the banks it waits for.
+    const receivers = deps.replay.subscriptions.receivers().map((participant) => participant.memberId);
+    const [stored, logs] = await Promise.all([
+      deps.store.getPosting(eventId),
+      Promise.all(receivers.map((memberId) => deps.deliveryLog.get(deliveryId(eventId, memberId)))),
+    ]);
+    const logOf = new Map<string, EventDeliveryLog>();
+    for (const log of logs) if (log) logOf.set(log.memberId, log);
+    const memberIds = [...new Set([...(stored?.memberIds ?? []), ...logOf.keys()])];
+    const described = logs.find((log) => log?.source) ?? logs.find((log) => log);
+    if (memberIds.length === 0 || (!stored && !described)) {
+      throw new AppError('NOT_FOUND', `no posting ${eventId} was sent to any bank`);
+    }
+    const uetr = stored?.uetr ?? (described as EventDeliveryLog).uetr;
     const deliveries: BankDelivery[] = await Promise.all(
-      posting.memberIds.map(async (memberId) => {
-        const [log, lane] = await Promise.all([
-          deps.deliveryLog.get(deliveryId(eventId, memberId)),
-          deps.store.getLane(laneId(memberId, posting.uetr)),
-        ]);
+      memberIds.map(async (memberId) => {
+        const log = logOf.get(memberId);
+        const lane = await deps.store.getLane(laneId(memberId, uetr));
         const position = lane?.pending.findIndex((entry) => entry.eventId === eventId) ?? -1;
         const waiting =
           position >= 0 ? { queuePosition: position, nextAttemptAt: (lane as Lane).nextAttemptAt } : {};
@@ -125,14 +136,20 @@ export function createAdminRoutes(deps: AdminRoutesDeps): Hono<AppEnv> {
         };
       }),
     );
+    const source = stored ?? described?.source;
+    const eventClass = stored?.eventClass ?? described?.source?.eventClass;
     return c.json({
       eventId,
-      uetr: posting.uetr,
-      class: posting.eventClass,
-      eventName: posting.eventName,
-      ...(posting.stageVersion === undefined ? {} : { stageVersion: posting.stageVersion }),
-      producedAt: posting.producedAt,
-      source: { topic: posting.topic, partition: posting.partition, offset: posting.offset },
+      uetr,
+      ...(eventClass ? { class: eventClass } : {}),
+      eventName: stored?.eventName ?? (described as EventDeliveryLog).eventType,
+      ...(source?.stageVersion === undefined ? {} : { stageVersion: source.stageVersion }),
+      ...(source
+        ? {
+            producedAt: source.producedAt,
+            source: { topic: source.topic, partition: source.partition, offset: source.offset },
+          }
+        : {}),
       deliveries,
     });
   });

@@ -1,10 +1,11 @@
 import type { EventPosting } from '@rp/contracts';
 import type { BatchHandler, ConsumedRecord } from '@rp/kafka';
 import { AppError, type Clock, type Logger, transactionLogger } from '@rp/runtime';
-import type { DeliveryLogRepository, TransactionRepository } from '@rp/store';
+import type { EventPostingSource, TransactionRepository } from '@rp/store';
 import type { BankGates } from './bank-gate.ts';
 import type { Delivery, DeliveryRecords } from './delivery.ts';
 import type { DeliveryStore, LaneEntry, LaneKey, StoredPosting } from './delivery-store.ts';
+import type { FirstAttemptLog } from './first-attempts.ts';
 import type { LaneIndex } from './lane-index.ts';
 import type { PublisherMetrics } from './metrics.ts';
 import type { Parking } from './parking.ts';
@@ -13,7 +14,8 @@ import type { Subscriber, Subscriptions, TransactionBanks } from './subscribers.
 
 export interface PostingHandlerDeps {
   readonly store: Pick<DeliveryStore, 'savePostings'>;
-  readonly deliveryLog: Pick<DeliveryLogRepository, 'recordFirstAttempts'>;
+  /** Where the delivery log records of postings sent at once wait for the consumer's next commit. */
+  readonly firstAttempts: Pick<FirstAttemptLog, 'add' | 'whenRoom' | 'size'>;
   readonly transactions: Pick<TransactionRepository, 'get'>;
   readonly subscriptions: Subscriptions;
   readonly transactionBanks: TransactionBanks;
@@ -41,6 +43,8 @@ interface Item {
   readonly index: number;
   readonly record: ConsumedRecord<EventPosting>;
   readonly posting: OutgoingPosting;
+  /** Where it was read from, for its delivery log entries. */
+  readonly source: EventPostingSource;
   subscribers: Subscriber[];
 }
 
@@ -98,21 +102,25 @@ async function mapBounded<T>(
  *
  * 1. Each posting's subscribed banks: the transaction's agents (from the TRANSACTION_STATE posting, or
  *    for an ESM_STATE posting the cache or the snapshot) that take the class and have an events URL.
- * 2. The postings that go somewhere are stored (one batched insert): retries and replays resend them.
- * 3. Per (bank, transaction) lane, in offset order: while the lane is not parked and the bank not
+ * 2. Per (bank, transaction) lane, in offset order: while the lane is not parked and the bank not
  *    paused, each posting is sent; the first that fails with a retryable answer is to open the lane as
  *    its head, with the lane's later postings behind it. A lane already parked only queues. Lanes run
  *    side by side; other transactions never wait for a parked one. Past the batch's sending budget,
  *    what is left is queued rather than sent.
- * 4. The delivery log records of the postings whose delivery ended (delivered, refused for good) are
- *    written together: one insert command for the batch rather than a write per posting.
- * 5. Then the lanes that stopped sending are parked in MongoDB.
- * 6. The batch is handled once every posting is delivered, failed for good, or durably queued: the
- *    offsets are committed and nothing is held only in memory.
+ * 3. The delivery log records of the postings whose delivery ended (delivered, refused for good) are
+ *    written behind (`FirstAttemptLog`): many batches' in one insert command, before the consumer
+ *    commits their offsets. Each names the record it came from (topic, partition, offset): a replay
+ *    reads the posting again from there.
+ * 4. The postings that are to wait are stored with their bodies (one insert for the batch), and then
+ *    their lanes are parked in MongoDB. A posting sent at once is not stored: the topic holds it.
+ * 5. The batch is handled once every posting is delivered, failed for good, or durably queued: the
+ *    offsets are committed once the delivery log records are written, and nothing is held only in memory
+ *    by then.
  *
- * A MongoDB failure fails the postings it concerns and the transaction's later ones in the batch (the
- * consumer's retry tiers bring them back in order, and nothing of them was parked: parking comes after
- * the log); the bank may then see a posting twice.
+ * A MongoDB failure in storing or parking fails the postings it concerns and the transaction's later
+ * ones in the batch (the consumer's retry tiers bring them back in order; nothing of them was parked);
+ * the bank may then see a posting twice. A delivery log write that fails is tried again before the next
+ * commit; while too many records wait for it, the consumer waits too.
  */
 export function createPostingHandler(deps: PostingHandlerDeps): BatchHandler<EventPosting> {
   const { metrics, logger } = deps;
@@ -164,12 +172,8 @@ export function createPostingHandler(deps: PostingHandlerDeps): BatchHandler<Eve
 
     const items: Item[] = records.map((record, index) => {
       metrics.received(record.value.class);
-      return {
-        index,
-        record,
-        posting: describePosting(record.value, record.key, record.headers),
-        subscribers: [],
-      };
+      const posting = describePosting(record.value, record.key, record.headers);
+      return { index, record, posting, source: postingSource(posting, record), subscribers: [] };
     });
     /** Per transaction, the first posting that could not be handled: it and the later ones are retried. */
     const failed = new Map<string, { index: number; error: unknown }>();
@@ -193,7 +197,6 @@ export function createPostingHandler(deps: PostingHandlerDeps): BatchHandler<Eve
 
     try {
       const banks = await banksOf(items);
-      const toStore: StoredPosting[] = [];
       for (const item of items) {
         const involved = banks.get(item.posting.uetr);
         if (involved === null || involved === undefined) {
@@ -218,11 +221,8 @@ export function createPostingHandler(deps: PostingHandlerDeps): BatchHandler<Eve
         item.subscribers = deps.subscriptions.subscribersOf(involved, item.posting.eventClass);
         if (item.subscribers.length === 0) {
           metrics.skipped('no-subscriber');
-          continue;
         }
-        toStore.push(storedPosting(item));
       }
-      await deps.store.savePostings(toStore);
 
       const lanes = new Map<string, BatchLane>();
       for (const item of items) {
@@ -261,30 +261,39 @@ export function createPostingHandler(deps: PostingHandlerDeps): BatchHandler<Eve
         await beat();
       });
 
-      const logged = [...lanes.values()].filter((lane) => lane.records.length > 0);
-      try {
-        await deps.deliveryLog.recordFirstAttempts(logged.flatMap((lane) => lane.records));
-      } catch (error) {
-        logger.warn(
-          {
-            err: error,
-            topic,
-            partition,
-            postings: logged.reduce((sum, lane) => sum + lane.records.length, 0),
-          },
-          'delivery log not written; the consumer retries the postings it concerns',
-        );
-        for (const lane of logged) {
-          const item = lane.items[0] as Item;
-          failFrom(item.posting.uetr, item.index, error);
-        }
+      // Written behind: before the consumer commits these records, with other batches' records.
+      const refused = deps.firstAttempts.add([...lanes.values()].flatMap((lane) => lane.records));
+      for (const { posting } of refused) {
+        logger.error({ topic, partition, posting }, 'a posting without an event id or a UETR is not logged');
       }
+      await deps.firstAttempts.whenRoom(context.signal, (error) =>
+        logger.warn(
+          { err: error, topic, partition, waiting: deps.firstAttempts.size },
+          'delivery log not written; the consumer waits for it before it goes on',
+        ),
+      );
 
-      const parked = [...lanes.values()].filter((lane) => lane.park !== undefined);
+      // A posting failed above comes back from the retry tiers, after what is parked here.
+      const waitingOf = (lane: BatchLane) =>
+        lane.items
+          .slice((lane.park as NonNullable<BatchLane['park']>).from)
+          .filter((item) => !isFailed(item));
+      const parked = [...lanes.values()].filter(
+        (lane) => lane.park !== undefined && waitingOf(lane).length > 0,
+      );
+      // The postings that wait are stored with their bodies before their lanes name them (one insert).
+      const toStore = new Map<string, StoredPosting>();
+      for (const lane of parked) {
+        for (const item of waitingOf(lane)) toStore.set(item.posting.eventId, storedPosting(item));
+      }
+      try {
+        await deps.store.savePostings([...toStore.values()]);
+      } catch (error) {
+        for (const lane of parked) notHandled(lane, waitingOf(lane)[0] as Item, error);
+      }
       await mapBounded(parked, deps.laneConcurrency, async (lane) => {
         const park = lane.park as NonNullable<BatchLane['park']>;
-        // A posting failed above comes back from the retry tiers, after what is parked here.
-        const waiting = lane.items.slice(park.from).filter((item) => !isFailed(item));
+        const waiting = waitingOf(lane);
         if (waiting.length === 0) return;
         try {
           const failedHead = waiting[0] === lane.items[park.from] ? park.failedHead : undefined;
@@ -353,6 +362,7 @@ export function createPostingHandler(deps: PostingHandlerDeps): BatchHandler<Eve
           body: item.posting.body,
           producedAt: new Date(item.record.timestamp),
           ...(item.record.headers.traceparent ? { traceparent: item.record.headers.traceparent } : {}),
+          source: item.source,
         },
         ticket,
         'direct',
@@ -364,6 +374,18 @@ export function createPostingHandler(deps: PostingHandlerDeps): BatchHandler<Eve
       progress.position += 1;
     }
   }
+}
+
+function postingSource(posting: OutgoingPosting, record: ConsumedRecord<EventPosting>): EventPostingSource {
+  return {
+    postingId: posting.eventId,
+    eventClass: posting.eventClass,
+    ...(posting.stageVersion === undefined ? {} : { stageVersion: posting.stageVersion }),
+    topic: record.topic,
+    partition: record.partition,
+    offset: Number(record.offset),
+    producedAt: new Date(record.timestamp),
+  };
 }
 
 function storedPosting(item: Item): StoredPosting {

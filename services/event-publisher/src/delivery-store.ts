@@ -1,3 +1,4 @@
+import type { EventPostingSource } from '@rp/store';
 import { defaultStoreLimits, onlyDuplicateKeys, StoreError, type StoreLimits, toStoreError } from '@rp/store';
 import {
   type Collection,
@@ -16,8 +17,9 @@ export const publisherCollections = {
 } as const;
 
 /**
- * A posting with at least one subscribed bank, as it was signed and sent: what replays and retries send
- * again, byte for byte. `_id` is the event id.
+ * A posting that waits in a lane, with its body: what the worker sends, and sends again, byte for byte.
+ * `_id` is the event id. Only postings that wait are stored (their lane parked, the bank paused, a
+ * replay): one sent at once is kept by its delivery log entry, which names its place on the topic.
  */
 export interface StoredPosting {
   readonly eventId: string;
@@ -25,7 +27,7 @@ export interface StoredPosting {
   readonly eventClass: EventClassName;
   readonly eventName: string;
   readonly stageVersion?: number;
-  /** The banks it went to. */
+  /** The banks it waits for. */
   readonly memberIds: readonly string[];
   /** Where it was read from rp.events.v1 (the first time, when the topic holds it twice). */
   readonly topic: string;
@@ -109,10 +111,8 @@ const postingWriteChunk = 25;
 /** Every query that is not by `_id` and the index that serves it on MongoDB. */
 export const publisherIndexes: Record<string, IndexDescription[]> = {
   [publisherCollections.postings]: [
-    // replay of one transaction, in topic order
+    // a lane's postings, read together by the worker (getPostings)
     { key: { uetr: 1, offset: 1 }, name: 'uetr_1_offset_1' },
-    // replay of a time range to one bank
-    { key: { memberIds: 1, producedAt: 1 }, name: 'memberIds_1_producedAt_1' },
   ],
   [publisherCollections.lanes]: [
     // the lanes of a partition, when a consumer starts on it; of the topic, at start and every rescan
@@ -241,37 +241,6 @@ export class DeliveryStore {
       return found;
     } catch (error) {
       throw toStoreError(error, `read ${wanted.size} postings of transaction ${uetr}`);
-    }
-  }
-
-  /** A transaction's postings for a bank, in topic order. */
-  async postingsOfTransaction(memberId: string, uetr: string, limit: number): Promise<StoredPosting[]> {
-    try {
-      const documents = await this.#postings
-        .find({ uetr, memberIds: memberId }, { maxTimeMS: this.#limits.queryMaxTimeMs })
-        .sort({ offset: 1 })
-        .limit(limit)
-        .toArray();
-      return documents.map(fromPostingDocument);
-    } catch (error) {
-      throw toStoreError(error, `list postings of transaction ${uetr}`);
-    }
-  }
-
-  /** A bank's postings produced in [from, to), oldest first. */
-  async postingsInRange(memberId: string, from: Date, to: Date, limit: number): Promise<StoredPosting[]> {
-    try {
-      const documents = await this.#postings
-        .find(
-          { memberIds: memberId, producedAt: { $gte: from, $lt: to } },
-          { maxTimeMS: this.#limits.queryMaxTimeMs },
-        )
-        .sort({ producedAt: 1, partition: 1, offset: 1 })
-        .limit(limit)
-        .toArray();
-      return documents.map(fromPostingDocument);
-    } catch (error) {
-      throw toStoreError(error, `list postings of bank ${memberId}`);
     }
   }
 
@@ -506,6 +475,19 @@ function sameHead(current: Lane, known: Lane, done: number): boolean {
     }
   }
   return true;
+}
+
+/** Where a stored posting was read from, as its delivery log entry keeps it. */
+export function sourceOf(posting: StoredPosting): EventPostingSource {
+  return {
+    postingId: posting.eventId,
+    eventClass: posting.eventClass,
+    ...(posting.stageVersion === undefined ? {} : { stageVersion: posting.stageVersion }),
+    topic: posting.topic,
+    partition: posting.partition,
+    offset: posting.offset,
+    producedAt: posting.producedAt,
+  };
 }
 
 function toPostingDocument(posting: StoredPosting): PostingDocument {

@@ -1,5 +1,10 @@
 import { type Clock, type Logger, type Tracing, transactionLogger } from '@rp/runtime';
-import type { DeliveryLogRepository, EventDeliveryOutcome, EventDeliveryRecord } from '@rp/store';
+import type {
+  DeliveryLogRepository,
+  EventDeliveryOutcome,
+  EventDeliveryRecord,
+  EventPostingSource,
+} from '@rp/store';
 import type { AttemptResult, BankClient } from './bank-client.ts';
 import type { BankGates, BankHealth, GateTicket } from './bank-gate.ts';
 import type { AttemptPath, PublisherMetrics } from './metrics.ts';
@@ -17,6 +22,8 @@ export interface PostingToSend {
   /** When the tracker produced it (the delivery lag metric). */
   readonly producedAt?: Date;
   readonly traceparent?: string;
+  /** Where it was read from: kept in the delivery log entry the attempt creates, for replays. */
+  readonly source?: EventPostingSource;
 }
 
 export interface AttemptOutcome {
@@ -121,6 +128,7 @@ export class Delivery {
         uetr: posting.uetr,
         memberId: target.memberId,
         eventType: posting.eventName,
+        ...(posting.source ? { source: posting.source } : {}),
       },
       attempt: {
         at,

@@ -1,7 +1,9 @@
 import { AppError, type Clock, type FieldError, type Logger } from '@rp/runtime';
+import type { DeliveryLogRepository } from '@rp/store';
 import type { DeliveryStore, LaneEntry, StoredPosting } from './delivery-store.ts';
 import type { PublisherMetrics } from './metrics.ts';
 import type { Parking } from './parking.ts';
+import type { PostingReader } from './posting-reader.ts';
 import { laneId } from './postings.ts';
 import type { Subscriptions } from './subscribers.ts';
 
@@ -14,6 +16,8 @@ export interface ReplayResult {
   readonly memberId: string;
   /** Postings queued for the bank again. */
   readonly queued: number;
+  /** Postings the bank was sent that the topic no longer holds (past its retention): not queued. */
+  readonly unavailable: number;
   readonly transactions: number;
   /** The first event ids queued, in order (at most 100). */
   readonly eventIds: readonly string[];
@@ -78,7 +82,11 @@ export function parseReplayRequest(body: unknown): ReplayRequest {
 }
 
 export interface ReplayDeps {
-  readonly store: Pick<DeliveryStore, 'postingsOfTransaction' | 'postingsInRange'>;
+  /** Which postings a bank was sent, and where each was read from. */
+  readonly deliveryLog: Pick<DeliveryLogRepository, 'listForReplay'>;
+  /** Reads them again from there. */
+  readonly reader: PostingReader;
+  readonly store: Pick<DeliveryStore, 'savePostings'>;
   readonly parking: Parking;
   readonly subscriptions: Subscriptions;
   readonly clock: Clock;
@@ -89,25 +97,35 @@ export interface ReplayDeps {
 }
 
 /**
- * Queues stored postings for a bank again, at the end of their (bank, transaction) lanes, with their
- * original event ids: the bank deduplicates on webhook-id, so a replay only fills its gaps. The lanes
- * deliver them in topic order through the worker, with the same retries, pauses and delivery log as any
- * other posting. A replay of a transaction that is still being delivered lines up behind its queued
- * postings; postings the consumer sends directly while the replay waits may arrive before the replayed
- * ones (a bank orders by stageVersion).
+ * Queues postings a bank was sent for it again, at the end of their (bank, transaction) lanes, with their
+ * original event ids: the bank deduplicates on webhook-id, so a replay only fills its gaps. The delivery
+ * log says which postings the bank was sent and where each was read from; the postings are read again
+ * from `rp.events.v1` (so a replay reaches back as far as the topic's retention: a posting no longer
+ * there is counted as unavailable), stored with their bodies, and delivered in topic order through the
+ * worker, with the same retries, pauses and delivery log as any other posting. A replay of a transaction
+ * that is still being delivered lines up behind its queued postings; postings the consumer sends
+ * directly while the replay waits may arrive before the replayed ones (a bank orders by stageVersion).
  */
 export async function replay(deps: ReplayDeps, request: ReplayRequest): Promise<ReplayResult> {
   const { memberId } = request;
   if (!deps.subscriptions.subscriber(memberId)) {
     throw new AppError('NOT_FOUND', `bank ${memberId} is not a participant that receives events`);
   }
-  const limit = deps.maxPostings + 1;
-  const found =
-    'uetr' in request
-      ? await deps.store.postingsOfTransaction(memberId, request.uetr, limit)
-      : await deps.store.postingsInRange(memberId, request.from, request.to, limit);
+  const found = await deps.deliveryLog.listForReplay(
+    memberId,
+    'uetr' in request ? { uetr: request.uetr } : { from: request.from, to: request.to },
+    deps.maxPostings + 1,
+  );
   const truncated = found.length > deps.maxPostings;
-  const postings = truncated ? found.slice(0, deps.maxPostings) : found;
+  const sources = (truncated ? found.slice(0, deps.maxPostings) : found).flatMap((entry) =>
+    entry.source ? [entry.source] : [],
+  );
+  const read = await deps.reader.read(sources);
+  const postings: StoredPosting[] = sources.flatMap((source) => {
+    const posting = read.get(source.postingId);
+    return posting ? [{ ...posting, memberIds: [memberId] }] : [];
+  });
+  await deps.store.savePostings(postings);
   const byTransaction = new Map<string, StoredPosting[]>();
   for (const posting of postings) {
     const list = byTransaction.get(posting.uetr);
@@ -131,12 +149,14 @@ export async function replay(deps: ReplayDeps, request: ReplayRequest): Promise<
     );
   }
   deps.metrics.replayed(memberId, postings.length);
-  const next = truncated ? found[deps.maxPostings] : undefined;
+  const next = truncated ? found[deps.maxPostings]?.source : undefined;
+  const unavailable = sources.length - postings.length;
   deps.logger.info(
     {
       memberId,
       ...('uetr' in request ? { uetr: request.uetr } : { from: request.from, to: request.to }),
       queued: postings.length,
+      unavailable,
       truncated,
     },
     'postings queued for replay',
@@ -144,6 +164,7 @@ export async function replay(deps: ReplayDeps, request: ReplayRequest): Promise<
   return {
     memberId,
     queued: postings.length,
+    unavailable,
     transactions: byTransaction.size,
     eventIds: postings.slice(0, 100).map((posting) => posting.eventId),
     truncated,

@@ -20,9 +20,11 @@ import { BankGates } from './bank-gate.ts';
 import { createPostingHandler } from './consumer.ts';
 import { Delivery } from './delivery.ts';
 import type { DeliveryStore } from './delivery-store.ts';
+import { FirstAttemptLog } from './first-attempts.ts';
 import { LaneIndex } from './lane-index.ts';
 import { publisherMetrics } from './metrics.ts';
 import { Parking } from './parking.ts';
+import { createPostingReader } from './posting-reader.ts';
 import { defaultRetrySchedule, type RetrySchedule, validateRetrySchedule } from './retry-schedule.ts';
 import { type SigningSecrets, signerFor } from './signing.ts';
 import { Subscriptions, TransactionBanks } from './subscribers.ts';
@@ -70,6 +72,11 @@ export interface EventPublisherOptions {
   readonly partitionsConsumedConcurrently?: number;
   /** Transactions whose banks are remembered for their ESM_STATE postings. Default 100,000. */
   readonly transactionBanksCached?: number;
+  /**
+   * Delivery log records of postings sent at once that wait for the consumer's next commit at most; past
+   * it the consumer waits for them to be written. Default 10,000.
+   */
+  readonly deliveryLogMaxWaiting?: number;
   /** Most postings one replay queues. Default 10,000. */
   readonly replayMaxPostings?: number;
   /** How often every parked lane of the topic is read again (lanes of a process that died). Default 60 s. */
@@ -189,9 +196,13 @@ export function createEventPublisherService(deps: EventPublisherDeps): EventPubl
     metrics,
     wake: () => worker.wake(),
   });
+  const firstAttempts = new FirstAttemptLog({
+    deliveryLog: deps.store.deliveryLog,
+    maxWaiting: options.deliveryLogMaxWaiting ?? 10_000,
+  });
   const handler = createPostingHandler({
     store: deps.deliveries,
-    deliveryLog: deps.store.deliveryLog,
+    firstAttempts,
     transactions: deps.store.transactions,
     subscriptions,
     transactionBanks: new TransactionBanks(options.transactionBanksCached ?? 100_000),
@@ -210,6 +221,8 @@ export function createEventPublisherService(deps: EventPublisherDeps): EventPubl
     store: deps.deliveries,
     deliveryLog: deps.store.deliveryLog,
     replay: {
+      deliveryLog: deps.store.deliveryLog,
+      reader: createPostingReader({ kafka, codec, logger }),
       store: deps.deliveries,
       parking,
       subscriptions,
@@ -253,6 +266,7 @@ export function createEventPublisherService(deps: EventPublisherDeps): EventPubl
         partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? 4,
         ...(options.maxWaitTimeMs === undefined ? {} : { maxWaitTimeMs: options.maxWaitTimeMs }),
         handleBatch: handler,
+        flush: () => firstAttempts.flush(),
       });
       logger.info(
         {
@@ -267,6 +281,15 @@ export function createEventPublisherService(deps: EventPublisherDeps): EventPubl
       const stopping = runner;
       runner = undefined;
       await stopping?.stop();
+      // The consumer's last commit wrote them, unless it could not commit (a crash, a lost partition).
+      await firstAttempts
+        .flush()
+        .catch((error: unknown) =>
+          logger.warn(
+            { err: error, waiting: firstAttempts.size },
+            'delivery log records not written at stop',
+          ),
+        );
       await worker.stop();
       await client.close();
     },

@@ -2,7 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { type Clock, type Logger, transactionLogger } from '@rp/runtime';
 import type { BankGates } from './bank-gate.ts';
 import type { Delivery, DeliveryRecords } from './delivery.ts';
-import type { DeliveryStore, Lane, LaneSettlement, StoredPosting } from './delivery-store.ts';
+import {
+  type DeliveryStore,
+  type Lane,
+  type LaneSettlement,
+  type StoredPosting,
+  sourceOf,
+} from './delivery-store.ts';
 import type { IndexedLane, LaneIndex } from './lane-index.ts';
 import type { PublisherMetrics } from './metrics.ts';
 import { hasExpired, nextAttempt, type RetrySchedule } from './retry-schedule.ts';
@@ -296,6 +302,7 @@ export class LaneWorker {
           body: posting.body,
           producedAt: posting.producedAt,
           ...(posting.traceparent ? { traceparent: posting.traceparent } : {}),
+          source: sourceOf(posting),
         },
         ticket,
         head.replay ? 'replay' : 'queued',

@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import type { DirectDebit, EventPosting } from '@rp/contracts';
+import type { EventPostingSource } from '@rp/store';
 import { afterEach, describe, expect, it } from 'vitest';
 import { deliveryId, describePosting, laneId } from '../src/postings.ts';
 import { verifyPosting } from '../src/receiver.ts';
@@ -137,7 +138,11 @@ describe('event publisher on the real stack', () => {
     expect(logWrites).toBeGreaterThan(0);
     expect(logWrites).toBeLessThan(logged / 4);
     const first = expectedIds(offUs[0] as DirectDebit, stateOnly, idOf)[0] as string;
-    const logA = await env.store.deliveryLog.get(deliveryId(first, bankA));
+    // Written behind, before the consumer commits: shortly after the bank has the posting.
+    const logA = await eventually(
+      async () => (await env.store.deliveryLog.get(deliveryId(first, bankA))) ?? undefined,
+      'the delivery log entry',
+    );
     expect(logA).toMatchObject({
       outcome: 'delivered',
       attemptCount: 1,
@@ -145,13 +150,31 @@ describe('event publisher on the real stack', () => {
       eventType: 'TRANSACTION_STATE_DEBIT_REQUEST_RECEIVED',
     });
     expect(logA?.attempts[0]?.httpStatus).toBe(202);
+    // The entry names the record the posting came from: what a replay reads again.
+    expect(logA?.source).toMatchObject({
+      postingId: first,
+      eventClass: 'TRANSACTION_STATE',
+      stageVersion: 1,
+    });
     const response = await env.publisher.app.request(`/admin/events/${first}/deliveries`);
     expect(response.status).toBe(200);
     const view = (await response.json()) as {
       uetr: string;
+      class: string;
+      source: { topic: string; partition: number; offset: number };
       deliveries: { memberId: string; outcome: string }[];
     };
     expect(view.uetr).toBe(uetrOfDebit(offUs[0] as DirectDebit));
+    expect(view.class).toBe('TRANSACTION_STATE');
+    expect(view.source).toEqual({
+      topic: logA?.source?.topic,
+      partition: logA?.source?.partition,
+      offset: logA?.source?.offset,
+    });
+    // Sent at once, a posting is not stored: its body stays on the topic.
+    const direct = forA.filter((id) => env.banks.a.received.filter((entry) => entry.id === id).length === 1);
+    const stored = await Promise.all(direct.slice(0, 50).map((id) => env.deliveries.getPosting(id)));
+    expect(stored.filter((posting) => posting === null).length).toBeGreaterThan(0);
     expect(view.deliveries.map((delivery) => [delivery.memberId, delivery.outcome]).sort()).toEqual(
       [
         [bankB, 'delivered'],
@@ -196,8 +219,10 @@ describe('event publisher on the real stack', () => {
     for (const debit of debits) expectInOrder(env.banks.a, debit, both);
     // The first posting was refused with 500 at least once, then delivered; its log says so.
     const firstId = env.banks.a.received[0]?.id as string;
-    const log = await env.store.deliveryLog.get(deliveryId(firstId, bankA));
-    expect(log?.outcome).toBe('delivered');
+    const log = await eventually(async () => {
+      const entry = await env.store.deliveryLog.get(deliveryId(firstId, bankA));
+      return entry?.outcome === 'delivered' ? entry : undefined;
+    }, 'the first posting logged as delivered');
     expect(log?.attempts.map((attempt) => attempt.httpStatus)).toContain(500);
     expect(log?.attempts.at(-1)?.httpStatus).toBe(202);
     expect(log?.attempts.find((attempt) => attempt.httpStatus === 500)?.error).toMatch(/^HTTP 500/);
@@ -348,6 +373,13 @@ describe('event publisher on the real stack', () => {
     await env.banks.a.waitForIds(forA, 'bank A has its postings');
     await env.banks.b.waitForIds(forB, 'bank B has its postings');
     const after = new Date(Date.now() + 1_000);
+    // A replay takes what the delivery log holds; it is written behind the deliveries.
+    await eventually(async () => {
+      const logged = await Promise.all(
+        debits.map((debit) => env.store.deliveryLog.listByUetr(uetrOfDebit(debit))),
+      );
+      return logged.flat().length === forA.length + forB.length ? true : undefined;
+    }, 'every posting logged');
 
     const replayed = debits[1] as DirectDebit;
     const response = await env.publisher.app.request('/admin/events/replay', {
@@ -396,6 +428,37 @@ describe('event publisher on the real stack', () => {
       const once = expectedIds(debit, stateOnly, idOf);
       expect(ids).toEqual([...once, ...once]);
     }
+
+    // A posting the bank was sent whose record the topic no longer holds is counted, not queued.
+    const gone = debits[2] as DirectDebit;
+    const goneIds = expectedIds(gone, both, idOf);
+    const known = (await env.store.deliveryLog.get(deliveryId(goneIds[0] as string, bankA)))?.source;
+    expect(known?.postingId).toBe(goneIds[0]);
+    await env.store.deliveryLog.recordAttempt(
+      {
+        eventId: deliveryId('EVT-PAST-RETENTION', bankA),
+        uetr: uetrOfDebit(gone),
+        memberId: bankA,
+        eventType: 'TRANSACTION_STATE_DEBIT_REQUEST_RECEIVED',
+        source: {
+          ...(known as EventPostingSource),
+          postingId: 'EVT-PAST-RETENTION',
+          offset: 1_000_000_000,
+        },
+      },
+      { at: new Date(), httpStatus: 202, latencyMs: 1 },
+      'delivered',
+    );
+    const partly = await env.publisher.app.request('/admin/events/replay', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ memberId: bankA, uetr: uetrOfDebit(gone) }),
+    });
+    expect(await partly.json()).toMatchObject({ queued: goneIds.length, unavailable: 1, eventIds: goneIds });
+    await env.banks.a.waitUntil(
+      (bank) => bank.accepted(uetrOfDebit(gone)).length === 2 * goneIds.length,
+      'bank A has the partly replayed transaction again',
+    );
 
     const refused = await env.publisher.app.request('/admin/events/replay', {
       method: 'POST',

@@ -112,6 +112,7 @@ describe('output', () => {
     const lines = formatReplay(args, {
       memberId: '250655',
       queued: 3,
+      unavailable: 1,
       transactions: 2,
       eventIds: ['EVT1', 'EVT2'],
       truncated: true,
@@ -120,6 +121,7 @@ describe('output', () => {
     expect(lines[0]).toBe(
       'replay to bank 250655 (2026-11-23T00:00:00.000Z to 2026-11-24T00:00:00.000Z): 3 postings of 2 transactions queued again, with their original event ids',
     );
+    expect(lines[1]).toBe("  not queued: 1 posting sent to the bank is past the topic's retention");
     expect(lines).toContain('  the first 2:');
     expect(lines).toContain('    EVT2');
     expect(lines).toContain(
@@ -129,6 +131,18 @@ describe('output', () => {
       formatReplay(args, { memberId: '250655', queued: 0, transactions: 0, eventIds: [], truncated: false }),
     ).toEqual([
       'nothing to replay: no posting of 2026-11-23T00:00:00.000Z to 2026-11-24T00:00:00.000Z was sent to bank 250655',
+    ]);
+    expect(
+      formatReplay(args, {
+        memberId: '250655',
+        queued: 0,
+        unavailable: 4,
+        transactions: 0,
+        eventIds: [],
+        truncated: false,
+      }),
+    ).toEqual([
+      "nothing to replay: the 4 postings of 2026-11-23T00:00:00.000Z to 2026-11-24T00:00:00.000Z sent to bank 250655 are past the topic's retention",
     ]);
   });
 

@@ -187,6 +187,8 @@ export function parseDeliveriesArgs(args: readonly string[], env: CommandIo['env
 export interface ReplayResult {
   readonly memberId: string;
   readonly queued: number;
+  /** Postings the bank was sent that the topic no longer holds (past its retention). */
+  readonly unavailable?: number;
   readonly transactions: number;
   readonly eventIds: readonly string[];
   readonly truncated: boolean;
@@ -204,11 +206,12 @@ interface Attempt {
 export interface DeliveriesView {
   readonly eventId: string;
   readonly uetr: string;
-  readonly class: string;
+  /** Absent, with `producedAt` and `source`, for a posting known only by a log entry that does not name them. */
+  readonly class?: string;
   readonly eventName: string;
   readonly stageVersion?: number;
-  readonly producedAt: string;
-  readonly source: { readonly topic: string; readonly partition: number; readonly offset: number };
+  readonly producedAt?: string;
+  readonly source?: { readonly topic: string; readonly partition: number; readonly offset: number };
   readonly deliveries: readonly {
     readonly memberId: string;
     readonly outcome: string;
@@ -226,12 +229,23 @@ export const plural = (count: number, word: string) => `${count} ${word}${count 
 export function formatReplay(args: ReplayArgs, result: ReplayResult): string[] {
   const { target } = args;
   const what = 'uetr' in target ? `transaction ${target.uetr}` : `${target.from} to ${target.to}`;
+  const unavailable = result.unavailable ?? 0;
+  const are = unavailable === 1 ? 'is' : 'are';
   if (result.queued === 0) {
-    return [`nothing to replay: no posting of ${what} was sent to bank ${result.memberId}`];
+    return [
+      unavailable === 0
+        ? `nothing to replay: no posting of ${what} was sent to bank ${result.memberId}`
+        : `nothing to replay: the ${plural(unavailable, 'posting')} of ${what} sent to bank ${result.memberId} ${are} past the topic's retention`,
+    ];
   }
   const lines = [
     `replay to bank ${result.memberId} (${what}): ${plural(result.queued, 'posting')} of ${plural(result.transactions, 'transaction')} queued again, with their original event ids`,
   ];
+  if (unavailable > 0) {
+    lines.push(
+      `  not queued: ${plural(unavailable, 'posting')} sent to the bank ${are} past the topic's retention`,
+    );
+  }
   const shown = result.eventIds.length;
   lines.push(shown < result.queued ? `  the first ${shown}:` : '  event ids:');
   for (const id of result.eventIds) lines.push(`    ${id}`);
@@ -259,7 +273,9 @@ export function formatDeliveries(view: DeliveriesView): string[] {
   const stage = view.stageVersion === undefined ? '' : ` (stageVersion ${view.stageVersion})`;
   const lines = [
     `event ${view.eventId}: ${view.eventName}${stage}`,
-    `  uetr ${view.uetr}, produced ${view.producedAt}, ${view.source.topic} partition ${view.source.partition} offset ${view.source.offset}`,
+    view.source
+      ? `  uetr ${view.uetr}, produced ${view.producedAt}, ${view.source.topic} partition ${view.source.partition} offset ${view.source.offset}`
+      : `  uetr ${view.uetr}`,
   ];
   for (const delivery of view.deliveries) {
     const parts = [delivery.outcome, plural(delivery.attemptCount, 'attempt')];
