@@ -266,12 +266,15 @@ export function createPostingHandler(deps: PostingHandlerDeps): BatchHandler<Eve
       for (const { posting } of refused) {
         logger.error({ topic, partition, posting }, 'a posting without an event id or a UETR is not logged');
       }
-      await deps.firstAttempts.whenRoom(context.signal, (error) =>
-        logger.warn(
-          { err: error, topic, partition, waiting: deps.firstAttempts.size },
-          'delivery log not written; the consumer waits for it before it goes on',
-        ),
-      );
+      await deps.firstAttempts.whenRoom({
+        signal: context.signal,
+        heartbeat: () => context.heartbeat(),
+        onFailure: (error) =>
+          logger.warn(
+            { err: error, topic, partition, waiting: deps.firstAttempts.size },
+            'delivery log not written; the consumer waits for it before it goes on',
+          ),
+      });
 
       // A posting failed above comes back from the retry tiers, after what is parked here.
       const waitingOf = (lane: BatchLane) =>

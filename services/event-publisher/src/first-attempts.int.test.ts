@@ -42,7 +42,8 @@ describe('the delivery log written behind', () => {
     expect(log.add([record(2), { ...unnamed, posting: { ...unnamed.posting, uetr: '' } }])).toHaveLength(1);
     commands = [];
     const controller = new AbortController();
-    await log.whenRoom(controller.signal, () => {});
+    const heartbeat = async () => {};
+    await log.whenRoom({ signal: controller.signal, heartbeat, onFailure: () => {} });
     expect(commands).toEqual([]);
     expect(log.size).toBe(3);
     await log.flush();
@@ -52,7 +53,7 @@ describe('the delivery log written behind', () => {
       [0, 1, 2].map((index) => record(index).posting.eventId),
     );
     log.add([3, 4, 5, 6, 7].map(record));
-    await log.whenRoom(controller.signal, () => {});
+    await log.whenRoom({ signal: controller.signal, heartbeat, onFailure: () => {} });
     expect(log.size).toBe(0);
     expect(await store.deliveryLog.listByUetr(uetr)).toHaveLength(8);
   });
@@ -67,12 +68,23 @@ describe('the delivery log written behind', () => {
     expect(log.size).toBe(3);
     const controller = new AbortController();
     const failures: unknown[] = [];
-    const waiting = log.whenRoom(controller.signal, (error) => {
-      failures.push(error);
-      controller.abort();
+    // The group hears from the consumer while it waits: the heartbeat goes on through the failed writes.
+    let beats = 0;
+    const waiting = log.whenRoom({
+      signal: controller.signal,
+      heartbeat: async () => {
+        beats += 1;
+      },
+      heartbeatMs: 20,
+      retryMs: 50,
+      onFailure: (error) => {
+        failures.push(error);
+        if (failures.length === 3) controller.abort();
+      },
     });
     await expect(waiting).rejects.toThrow();
-    expect(failures).toHaveLength(1);
+    expect(failures).toHaveLength(3);
+    expect(beats).toBeGreaterThan(0);
     expect(log.size).toBe(3);
   });
 });

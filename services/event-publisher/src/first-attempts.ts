@@ -71,25 +71,42 @@ export class FirstAttemptLog {
 
   /**
    * Resolves at once while fewer than `maxWaiting` records wait; else once a write has brought them under
-   * it, writing again every `retryMs` while writes fail, until `signal` aborts (then it throws).
+   * it, writing again every `retryMs` while writes fail, until `signal` aborts (then it throws). While it
+   * waits it calls `heartbeat` every `heartbeatMs`: a consumer whose handlers all wait here would
+   * otherwise be taken for dead by its group, and lose its partitions.
    */
-  async whenRoom(signal: AbortSignal, onFailure: (error: unknown) => void, retryMs = 1_000): Promise<void> {
-    while (this.#waiting.length >= this.#deps.maxWaiting) {
-      signal.throwIfAborted();
-      try {
-        await this.flush();
-      } catch (error) {
-        onFailure(error);
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(done, retryMs);
-          function done() {
-            clearTimeout(timer);
-            signal.removeEventListener('abort', done);
-            resolve();
-          }
-          signal.addEventListener('abort', done, { once: true });
-        });
+  async whenRoom(options: {
+    readonly signal: AbortSignal;
+    readonly heartbeat: () => Promise<void>;
+    readonly onFailure: (error: unknown) => void;
+    readonly retryMs?: number;
+    readonly heartbeatMs?: number;
+  }): Promise<void> {
+    if (this.#waiting.length < this.#deps.maxWaiting) return;
+    const { signal } = options;
+    const beating = setInterval(() => {
+      options.heartbeat().catch(() => undefined);
+    }, options.heartbeatMs ?? 1_000);
+    try {
+      while (this.#waiting.length >= this.#deps.maxWaiting) {
+        signal.throwIfAborted();
+        try {
+          await this.flush();
+        } catch (error) {
+          options.onFailure(error);
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(done, options.retryMs ?? 1_000);
+            function done() {
+              clearTimeout(timer);
+              signal.removeEventListener('abort', done);
+              resolve();
+            }
+            signal.addEventListener('abort', done, { once: true });
+          });
+        }
       }
+    } finally {
+      clearInterval(beating);
     }
   }
 }

@@ -74,7 +74,7 @@ export interface EventPublisherOptions {
   readonly transactionBanksCached?: number;
   /**
    * Delivery log records of postings sent at once that wait for the consumer's next commit at most; past
-   * it the consumer waits for them to be written. Default 10,000.
+   * it the consumer waits for them to be written. Default 2,000 (a few seconds of writes).
    */
   readonly deliveryLogMaxWaiting?: number;
   /** Most postings one replay queues. Default 10,000. */
@@ -198,7 +198,7 @@ export function createEventPublisherService(deps: EventPublisherDeps): EventPubl
   });
   const firstAttempts = new FirstAttemptLog({
     deliveryLog: deps.store.deliveryLog,
-    maxWaiting: options.deliveryLogMaxWaiting ?? 10_000,
+    maxWaiting: options.deliveryLogMaxWaiting ?? 2_000,
   });
   const handler = createPostingHandler({
     store: deps.deliveries,
