@@ -23,6 +23,38 @@ describe('collectTestTotals', () => {
     expect(formatTotals(totals)).toBe('15 passed, 2 failed');
   });
 
+  test('counts a failed test once, not again for its file and the describe around it', () => {
+    const a = workspaceWithReport({
+      numPassedTests: 5,
+      numFailedTests: 1,
+      numFailedTestSuites: 2,
+      testResults: [
+        {
+          name: '/repo/services/a/test/a.int.test.ts',
+          status: 'failed',
+          message: '',
+          assertionResults: [{ fullName: 'a > delivers', status: 'failed', failureMessages: ['expected'] }],
+        },
+      ],
+    });
+    const b = workspaceWithReport({
+      numPassedTests: 2,
+      numFailedTests: 0,
+      numFailedTestSuites: 1,
+      testResults: [
+        {
+          name: '/repo/services/b/src/b.test.ts',
+          status: 'failed',
+          message: 'Hook timed out',
+          assertionResults: [],
+        },
+      ],
+    });
+    const totals = collectTestTotals([a, b], '/repo');
+    expect(formatTotals(totals)).toBe('7 passed, 2 failed');
+    expect(totals.failures.map((failure) => failure.test)).toEqual(['a > delivers', undefined]);
+  });
+
   test('names each failed test and each file that failed to load, with the first lines of its message', () => {
     const a = workspaceWithReport({
       numPassedTests: 1,

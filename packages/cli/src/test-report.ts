@@ -57,9 +57,12 @@ export function collectTestTotals(workspaceDirs: readonly string[], root?: strin
     if (!existsSync(file)) continue;
     const report = JSON.parse(readFileSync(file, 'utf8')) as VitestJsonReport;
     totals.passed += report.numPassedTests ?? 0;
-    totals.failed += (report.numFailedTests ?? 0) + (report.numFailedTestSuites ?? 0);
     totals.skipped += (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
     totals.suites.push(dir);
+    // A failed test also fails its file and each describe around it (vitest counts those as failed
+    // suites): a suite counts on its own only when it failed without a failed test (it did not load, a
+    // hook failed).
+    const failuresBefore = totals.failures.length;
     for (const result of report.testResults ?? []) {
       const file = root === undefined ? result.name : relative(root, result.name);
       const failedTests = (result.assertionResults ?? []).filter((test) => test.status === 'failed');
@@ -70,6 +73,11 @@ export function collectTestTotals(workspaceDirs: readonly string[], root?: strin
         totals.failures.push({ file, test: undefined, message: firstLines(result.message) });
       }
     }
+    const failedTests = report.numFailedTests ?? 0;
+    const failedFiles = totals.failures.slice(failuresBefore).filter((failure) => failure.test === undefined);
+    const failedSuites = report.numFailedTestSuites ?? 0;
+    totals.failed +=
+      failedTests + (failedFiles.length > 0 || failedTests > 0 ? failedFiles.length : failedSuites);
   }
   return totals;
 }

@@ -134,6 +134,30 @@ describe('DeliveryLogRepository', () => {
     }
   });
 
+  it('adds nothing twice when a batch is recorded again after a write that failed part way', async () => {
+    const uetr = randomUUID();
+    const at = new Date(Date.UTC(2026, 10, 23, 10, 0, 0));
+    const log = context.store.deliveryLog;
+    const record = (index: number, attempt = { at, httpStatus: 202, latencyMs: 5 + index }) => ({
+      posting: { eventId: `evt-again-${index}`, uetr, memberId: '210000', eventType: 'DEBIT_QUEUED' },
+      attempt,
+      outcome: 'delivered' as const,
+    });
+    const batch = Array.from({ length: 6 }, (_, index) => record(index));
+    // The write that "failed": half of the batch made it.
+    await log.recordFirstAttempts(batch.slice(0, 3));
+    // The whole batch again, and a real second attempt of one posting (a redelivery, later).
+    const redelivered = record(1, { at: new Date(at.getTime() + 60_000), httpStatus: 202, latencyMs: 3 });
+    await log.recordFirstAttempts([...batch, redelivered]);
+    const entries = await log.listByUetr(uetr, 20);
+    expect(entries).toHaveLength(6);
+    for (const entry of entries) {
+      const index = Number(entry.eventId.split('-').at(-1));
+      expect(entry.attemptCount).toBe(index === 1 ? 2 : 1);
+      expect(entry.attempts.map((attempt) => attempt.latencyMs)).toEqual(index === 1 ? [6, 3] : [5 + index]);
+    }
+  });
+
   it("keeps where each posting came from and lists a bank's postings to replay, by transaction or by time", async () => {
     const uetr = randomUUID();
     const other = randomUUID();

@@ -158,7 +158,8 @@ export class DeliveryLogRepository {
    * the local server a read and a write apiece). An entry that exists already (a redelivered record, a
    * posting logged twice in `records`) is appended to by its own upsert, as `recordAttempt` does, in the
    * order of `records`. Resolves once every record is written; a failure leaves the records that were
-   * written in place, and recording them again appends a second attempt.
+   * written in place. Recording records again after a failure (a write-behind tries its whole batch
+   * again) adds nothing twice: an attempt the entry holds already (same time) is not appended.
    */
   async recordFirstAttempts(records: readonly EventDeliveryRecord[]): Promise<void> {
     for (const record of records) checkPosting(record.posting);
@@ -176,8 +177,38 @@ export class DeliveryLogRepository {
       const duplicates = await this.#insertFirsts(group);
       later.unshift(...duplicates);
     }
-    // One entry's appends stay in order; there are few (redeliveries), so one at a time.
-    for (const record of later) await this.recordAttempt(record.posting, record.attempt, record.outcome);
+    // One entry's appends stay in order; there are few (redeliveries, retried writes), so one at a time.
+    for (const record of await this.#notRecorded(later)) {
+      await this.recordAttempt(record.posting, record.attempt, record.outcome);
+    }
+  }
+
+  /**
+   * The records whose attempt their entry does not hold yet: an attempt is known by its time, answer and
+   * latency (one posting's attempts to one bank follow one another). One read for all of them. An attempt trimmed
+   * from a long list since (more than `2 * deliveryAttemptsKept` later attempts) would be appended again.
+   */
+  async #notRecorded(records: readonly EventDeliveryRecord[]): Promise<EventDeliveryRecord[]> {
+    if (records.length === 0) return [];
+    const ids = [...new Set(records.map((record) => record.posting.eventId))];
+    const held = new Map<string, Set<string>>();
+    try {
+      const entries = this.#collection.find(
+        { _id: { $in: ids } },
+        { projection: { attempts: 1 }, maxTimeMS: this.#limits.operationMaxTimeMs },
+      );
+      for await (const entry of entries) held.set(entry._id, new Set((entry.attempts ?? []).map(attemptKey)));
+    } catch (error) {
+      throw toStoreError(error, `read the delivery log entries of ${ids.length} postings`);
+    }
+    return records.filter(({ posting, attempt }) => {
+      const known = held.get(posting.eventId) ?? new Set<string>();
+      held.set(posting.eventId, known);
+      const key = attemptKey(attempt);
+      if (known.has(key)) return false;
+      known.add(key);
+      return true;
+    });
   }
 
   /** Inserts the group's entries; returns the records whose entry was there already. */
@@ -317,6 +348,10 @@ function sourceEntry(source: EventPostingSource): EventPostingSource {
     offset: source.offset,
     producedAt: source.producedAt,
   };
+}
+
+function attemptKey(attempt: EventDeliveryAttempt): string {
+  return `${new Date(attempt.at).getTime()}|${attempt.httpStatus}|${attempt.latencyMs}`;
 }
 
 function attemptEntry(attempt: EventDeliveryAttempt): EventDeliveryAttempt {

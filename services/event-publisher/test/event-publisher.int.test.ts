@@ -60,7 +60,9 @@ function expectInOrder(
 
 describe('event publisher on the real stack', () => {
   it('delivers every posting of hundreds of concurrent transactions to their subscribed banks, in order, signed', async () => {
-    const env = await startEnvironment();
+    // The service's own attempt timeouts: this test is about volume, and on a loaded machine the short
+    // ones of the other tests would time out answers that are merely late.
+    const env = await startEnvironment({ options: { attemptTimeoutMs: 10_000, connectTimeoutMs: 3_000 } });
     environment = env;
     const onUsA = Array.from({ length: 120 }, () => newDebit(bankA, bankA));
     const onUsB = Array.from({ length: 120 }, () => newDebit(bankB, bankB));
@@ -84,7 +86,10 @@ describe('event publisher on the real stack', () => {
     const stageVersions = env.banks.b
       .accepted(uetrOfDebit(offUs[0] as DirectDebit))
       .map((entry) => entry.posting.stageVersion);
-    expect(stageVersions).toEqual(debitJourney.map((_, step) => step + 1));
+    // A posting seen again right after itself is a retry of an attempt whose answer came too late.
+    expect(stageVersions.filter((version, index) => version !== stageVersions[index - 1])).toEqual(
+      debitJourney.map((_, step) => step + 1),
+    );
 
     // Bank C has no events URL: nothing is stored or queued for its transactions.
     const cPosting = expectedIds(onUsC[0] as DirectDebit, both, idOf)[0] as string;
@@ -145,11 +150,13 @@ describe('event publisher on the real stack', () => {
     );
     expect(logA).toMatchObject({
       outcome: 'delivered',
-      attemptCount: 1,
       memberId: bankA,
       eventType: 'TRANSACTION_STATE_DEBIT_REQUEST_RECEIVED',
     });
-    expect(logA?.attempts[0]?.httpStatus).toBe(202);
+    // One attempt logged per arrival at the bank (nearly always one): none lost, none counted twice.
+    expect(logA?.attemptCount).toBe(env.banks.a.received.filter((entry) => entry.id === first).length);
+    expect(logA?.attempts).toHaveLength(logA?.attemptCount ?? 0);
+    expect(logA?.attempts.at(-1)?.httpStatus).toBe(202);
     // The entry names the record the posting came from: what a replay reads again.
     expect(logA?.source).toMatchObject({
       postingId: first,
