@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import type { Admin, Kafka as KafkaJs, Producer as KafkaJsProducer, KafkaMessage } from 'kafkajs';
 import { fromKafkaJsError, KafkaError } from './errors.ts';
 import { retryTopicName } from './names.ts';
+import { readOnce } from './one-off-read.ts';
 import {
   headersToStrings,
   type RecordOrigin,
@@ -124,49 +124,23 @@ export function createDeadLetterAdmin(deps: {
         marks.filter((mark) => mark.high > mark.low).map((mark) => [mark.partition, mark]),
       );
       if (pending.size === 0) return [];
-      const groupId = `rp-admin.${topic}.${randomUUID()}`;
-      const consumer = deps.kafka.consumer({ groupId, maxWaitTimeInMs: 200, allowAutoTopicCreation: false });
       const found: DeadLetterRecord[] = [];
-      let finish: () => void = () => {};
-      const finished = new Promise<void>((resolve) => {
-        finish = resolve;
-      });
-      let timer: NodeJS.Timeout | undefined;
-      try {
-        await consumer.connect();
-        await consumer.subscribe({ topics: [topic], fromBeginning: true });
-        await consumer.run({
-          autoCommit: false,
-          eachBatch: async ({ batch }) => {
-            const mark = pending.get(batch.partition);
-            if (!mark) return;
-            for (const message of batch.messages) {
-              const offset = BigInt(message.offset);
-              if (offset >= mark.high || found.length >= limit) break;
-              found.push(toDeadLetterRecord(topic, batch.partition, message));
-            }
-            const last = batch.messages.at(-1);
-            if (last && BigInt(last.offset) + 1n >= mark.high) pending.delete(batch.partition);
-            if (pending.size === 0 || found.length >= limit) finish();
-          },
-        });
-        const timeoutMs = options.timeoutMs ?? 30_000;
-        await Promise.race([
-          finished,
-          new Promise<never>((_, reject) => {
-            timer = setTimeout(
-              () => reject(new KafkaError('KAFKA_UNAVAILABLE', `reading ${topic} took over ${timeoutMs} ms`)),
-              timeoutMs,
-            );
-          }),
-        ]);
-      } catch (error) {
-        throw fromKafkaJsError(error, `reading ${topic}`);
-      } finally {
-        clearTimeout(timer);
-        await consumer.disconnect().catch(() => {});
-        await (await deps.admin()).deleteGroups([groupId]).catch(() => {});
-      }
+      await readOnce(
+        deps,
+        { topic, groupPrefix: 'rp-admin', fromBeginning: true, timeoutMs: options.timeoutMs, what: topic },
+        (batch) => {
+          const mark = pending.get(batch.partition);
+          if (!mark) return false;
+          for (const message of batch.messages) {
+            const offset = BigInt(message.offset);
+            if (offset >= mark.high || found.length >= limit) break;
+            found.push(toDeadLetterRecord(topic, batch.partition, message));
+          }
+          const last = batch.messages.at(-1);
+          if (last && BigInt(last.offset) + 1n >= mark.high) pending.delete(batch.partition);
+          return pending.size === 0 || found.length >= limit;
+        },
+      );
       return found
         .sort((a, b) => a.deadLetteredAt.localeCompare(b.deadLetteredAt) || a.partition - b.partition)
         .slice(0, limit);

@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import type { Admin, Kafka as KafkaJs } from 'kafkajs';
-import { fromKafkaJsError, KafkaError } from './errors.ts';
+import { fromKafkaJsError } from './errors.ts';
+import { readOnce } from './one-off-read.ts';
 import { headersToStrings } from './retry-headers.ts';
 
 /** Where a record is: a partition of the topic read and an offset on it. */
@@ -67,63 +67,43 @@ export async function readRecordsAt(
   }
   if (pending.size === 0) return found;
 
-  const groupId = `rp-reader.${topic}.${randomUUID()}`;
-  const consumer = deps.kafka.consumer({ groupId, maxWaitTimeInMs: 200, allowAutoTopicCreation: false });
-  let finish: () => void = () => {};
-  const finished = new Promise<void>((resolve) => {
-    finish = resolve;
-  });
-  let timer: NodeJS.Timeout | undefined;
-  const timeoutMs = options.timeoutMs ?? 30_000;
-  try {
-    await consumer.connect();
-    await consumer.subscribe({ topics: [topic], fromBeginning: false });
-    await consumer.run({
-      autoCommit: false,
-      eachBatch: async ({ batch }) => {
-        const entry = pending.get(batch.partition);
-        if (!entry) return;
-        for (const message of batch.messages) {
-          const offset = BigInt(message.offset);
-          if (offset > entry.last) break;
-          if (!entry.wanted.has(offset)) continue;
-          const record: StoredRecord = {
-            partition: batch.partition,
-            offset: message.offset,
-            key: message.key?.toString('utf8') ?? '',
-            value: message.value,
-            headers: headersToStrings(message.headers),
-            timestamp: message.timestamp,
-          };
-          found.set(positionKey(record), record);
-        }
-        // A wanted offset that is not there (a transaction marker, a compacted record) ends at the last.
-        const last = batch.messages.at(-1);
-        if (last && BigInt(last.offset) >= entry.last) {
-          pending.delete(batch.partition);
-          consumer.pause([{ topic, partitions: [batch.partition] }]);
-        }
-        if (pending.size === 0) finish();
-      },
-    });
-    // Applied when each partition is fetched first; the partitions not wanted start at their end.
-    for (const [partition, entry] of pending)
-      consumer.seek({ topic, partition, offset: entry.first.toString() });
-    await Promise.race([
-      finished,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(
-          () => reject(new KafkaError('KAFKA_UNAVAILABLE', `reading ${topic} took over ${timeoutMs} ms`)),
-          timeoutMs,
-        );
-      }),
-    ]);
-  } catch (error) {
-    throw fromKafkaJsError(error, `reading ${positions.length} records of ${topic}`);
-  } finally {
-    clearTimeout(timer);
-    await consumer.disconnect().catch(() => {});
-    await (await deps.admin()).deleteGroups([groupId]).catch(() => {});
-  }
+  // The partitions not wanted start at their end.
+  const starts = new Map([...pending].map(([partition, entry]) => [partition, entry.first.toString()]));
+  await readOnce(
+    deps,
+    {
+      topic,
+      groupPrefix: 'rp-reader',
+      fromBeginning: false,
+      starts,
+      timeoutMs: options.timeoutMs,
+      what: `${positions.length} records of ${topic}`,
+    },
+    (batch, pause) => {
+      const entry = pending.get(batch.partition);
+      if (!entry) return false;
+      for (const message of batch.messages) {
+        const offset = BigInt(message.offset);
+        if (offset > entry.last) break;
+        if (!entry.wanted.has(offset)) continue;
+        const record: StoredRecord = {
+          partition: batch.partition,
+          offset: message.offset,
+          key: message.key?.toString('utf8') ?? '',
+          value: message.value,
+          headers: headersToStrings(message.headers),
+          timestamp: message.timestamp,
+        };
+        found.set(positionKey(record), record);
+      }
+      // A wanted offset that is not there (a transaction marker, a compacted record) ends at the last.
+      const last = batch.messages.at(-1);
+      if (last && BigInt(last.offset) >= entry.last) {
+        pending.delete(batch.partition);
+        pause();
+      }
+      return pending.size === 0;
+    },
+  );
   return found;
 }

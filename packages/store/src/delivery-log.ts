@@ -144,7 +144,7 @@ export class DeliveryLogRepository {
         uetr: posting.uetr,
         memberId: posting.memberId,
         eventType: posting.eventType,
-        ...(posting.source === undefined ? {} : { source: sourceEntry(posting.source) }),
+        ...(posting.source === undefined ? {} : { source: postingSourceOf(posting.source) }),
         createdAt: attempt.at,
       },
       maxTimeMs: this.#limits.operationMaxTimeMs,
@@ -221,7 +221,7 @@ export class DeliveryLogRepository {
           uetr: posting.uetr,
           memberId: posting.memberId,
           eventType: posting.eventType,
-          ...(posting.source === undefined ? {} : { source: sourceEntry(posting.source) }),
+          ...(posting.source === undefined ? {} : { source: postingSourceOf(posting.source) }),
           outcome,
           attempts: [attemptEntry(attempt)],
           attemptCount: 1,
@@ -338,7 +338,8 @@ function checkPosting(posting: EventPosting): void {
   }
 }
 
-function sourceEntry(source: EventPostingSource): EventPostingSource {
+/** The fields of a posting's source, and only those, from anything that has them (a stored posting). */
+export function postingSourceOf(source: EventPostingSource): EventPostingSource {
   return {
     postingId: source.postingId,
     eventClass: source.eventClass,

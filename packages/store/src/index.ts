@@ -19,6 +19,7 @@ export {
   type EventDeliveryRecord,
   type EventPosting,
   type EventPostingSource,
+  postingSourceOf,
   type ReplaySelection,
 } from './delivery-log.ts';
 export {

@@ -393,17 +393,14 @@ function postingSource(posting: OutgoingPosting, record: ConsumedRecord<EventPos
 
 function storedPosting(item: Item): StoredPosting {
   const { posting, record } = item;
+  const { postingId, eventClass: _named, ...place } = item.source;
   return {
-    eventId: posting.eventId,
+    eventId: postingId,
     uetr: posting.uetr,
     eventClass: posting.eventClass,
     eventName: posting.eventName,
-    ...(posting.stageVersion === undefined ? {} : { stageVersion: posting.stageVersion }),
+    ...place,
     memberIds: item.subscribers.map((subscriber) => subscriber.memberId),
-    topic: record.topic,
-    partition: record.partition,
-    offset: Number(record.offset),
-    producedAt: new Date(record.timestamp),
     body: posting.body,
     ...(record.headers.traceparent ? { traceparent: record.headers.traceparent } : {}),
   };

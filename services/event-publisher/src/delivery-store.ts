@@ -1,5 +1,12 @@
 import type { EventPostingSource } from '@rp/store';
-import { defaultStoreLimits, onlyDuplicateKeys, StoreError, type StoreLimits, toStoreError } from '@rp/store';
+import {
+  defaultStoreLimits,
+  onlyDuplicateKeys,
+  postingSourceOf,
+  StoreError,
+  type StoreLimits,
+  toStoreError,
+} from '@rp/store';
 import {
   type Collection,
   type Db,
@@ -479,15 +486,7 @@ function sameHead(current: Lane, known: Lane, done: number): boolean {
 
 /** Where a stored posting was read from, as its delivery log entry keeps it. */
 export function sourceOf(posting: StoredPosting): EventPostingSource {
-  return {
-    postingId: posting.eventId,
-    eventClass: posting.eventClass,
-    ...(posting.stageVersion === undefined ? {} : { stageVersion: posting.stageVersion }),
-    topic: posting.topic,
-    partition: posting.partition,
-    offset: posting.offset,
-    producedAt: posting.producedAt,
-  };
+  return postingSourceOf({ ...posting, postingId: posting.eventId });
 }
 
 function toPostingDocument(posting: StoredPosting): PostingDocument {
