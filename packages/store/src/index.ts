@@ -37,7 +37,7 @@ export {
   IdempotencyRepository,
 } from './idempotency.ts';
 export { type CollectionName, collectionNames, storeIndexes } from './indexes.ts';
-export { defaultStoreLimits, type StoreLimits } from './limits.ts';
+export { chunk, defaultStoreLimits, type StoreLimits } from './limits.ts';
 export {
   type ReconciliationItem,
   type ReconciliationPage,

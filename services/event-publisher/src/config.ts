@@ -35,6 +35,10 @@ export const eventPublisherConfigSpec = defineConfig({
     default: 48 * 3_600_000,
     doc: 'How long a posting may wait for its bank before it is recorded as expired',
   }),
+  EVENTS_POSTING_RETENTION: duration({
+    optional: true,
+    doc: 'How long a stored posting (one that waited for its bank, or was replayed) is kept after it was last stored; longer than EVENTS_RETRY_MAX_AGE; default: EVENTS_RETRY_MAX_AGE and a day',
+  }),
   EVENTS_RETRY_AFTER_MAX: duration({
     default: 3_600_000,
     doc: 'Longest Retry-After from a bank that is honoured (a longer one is cut to it)',

@@ -59,6 +59,27 @@ describe('DeliveryStore', () => {
     expect(await store.getPosting('missing')).toBeNull();
   });
 
+  it('deletes the postings stored before the retention, counting from the last time each was stored', async () => {
+    const day = (n: number) => new Date(Date.UTC(2026, 2, n, 8));
+    await store.savePostings(
+      [posting('old-1', 'u-r', 1, day(1)), posting('old-2', 'u-r', 2, day(1))],
+      day(1),
+    );
+    await store.savePostings([posting('new-1', 'u-r', 3, day(1))], day(4));
+    // A replay stores old-2 again on day 4: it is kept as long as a posting stored then.
+    await store.savePostings(
+      [posting('old-2', 'u-r', 2, day(1)), posting('new-2', 'u-r', 4, day(4))],
+      day(4),
+    );
+    expect(await store.purgePostings(day(3), 1_000)).toBe(1);
+    expect(await store.getPosting('old-1')).toBeNull();
+    expect(await store.getPosting('old-2')).toEqual(posting('old-2', 'u-r', 2, day(1)));
+    // At most `limit` a call.
+    expect(await store.purgePostings(day(5), 2)).toBe(2);
+    expect(await store.purgePostings(day(5), 2)).toBe(1);
+    expect(await store.purgePostings(day(5), 2)).toBe(0);
+  });
+
   it('appends in order, removes the handled heads only for the lease holder, and deletes a lane only when empty and ours', async () => {
     const key = lane('u-order');
     const now = new Date();

@@ -1,5 +1,6 @@
 import type { EventPostingSource } from '@rp/store';
 import {
+  chunk,
   defaultStoreLimits,
   onlyDuplicateKeys,
   postingSourceOf,
@@ -12,6 +13,7 @@ import {
   type Db,
   type Filter,
   type IndexDescription,
+  MongoBulkWriteError,
   MongoServerError,
   type UpdateFilter,
 } from 'mongodb';
@@ -49,6 +51,8 @@ export interface StoredPosting {
 
 interface PostingDocument extends Omit<StoredPosting, 'eventId'> {
   _id: string;
+  /** When it was last stored (a replay of a stored posting stores it again): what retention counts from. */
+  storedAt?: Date;
 }
 
 /** One posting waiting in a lane. */
@@ -120,6 +124,8 @@ export const publisherIndexes: Record<string, IndexDescription[]> = {
   [publisherCollections.postings]: [
     // a lane's postings, read together by the worker (getPostings)
     { key: { uetr: 1, offset: 1 }, name: 'uetr_1_offset_1' },
+    // the postings past their retention (purgePostings)
+    { key: { storedAt: 1 }, name: 'storedAt_1' },
   ],
   [publisherCollections.lanes]: [
     // the lanes of a partition, when a consumer starts on it; of the topic, at start and every rescan
@@ -192,25 +198,71 @@ export class DeliveryStore {
     }
   }
 
-  /** Stores postings once each: a posting stored before (a redelivered record) is left as it is. */
-  async savePostings(postings: readonly StoredPosting[]): Promise<void> {
+  /**
+   * Stores postings once each: a posting stored before (a redelivered record, a replay) keeps its body
+   * and only its `storedAt` moves to `now`, so that retention counts from its last use.
+   */
+  async savePostings(postings: readonly StoredPosting[], now: Date = new Date()): Promise<void> {
     const chunks: PostingDocument[][] = [];
     for (let start = 0; start < postings.length; start += postingWriteChunk) {
-      chunks.push(postings.slice(start, start + postingWriteChunk).map(toPostingDocument));
+      chunks.push(
+        postings.slice(start, start + postingWriteChunk).map((posting) => toPostingDocument(posting, now)),
+      );
     }
     await Promise.all(
       chunks.map(async (documents) => {
+        let stored: string[];
         try {
           await this.#postings.insertMany(documents, {
             ordered: false,
             maxTimeMS: this.#limits.operationMaxTimeMs,
           });
+          return;
         } catch (error) {
-          if (onlyDuplicateKeys(error)) return;
-          throw toStoreError(error, `store ${documents.length} postings`);
+          if (!onlyDuplicateKeys(error)) throw toStoreError(error, `store ${documents.length} postings`);
+          stored = duplicateIndexes(error, documents.length).map((index) => documents[index]?._id ?? '');
+        }
+        try {
+          await this.#postings.bulkWrite(
+            stored
+              .filter((id) => id !== '')
+              .map((id) => ({ updateOne: { filter: { _id: id }, update: { $max: { storedAt: now } } } })),
+            { ordered: false, maxTimeMS: this.#limits.operationMaxTimeMs },
+          );
+        } catch (error) {
+          throw toStoreError(error, `mark ${stored.length} postings stored again`);
         }
       }),
     );
+  }
+
+  /**
+   * Deletes the postings last stored before `before`, at most `limit` of them; returns how many. Run with
+   * `before` past the retry schedule's maximum age, a posting deleted is named by no lane any more (its
+   * entries expired).
+   */
+  async purgePostings(before: Date, limit: number): Promise<number> {
+    try {
+      const ids = (
+        await this.#postings
+          .find(
+            { storedAt: { $lt: before } },
+            { projection: { _id: 1 }, limit, maxTimeMS: this.#limits.queryMaxTimeMs },
+          )
+          .toArray()
+      ).map((document) => document._id);
+      let deleted = 0;
+      for (const group of chunk(ids, postingWriteChunk)) {
+        const result = await this.#postings.bulkWrite(
+          group.map((id) => ({ deleteOne: { filter: { _id: id } } })),
+          { ordered: false, maxTimeMS: this.#limits.operationMaxTimeMs },
+        );
+        deleted += result.deletedCount;
+      }
+      return deleted;
+    } catch (error) {
+      throw toStoreError(error, 'purge stored postings');
+    }
   }
 
   async getPosting(eventId: string): Promise<StoredPosting | null> {
@@ -489,13 +541,20 @@ export function sourceOf(posting: StoredPosting): EventPostingSource {
   return postingSourceOf({ ...posting, postingId: posting.eventId });
 }
 
-function toPostingDocument(posting: StoredPosting): PostingDocument {
+function toPostingDocument(posting: StoredPosting, storedAt: Date): PostingDocument {
   const { eventId, ...rest } = posting;
-  return { _id: eventId, ...rest, memberIds: [...posting.memberIds] };
+  return { _id: eventId, ...rest, memberIds: [...posting.memberIds], storedAt };
+}
+
+/** The positions in an unordered bulk insert of the documents refused as already there (all but bulk errors). */
+function duplicateIndexes(error: unknown, count: number): number[] {
+  if (!(error instanceof MongoBulkWriteError)) return Array.from({ length: count }, (_, index) => index);
+  const writeErrors = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
+  return writeErrors.map((writeError) => writeError.index);
 }
 
 function fromPostingDocument(document: PostingDocument): StoredPosting {
-  const { _id, ...rest } = document;
+  const { _id, storedAt: _storedAt, ...rest } = document;
   return { eventId: _id, ...rest };
 }
 

@@ -113,6 +113,9 @@ try {
       partitionsConsumedConcurrently: config.EVENTS_PARTITIONS_CONCURRENTLY,
       laneConcurrency: config.EVENTS_LANE_CONCURRENCY,
       ...(config.EVENTS_DIRECT_BUDGET === undefined ? {} : { directBudgetMs: config.EVENTS_DIRECT_BUDGET }),
+      ...(config.EVENTS_POSTING_RETENTION === undefined
+        ? {}
+        : { postingRetentionMs: config.EVENTS_POSTING_RETENTION }),
       workerConcurrency: config.EVENTS_WORKER_CONCURRENCY,
       replayMaxPostings: config.EVENTS_REPLAY_MAX,
     },

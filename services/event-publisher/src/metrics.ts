@@ -20,6 +20,8 @@ export interface PublisherMetrics {
   bankOpen(memberId: string, open: boolean): void;
   batch(seconds: number, records: number): void;
   partitionLoaded(lanes: number): void;
+  /** Stored postings deleted past their retention. */
+  purged(count: number): void;
 }
 
 export function publisherMetrics(metrics: Metrics): PublisherMetrics {
@@ -86,6 +88,10 @@ export function publisherMetrics(metrics: Metrics): PublisherMetrics {
     'rp_events_partition_lanes_loaded_total',
     'Lanes read at partition loads',
   );
+  const purged = metrics.counter(
+    'rp_events_postings_purged_total',
+    'Stored postings deleted past their retention (EVENTS_POSTING_RETENTION)',
+  );
   const knownBanks = new Set<string>();
 
   return {
@@ -121,5 +127,6 @@ export function publisherMetrics(metrics: Metrics): PublisherMetrics {
       loads.inc();
       loadedLanes.inc(lanes);
     },
+    purged: (count) => purged.inc(count),
   };
 }

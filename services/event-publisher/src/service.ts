@@ -25,6 +25,7 @@ import { LaneIndex } from './lane-index.ts';
 import { publisherMetrics } from './metrics.ts';
 import { Parking } from './parking.ts';
 import { createPostingReader } from './posting-reader.ts';
+import { postingRetention, purgePostings } from './purge.ts';
 import { defaultRetrySchedule, type RetrySchedule, validateRetrySchedule } from './retry-schedule.ts';
 import { type SigningSecrets, signerFor } from './signing.ts';
 import { Subscriptions, TransactionBanks } from './subscribers.ts';
@@ -83,6 +84,13 @@ export interface EventPublisherOptions {
   readonly laneRescanMs?: number;
   /** How often the parked-lane gauges are refreshed. Default 5 s. */
   readonly gaugeIntervalMs?: number;
+  /**
+   * How long a stored posting (one that waited, or was replayed) is kept after it was last stored. Must
+   * exceed the retry schedule's maximum age. Default: that age and a day.
+   */
+  readonly postingRetentionMs?: number;
+  /** How often stored postings past their retention are deleted. Default 1 h. */
+  readonly postingPurgeIntervalMs?: number;
   readonly consumerRetry?: Partial<RetryPolicy>;
   /** How long a fetch waits for records (lower in tests for faster hand-overs). */
   readonly maxWaitTimeMs?: number;
@@ -144,6 +152,7 @@ export function createEventPublisherService(deps: EventPublisherDeps): EventPubl
     deps.metrics ?? createMetrics({ service: serviceName, defaultMetrics: false }),
   );
   const schedule = validateRetrySchedule({ ...defaultRetrySchedule, ...options.retrySchedule });
+  const retentionMs = postingRetention(options.postingRetentionMs, schedule.maxAgeMs);
   const attemptTimeoutMs = options.attemptTimeoutMs ?? 10_000;
   const bankConcurrency = options.bankConcurrency ?? 32;
   const client = new BankClient({
@@ -239,6 +248,17 @@ export function createEventPublisherService(deps: EventPublisherDeps): EventPubl
 
   let runner: ConsumerRunner | undefined;
   let rescan: NodeJS.Timeout | undefined;
+  let purgeTimer: NodeJS.Timeout | undefined;
+  const purging = new AbortController();
+  let purge: Promise<number> | undefined;
+  const purgeOnce = () => {
+    purge ??= purgePostings(
+      { store: deps.deliveries, clock, logger, metrics, retentionMs, batch: 1_000 },
+      purging.signal,
+    ).finally(() => {
+      purge = undefined;
+    });
+  };
   const topic = names['rp.events.v1'];
   const loadAll = async () => {
     try {
@@ -258,6 +278,9 @@ export function createEventPublisherService(deps: EventPublisherDeps): EventPubl
       worker.start();
       rescan = setInterval(loadAll, options.laneRescanMs ?? 60_000);
       rescan.unref();
+      purgeOnce();
+      purgeTimer = setInterval(purgeOnce, options.postingPurgeIntervalMs ?? 3_600_000);
+      purgeTimer.unref();
       runner = await kafka.runConsumer<EventPosting>({
         groupId: consumerGroupName(serviceName, topic),
         topics: [topic],
@@ -278,6 +301,9 @@ export function createEventPublisherService(deps: EventPublisherDeps): EventPubl
     },
     async stop() {
       clearInterval(rescan);
+      clearInterval(purgeTimer);
+      purging.abort();
+      await purge;
       const stopping = runner;
       runner = undefined;
       await stopping?.stop();

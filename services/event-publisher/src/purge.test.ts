@@ -1,0 +1,54 @@
+import { createLogger } from '@rp/runtime';
+import { describe, expect, it } from 'vitest';
+import { postingRetention, purgePostings } from './purge.ts';
+
+const logger = createLogger({ service: 'purge-test', level: 'silent' });
+const hour = 3_600_000;
+
+describe('posting purge', () => {
+  it('keeps postings a day past the retry schedule by default, and refuses a retention within it', () => {
+    expect(postingRetention(undefined, 48 * hour)).toBe(72 * hour);
+    expect(postingRetention(50 * hour, 48 * hour)).toBe(50 * hour);
+    expect(() => postingRetention(48 * hour, 48 * hour)).toThrow(/maximum age/);
+  });
+
+  it('deletes in rounds until one finds fewer than a batch, counting from now less the retention', async () => {
+    const now = new Date(Date.UTC(2026, 10, 26, 12));
+    const calls: { before: Date; limit: number }[] = [];
+    const left = [3, 3, 1];
+    let purged = 0;
+    const total = await purgePostings({
+      store: {
+        purgePostings: async (before, limit) => {
+          calls.push({ before, limit });
+          return left.shift() ?? 0;
+        },
+      },
+      clock: { now: () => now },
+      logger,
+      metrics: { purged: (count) => (purged += count) },
+      retentionMs: 72 * hour,
+      batch: 3,
+    });
+    expect(total).toBe(7);
+    expect(purged).toBe(7);
+    expect(calls).toHaveLength(3);
+    expect(calls[0]).toEqual({ before: new Date(now.getTime() - 72 * hour), limit: 3 });
+  });
+
+  it('stops at a failure and says so, for the next purge to try again', async () => {
+    const total = await purgePostings({
+      store: {
+        purgePostings: async () => {
+          throw new Error('store away');
+        },
+      },
+      clock: { now: () => new Date() },
+      logger,
+      metrics: { purged: () => undefined },
+      retentionMs: hour,
+      batch: 10,
+    });
+    expect(total).toBe(0);
+  });
+});
