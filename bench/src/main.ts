@@ -2,15 +2,18 @@
  * The benchmarks: the machine's raw limits (Kafka, MongoDB, HTTP) and the whole pipeline measured beside
  * them, in one run. Prints a table and writes the same figures, with the machine, to bench/results/.
  *
- *   npm run bench -- [--quick] [--only limits|pipeline] [--duration 60] [--concurrency 32]
+ *   npm run bench -- [--quick] [--only limits|pipeline|codec] [--duration 60] [--concurrency 32]
  *                    [--steps 4] [--rate R] [--queue 10000] [--outage 60] [--sample 300] [--profile]
  *
- * Uses KAFKA_BROKERS, SCHEMA_REGISTRY_URL and MONGODB_URI when set, else starts the local stack.
+ * Uses KAFKA_BROKERS, SCHEMA_REGISTRY_URL and MONGODB_URI when set, else starts the local stack. The
+ * codec figures (what a message costs to encode and decode) need neither and come with every run;
+ * `--only codec` runs them alone.
  */
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { readStackEnv, stackStatus, stackUp } from '@rp/local-stack';
+import { codecBench } from './codec.ts';
 import { httpLimits } from './limits-http.ts';
 import { kafkaLimits } from './limits-kafka.ts';
 import { mongoLimits } from './limits-mongo.ts';
@@ -57,19 +60,23 @@ const settings = {
   httpRequests: quick ? 5_000 : 30_000,
   httpConnections: 32,
 };
-if (!['all', 'limits', 'pipeline'].includes(settings.only)) throw new Error('--only: limits or pipeline');
+if (!['all', 'limits', 'pipeline', 'codec'].includes(settings.only)) {
+  throw new Error('--only: limits, pipeline or codec');
+}
+const needsStack = settings.only !== 'codec';
 
 const log = (line: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${line}`);
 const startedAt = new Date().toISOString();
 const run = `bench-${Date.now().toString(36)}`;
 
-const stack = process.env.KAFKA_BROKERS
-  ? {
-      kafkaBrokers: process.env.KAFKA_BROKERS.split(','),
-      schemaRegistryUrl: process.env.SCHEMA_REGISTRY_URL ?? '',
-      mongodbUri: process.env.MONGODB_URI ?? '',
-    }
-  : await stackUp();
+const stack =
+  process.env.KAFKA_BROKERS || !needsStack
+    ? {
+        kafkaBrokers: (process.env.KAFKA_BROKERS ?? '').split(','),
+        schemaRegistryUrl: process.env.SCHEMA_REGISTRY_URL ?? '',
+        mongodbUri: process.env.MONGODB_URI ?? '',
+      }
+    : await stackUp();
 const endpoints = {
   kafkaBrokers: stack.kafkaBrokers,
   schemaRegistryUrl: stack.schemaRegistryUrl,
@@ -98,7 +105,11 @@ function profileDir(): string {
 }
 
 const rows: Row[] = [];
-if (settings.only !== 'pipeline') {
+if (settings.only === 'all' || settings.only === 'codec') {
+  log('codec: encoding and decoding the messages of a journey');
+  rows.push(...codecBench({ root, calls: quick ? 2_000 : 20_000, rounds: 5 }));
+}
+if (settings.only === 'all' || settings.only === 'limits') {
   log(`kafka: ${settings.kafkaRecords} records`);
   rows.push(
     ...(await kafkaLimits({
@@ -129,7 +140,7 @@ if (settings.only !== 'pipeline') {
     })),
   );
 }
-if (settings.only !== 'limits') {
+if (settings.only === 'all' || settings.only === 'pipeline') {
   rows.push(
     ...(await pipelineBench(
       {

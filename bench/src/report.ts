@@ -4,8 +4,11 @@ import type { Machine } from './machine.ts';
 
 /** One measured figure. */
 export interface Row {
-  /** `limit` (the yardstick), `pipeline` (the product measured beside it) or `profile` (where its CPU went). */
-  readonly group: 'limit' | 'pipeline' | 'profile';
+  /**
+   * `limit` (the yardstick), `pipeline` (the product measured beside it), `profile` (where its CPU went)
+   * or `codec` (what one message costs to encode and decode).
+   */
+  readonly group: 'limit' | 'pipeline' | 'profile' | 'codec';
   readonly name: string;
   readonly value: number;
   readonly unit: string;

@@ -1,6 +1,6 @@
 import avro from 'avsc';
-import { describe, expect, it } from 'vitest';
-import { avroTypeOptions } from './logical-types.ts';
+import { describe, expect, it, vi } from 'vitest';
+import { avroTypeOptions, DateType, DecimalType } from './logical-types.ts';
 
 const decimal = avro.Type.forSchema(
   { type: 'bytes', logicalType: 'decimal', precision: 18, scale: 5 } as avro.Schema,
@@ -62,5 +62,48 @@ describe('Avro date as an RFC 3339 full-date', () => {
   it('refuses dates that do not exist', () => {
     expect(() => date.toBuffer('2025-02-30')).toThrow(/calendar date/);
     expect(() => date.toBuffer('17/03/2025')).toThrow(/calendar date/);
+  });
+});
+
+describe('optional dates and amounts (unions with null)', () => {
+  const optional = avro.Type.forSchema(
+    {
+      type: 'record',
+      name: 'Optionals',
+      fields: [
+        { name: 'on', type: ['null', { type: 'int', logicalType: 'date' }], default: null },
+        {
+          name: 'amount',
+          type: ['null', { type: 'bytes', logicalType: 'decimal', precision: 18, scale: 5 }],
+          default: null,
+        },
+      ],
+    } as avro.Schema,
+    avroTypeOptions(),
+  );
+
+  it('round-trips null and values, and refuses what is neither', () => {
+    for (const value of [
+      { on: null, amount: null },
+      { on: '2025-03-17', amount: '12.5' },
+    ]) {
+      expect(optional.fromBuffer(optional.toBuffer(value))).toEqual(value);
+    }
+    expect(optional.isValid({ on: 20250317, amount: null })).toBe(false);
+    expect(optional.isValid({ on: null, amount: 12.5 })).toBe(false);
+    expect(optional.isValid({ on: '2025-02-30', amount: null })).toBe(false);
+  });
+
+  it('writes a null without trying to convert it (a failed conversion costs an Error and its stack)', () => {
+    const dates = vi.spyOn(DateType.prototype as unknown as { _toValue: () => number }, '_toValue');
+    const decimals = vi.spyOn(DecimalType.prototype as unknown as { _toValue: () => Buffer }, '_toValue');
+    try {
+      optional.toBuffer({ on: null, amount: null });
+      expect(dates).not.toHaveBeenCalled();
+      expect(decimals).not.toHaveBeenCalled();
+    } finally {
+      dates.mockRestore();
+      decimals.mockRestore();
+    }
   });
 });

@@ -89,6 +89,27 @@ export class DateType extends avro.types.LogicalType {
   }
 }
 
+type CheckHook = (value: unknown, type: avro.Type) => void;
+type Check = (this: avro.Type, value: unknown, flags?: unknown, hook?: CheckHook, path?: string[]) => boolean;
+const logicalCheck = (avro.types.LogicalType.prototype as unknown as { _check: Check })._check;
+
+/**
+ * avsc asks each logical branch of a union whether a value is its own through `_check`, which by default
+ * converts the value and catches what the conversion throws: an Error, with its stack, for every null
+ * written through an optional amount or date (most of the time of encoding a message). Both types hold
+ * strings only: anything else is refused here without an Error, a string is checked as before.
+ */
+function checkStrings(this: avro.Type, value: unknown, flags?: unknown, hook?: CheckHook, path?: string[]) {
+  if (typeof value !== 'string') {
+    hook?.(value, this);
+    return false;
+  }
+  return logicalCheck.call(this, value, flags, hook, path);
+}
+for (const type of [DecimalType, DateType]) {
+  (type.prototype as unknown as { _check: Check })._check = checkStrings;
+}
+
 function daysSinceEpoch(value: unknown): number {
   const match = typeof value === 'string' ? isoDate.exec(value) : null;
   if (match) {

@@ -1,0 +1,61 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  decodeAvro,
+  encodeAvro,
+  type MessageName,
+  type Messages,
+  parseJsonExact,
+  toJson,
+  validate,
+} from '@rp/contracts';
+import type { Row } from './report.ts';
+
+/** The messages of a journey's records, each from its example in avro/examples. */
+const examples: readonly (readonly [MessageName, string])[] = [
+  ['TransactionStateChanged', 'TransactionStateChanged.json'],
+  ['TransactionStatePosting', 'TransactionStatePosting.debit-queued.json'],
+  ['EsmStatePosting', 'EsmStatePosting.json'],
+  ['DirectDebit', 'DirectDebit.za-eft-on-us.json'],
+  ['PaymentStatusReport', 'PaymentStatusReport.accp.json'],
+  ['DeliveryOutcome', 'DeliveryOutcome.acknowledged.json'],
+];
+
+/** Microseconds per call of `work`: the best of `rounds` rounds of `calls` calls, after a warm-up round. */
+function microseconds(work: () => void, calls: number, rounds: number): number {
+  let best = Number.POSITIVE_INFINITY;
+  for (let round = 0; round <= rounds; round += 1) {
+    const started = performance.now();
+    for (let call = 0; call < calls; call += 1) work();
+    const each = ((performance.now() - started) * 1_000) / calls;
+    if (round > 0) best = Math.min(best, each);
+  }
+  return Math.round(best * 10) / 10;
+}
+
+/**
+ * What the contracts package costs a service per record, on this machine's CPU alone (no I/O): the Avro
+ * encoding of a message (conversion from its plain shape and avsc's binary encoding), its decoding, and
+ * its JSON rendering (an event posting's body). A journey writes 34 Kafka records and reads each of them
+ * once or more, so these figures times the records say how much of a service's CPU is its messages.
+ */
+export function codecBench(options: { root: string; calls: number; rounds: number }): Row[] {
+  const rows: Row[] = [];
+  for (const [name, file] of examples) {
+    const text = readFileSync(join(options.root, 'avro', 'examples', file), 'utf8');
+    const checked = validate(name, parseJsonExact(text));
+    if (!checked.ok) throw new Error(`${file} is not a valid ${name}: ${JSON.stringify(checked.errors)}`);
+    const value = checked.value as Messages[typeof name];
+    const bytes = encodeAvro(name, value);
+    const encode = microseconds(() => encodeAvro(name, value), options.calls, options.rounds);
+    const decode = microseconds(() => decodeAvro(name, bytes), options.calls, options.rounds);
+    const json = microseconds(() => toJson(name, value), options.calls, options.rounds);
+    const detail = `${bytes.length} bytes of Avro; best of ${options.rounds} rounds of ${options.calls}`;
+    rows.push(
+      { group: 'codec', name: `${name}: Avro encode`, value: encode, unit: 'µs', detail },
+      { group: 'codec', name: `${name}: Avro decode`, value: decode, unit: 'µs', detail },
+      { group: 'codec', name: `${name}: JSON rendering`, value: json, unit: 'µs', detail },
+    );
+  }
+  return rows;
+}
