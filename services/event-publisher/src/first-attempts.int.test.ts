@@ -36,7 +36,12 @@ const record = (index: number): EventDeliveryRecord => ({
 
 describe('the delivery log written behind', () => {
   it('writes what several batches handed over in one insert, and makes room by writing', async () => {
-    const log = new FirstAttemptLog({ deliveryLog: store.deliveryLog, maxWaiting: 5 });
+    const reported: number[] = [];
+    const log = new FirstAttemptLog({
+      deliveryLog: store.deliveryLog,
+      maxWaiting: 5,
+      onWaiting: (waiting) => reported.push(waiting),
+    });
     log.add([record(0), record(1)]);
     const unnamed = record(9);
     expect(log.add([record(2), { ...unnamed, posting: { ...unnamed.posting, uetr: '' } }])).toHaveLength(1);
@@ -56,6 +61,8 @@ describe('the delivery log written behind', () => {
     await log.whenRoom({ signal: controller.signal, heartbeat, onFailure: () => {} });
     expect(log.size).toBe(0);
     expect(await store.deliveryLog.listByUetr(uetr)).toHaveLength(8);
+    // What the rp_events_delivery_log_waiting gauge showed: 2, 3, written, 5, written.
+    expect(reported).toEqual([2, 3, 0, 5, 0]);
   });
 
   it('keeps records whose write failed for the next write, and stops waiting for room when aborted', async () => {

@@ -4,6 +4,8 @@ export interface FirstAttemptLogDeps {
   readonly deliveryLog: Pick<DeliveryLogRepository, 'recordFirstAttempts'>;
   /** Records waiting at most; past this, `whenRoom` waits for a write. */
   readonly maxWaiting: number;
+  /** Told how many records wait (not counting a write in progress) each time that changes. */
+  readonly onWaiting?: (waiting: number) => void;
 }
 
 /**
@@ -44,6 +46,7 @@ export class FirstAttemptLog {
       if (record.posting.eventId && record.posting.uetr) this.#waiting.push(record);
       else refused.push(record);
     }
+    this.#deps.onWaiting?.(this.#waiting.length);
     return refused;
   }
 
@@ -58,10 +61,12 @@ export class FirstAttemptLog {
         const batch = this.#waiting;
         if (batch.length === 0) return;
         this.#waiting = [];
+        this.#deps.onWaiting?.(0);
         try {
           await this.#deps.deliveryLog.recordFirstAttempts(batch);
         } catch (error) {
           this.#waiting = [...batch, ...this.#waiting];
+          this.#deps.onWaiting?.(this.#waiting.length);
           throw error;
         }
       });

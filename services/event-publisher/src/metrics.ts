@@ -22,6 +22,8 @@ export interface PublisherMetrics {
   partitionLoaded(lanes: number): void;
   /** Stored postings deleted past their retention. */
   purged(count: number): void;
+  /** Delivery log records of postings sent at once that wait to be written (behind, before a commit). */
+  deliveryLogWaiting(records: number): void;
 }
 
 export function publisherMetrics(metrics: Metrics): PublisherMetrics {
@@ -92,6 +94,10 @@ export function publisherMetrics(metrics: Metrics): PublisherMetrics {
     'rp_events_postings_purged_total',
     'Stored postings deleted past their retention (EVENTS_POSTING_RETENTION)',
   );
+  const logWaiting = metrics.gauge(
+    'rp_events_delivery_log_waiting',
+    'Delivery log records of postings sent at once that wait to be written (before the next commit)',
+  );
   const knownBanks = new Set<string>();
 
   return {
@@ -128,5 +134,6 @@ export function publisherMetrics(metrics: Metrics): PublisherMetrics {
       loadedLanes.inc(lanes);
     },
     purged: (count) => purged.inc(count),
+    deliveryLogWaiting: (records) => logWaiting.set(records),
   };
 }

@@ -208,6 +208,7 @@ export function createEventPublisherService(deps: EventPublisherDeps): EventPubl
   const firstAttempts = new FirstAttemptLog({
     deliveryLog: deps.store.deliveryLog,
     maxWaiting: options.deliveryLogMaxWaiting ?? 2_000,
+    onWaiting: (waiting) => metrics.deliveryLogWaiting(waiting),
   });
   const handler = createPostingHandler({
     store: deps.deliveries,
