@@ -185,22 +185,26 @@ export class DeliveryLogRepository {
 
   /**
    * The records whose attempt their entry does not hold yet: an attempt is known by its time, answer and
-   * latency (one posting's attempts to one bank follow one another). One read for all of them. An attempt trimmed
-   * from a long list since (more than `2 * deliveryAttemptsKept` later attempts) would be appended again.
+   * latency (one posting's attempts to one bank follow one another). One read by `_id` per entry, up to
+   * `writeConcurrency` at once: they are few (`$in` on `_id` would be a full scan on the local server).
+   * An attempt trimmed from a long list since (more than `2 * deliveryAttemptsKept` later attempts) would
+   * be appended again.
    */
   async #notRecorded(records: readonly EventDeliveryRecord[]): Promise<EventDeliveryRecord[]> {
     if (records.length === 0) return [];
     const ids = [...new Set(records.map((record) => record.posting.eventId))];
     const held = new Map<string, Set<string>>();
-    try {
-      const entries = this.#collection.find(
-        { _id: { $in: ids } },
-        { projection: { attempts: 1 }, maxTimeMS: this.#limits.operationMaxTimeMs },
-      );
-      for await (const entry of entries) held.set(entry._id, new Set((entry.attempts ?? []).map(attemptKey)));
-    } catch (error) {
-      throw toStoreError(error, `read the delivery log entries of ${ids.length} postings`);
-    }
+    await mapBounded(ids, this.#limits.writeConcurrency, async (id) => {
+      try {
+        const entry = await this.#collection.findOne(
+          { _id: id },
+          { projection: { attempts: 1 }, maxTimeMS: this.#limits.operationMaxTimeMs },
+        );
+        held.set(id, new Set((entry?.attempts ?? []).map(attemptKey)));
+      } catch (error) {
+        throw toStoreError(error, `read the delivery log entry of event ${id}`);
+      }
+    });
     return records.filter(({ posting, attempt }) => {
       const known = held.get(posting.eventId) ?? new Set<string>();
       held.set(posting.eventId, known);
