@@ -12,6 +12,14 @@ function workspaceWithReport(report: object): string {
   return dir;
 }
 
+/** A file whose tests did not run: its hook failed. */
+const hookTimedOut = {
+  name: '/repo/services/b/src/b.test.ts',
+  status: 'failed',
+  message: 'Hook timed out',
+  assertionResults: [],
+};
+
 describe('collectTestTotals', () => {
   test('adds up every package and counts suites that failed to load as failures', () => {
     const a = workspaceWithReport({ numPassedTests: 10, numFailedTests: 1, numPendingTests: 0 });
@@ -41,14 +49,7 @@ describe('collectTestTotals', () => {
       numPassedTests: 2,
       numFailedTests: 0,
       numFailedTestSuites: 1,
-      testResults: [
-        {
-          name: '/repo/services/b/src/b.test.ts',
-          status: 'failed',
-          message: 'Hook timed out',
-          assertionResults: [],
-        },
-      ],
+      testResults: [hookTimedOut],
     });
     const totals = collectTestTotals([a, b], '/repo');
     expect(formatTotals(totals)).toBe('7 passed, 2 failed');
@@ -80,12 +81,7 @@ describe('collectTestTotals', () => {
     const b = workspaceWithReport({
       numFailedTestSuites: 1,
       testResults: [
-        {
-          name: '/repo/services/b/src/b.test.ts',
-          status: 'failed',
-          message: 'Hook timed out',
-          assertionResults: [],
-        },
+        hookTimedOut,
         { name: '/repo/services/b/src/c.test.ts', status: 'passed', message: '', assertionResults: [] },
       ],
     });

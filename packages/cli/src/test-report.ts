@@ -73,11 +73,9 @@ export function collectTestTotals(workspaceDirs: readonly string[], root?: strin
         totals.failures.push({ file, test: undefined, message: firstLines(result.message) });
       }
     }
-    const failedTests = report.numFailedTests ?? 0;
     const failedFiles = totals.failures.slice(failuresBefore).filter((failure) => failure.test === undefined);
-    const failedSuites = report.numFailedTestSuites ?? 0;
-    totals.failed +=
-      failedTests + (failedFiles.length > 0 || failedTests > 0 ? failedFiles.length : failedSuites);
+    // A report without per-file results has only its count of failed suites to go by.
+    totals.failed += (report.numFailedTests ?? 0) + failedFiles.length || (report.numFailedTestSuites ?? 0);
   }
   return totals;
 }
