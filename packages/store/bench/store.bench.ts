@@ -244,7 +244,7 @@ async function main(): Promise<void> {
 
     // Debit queue: enqueue, then drain a window of `queueSize` debits two ways.
     const enqueued = Array.from({ length: ops }, (_, index) => queueItem(index));
-    await measure('debit enqueue (insertOne)', enqueued, concurrency, (item) =>
+    await measure('debit enqueue (upsert)', enqueued, concurrency, (item) =>
       store.debitQueue.enqueue(item),
     );
     const seeded = Array.from({ length: queueSize - ops }, (_, index) => queueItem(index + ops));
@@ -253,6 +253,8 @@ async function main(): Promise<void> {
       db.collection('debit_queue'),
       seeded.map((item) => ({
         _id: item.uetr,
+        status: 'queued',
+        updatedAt: item.enqueuedAt,
         windowDate: item.windowDate,
         orderKey: debitOrderKey(item),
         requestedCollectionDate: item.requestedCollectionDate,

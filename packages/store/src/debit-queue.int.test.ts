@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openTestStore, type TestStore } from '../test/store-fixture.ts';
-import type { DebitQueueItem, QueuedDebit } from './debit-queue.ts';
+import { type DebitQueueItem, isReadyToQueue, type QueuedDebit } from './debit-queue.ts';
 import { mapBounded } from './limits.ts';
 
 const windowDate = '2026-11-24';
@@ -73,14 +73,16 @@ describe('DebitQueueRepository', () => {
       // Equal in everything but the UETR: the UETR breaks the tie.
       ...Array.from({ length: 4 }, () => item({ enqueuedAt: sameTime })),
     ];
-    const expected = [...items].sort(documentedOrder).map((each) => each.uetr);
 
     for (const seed of [1, 7, 42]) {
-      for (const each of shuffled(items, seed)) await context.store.debitQueue.enqueue(each);
+      // A released debit leaves a tombstone: each round queues the same debits under new UETRs.
+      const round = items.map((each) => ({ ...each, uetr: randomUUID() }));
+      const expected = [...round].sort(documentedOrder).map((each) => each.uetr);
+      for (const each of shuffled(round, seed)) await context.store.debitQueue.enqueue(each);
       const drained = (await drainAll(context, 10)).flat();
       expect(drained.map((each) => each.uetr)).toEqual(expected);
       expect(await context.store.debitQueue.markDispatched(drained.map((each) => each.uetr))).toBe(
-        items.length,
+        round.length,
       );
       expect(await context.store.debitQueue.depth(windowDate)).toBe(0);
     }
@@ -143,7 +145,88 @@ describe('DebitQueueRepository', () => {
     const drained = (await drainAll(context, 10)).flat();
     expect(drained).toHaveLength(1);
     expect(drained[0]).toMatchObject({ uetr: today.uetr, messageJson: today.messageJson, origin: 'on-us' });
-    expect(await context.store.debitQueue.remove([tomorrow.uetr, tomorrow.uetr])).toBe(1);
+    expect(await context.store.debitQueue.withdraw([tomorrow.uetr, tomorrow.uetr])).toBe(1);
     expect(await context.store.debitQueue.depth('2026-11-25')).toBe(0);
+    expect(await context.store.debitQueue.depth()).toBe(1);
+  });
+
+  it('joins the two halves in either order, and queues the debit in the same document', async () => {
+    const queue = context.store.debitQueue;
+    const first = item();
+    const accepted = await queue.recordAccepted(first.uetr, first.messageJson, at(0));
+    expect(accepted).toMatchObject({ status: 'awaiting', acceptedAt: at(0) });
+    expect(isReadyToQueue(accepted)).toBe(false);
+    const both = await queue.recordAcknowledged(first.uetr, 'RPV1', at(1));
+    expect(isReadyToQueue(both)).toBe(true);
+    expect(both).toMatchObject({ statusReportId: 'RPV1', statusReportAcknowledgedAt: at(1) });
+
+    // The acknowledgement first: the accepted debit completes the pair, and keeps the earliest sight.
+    const second = item();
+    expect(isReadyToQueue(await queue.recordAcknowledged(second.uetr, 'RPV2', at(2)))).toBe(false);
+    expect(await queue.countAwaiting()).toBe(2);
+    const pair = await queue.recordAccepted(second.uetr, second.messageJson, at(3));
+    expect(isReadyToQueue(pair)).toBe(true);
+    expect((await queue.recordAccepted(second.uetr, second.messageJson, at(4))).acceptedAt).toEqual(at(3));
+
+    // Queued: the awaiting entry becomes the queue's, once.
+    context.resetCommands();
+    expect((await queue.enqueue({ ...first, enqueuedAt: at(0) }, at(5))).outcome).toBe('enqueued');
+    expect(context.commandCount('update')).toBe(1);
+    expect((await queue.enqueue({ ...first, enqueuedAt: at(0) }, at(6))).outcome).toBe('already-queued');
+    expect(await queue.entry(first.uetr)).toMatchObject({ status: 'queued', windowDate, acceptedAt: at(0) });
+    expect(await queue.countAwaiting()).toBe(1);
+    expect(await queue.depth()).toBe(1);
+
+    // Released: a tombstone that the halves, delivered again, do not bring back.
+    expect(await queue.markDispatched([first.uetr], at(7))).toBe(1);
+    expect(await queue.markDispatched([first.uetr], at(8))).toBe(0);
+    expect(await queue.get(first.uetr)).toBeNull();
+    const again = await queue.recordAccepted(first.uetr, first.messageJson, at(9));
+    expect(again.status).toBe('dispatched');
+    expect(isReadyToQueue(again)).toBe(false);
+    expect((await queue.enqueue({ ...first, enqueuedAt: at(0) }, at(10))).outcome).toBe('already-queued');
+    expect(await queue.depth(windowDate)).toBe(0);
+  });
+
+  it('keeps a debit from a clearing house apart from the acknowledgements, and withdraws what was never seen', async () => {
+    const queue = context.store.debitQueue;
+    const inbound = item({ origin: 'inbound' });
+    expect(
+      isReadyToQueue(
+        await queue.recordAccepted(inbound.uetr, inbound.messageJson, at(0), { fromScheme: true }),
+      ),
+    ).toBe(true);
+
+    // Reconciled before anything arrived: what arrives later is ignored.
+    const unseen = item();
+    expect(await queue.withdraw([unseen.uetr, inbound.uetr], at(1))).toBe(0);
+    const late = await queue.recordAcknowledged(unseen.uetr, 'RPV3', at(2));
+    expect(late.status).toBe('withdrawn');
+    expect(isReadyToQueue(await queue.recordAccepted(unseen.uetr, unseen.messageJson, at(3)))).toBe(false);
+    expect((await queue.enqueue(inbound, at(4))).outcome).toBe('already-queued');
+    expect(await queue.entry(inbound.uetr)).toMatchObject({ status: 'withdrawn' });
+    expect((await queue.entry(inbound.uetr))?.messageJson).toBeUndefined();
+  });
+
+  it('purges tombstones and lone halves after their time, never a queued debit', async () => {
+    const queue = context.store.debitQueue;
+    const [queued, dispatched, lone] = [item(), item(), item()];
+    await queue.enqueue(queued, at(0));
+    await queue.enqueue(dispatched, at(0));
+    await queue.markDispatched([dispatched.uetr], at(1));
+    await queue.recordAcknowledged(lone.uetr, 'RPV4', at(1));
+    const recent = item();
+    await queue.withdraw([recent.uetr], at(5));
+
+    expect(await queue.purge(at(3))).toBe(2);
+    expect(await queue.entry(dispatched.uetr)).toBeNull();
+    expect(await queue.entry(lone.uetr)).toBeNull();
+    expect(await queue.entry(recent.uetr)).toMatchObject({ status: 'withdrawn' });
+    expect(await queue.get(queued.uetr)).toMatchObject({ uetr: queued.uetr, windowDate });
   });
 });
+
+/** Minutes after 10:00 on 2026-11-23. */
+function at(minutes: number): Date {
+  return new Date(Date.UTC(2026, 10, 23, 10, minutes));
+}

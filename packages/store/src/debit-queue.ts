@@ -1,4 +1,4 @@
-import type { Collection } from 'mongodb';
+import type { Collection, Filter } from 'mongodb';
 import { assertIsoDate, debitOrderKey } from './debit-order.ts';
 import { isDuplicateKey, StoreError, toStoreError } from './errors.ts';
 import { chunk, mapBounded, type StoreLimits } from './limits.ts';
@@ -28,23 +28,63 @@ export interface DrainOptions {
   batchSize?: number;
 }
 
+/**
+ * Where a debit is on its way through the scheduler:
+ * - `awaiting`: one half is in (the accepted debit, or the initiating bank's acknowledgement of its ACCP
+ *   status report), not both;
+ * - `queued`: waiting for its debit window (`windowDate`, in `orderKey` order);
+ * - `dispatched`: released to its window (a tombstone);
+ * - `withdrawn`: reconciled, or taken off the queue by an operator (a tombstone).
+ * A tombstone keeps a record delivered again from bringing the debit back; tombstones are purged after
+ * the input topics' retention.
+ */
+export type DebitStatus = 'awaiting' | 'queued' | 'dispatched' | 'withdrawn';
+
+/** A debit's document in the queue, whatever its status. */
+export interface DebitEntry {
+  uetr: string;
+  status: DebitStatus;
+  /** The accepted DirectDebit as JSON text (gone once the debit is a tombstone). */
+  messageJson?: string;
+  /** When the accepted debit was first seen: its place in the queue's order. */
+  acceptedAt?: Date;
+  /** The debit came from a clearing house: no status report will be acknowledged. */
+  fromScheme?: boolean;
+  /** When the initiating bank's 202 to the ACCP report was first seen. */
+  statusReportAcknowledgedAt?: Date;
+  statusReportId?: string;
+  /** While queued: the window it waits for. */
+  windowDate?: string;
+  updatedAt: Date;
+}
+
 interface DebitQueueDocument {
   _id: string;
-  windowDate: string;
-  orderKey: string;
-  requestedCollectionDate: string;
-  creditorAgentMemberId: string;
-  origin: 'on-us' | 'inbound';
-  enqueuedAt: Date;
-  messageJson: string;
+  status: DebitStatus;
+  windowDate?: string;
+  orderKey?: string;
+  requestedCollectionDate?: string;
+  creditorAgentMemberId?: string;
+  origin?: 'on-us' | 'inbound';
+  enqueuedAt?: Date;
+  messageJson?: string;
+  acceptedAt?: Date;
+  fromScheme?: boolean;
+  statusReportAcknowledgedAt?: Date;
+  statusReportId?: string;
+  updatedAt: Date;
 }
 
 const maxDrainResumes = 3;
 
+/** What a tombstone drops: it no longer waits for a window, and its message was sent or never will be. */
+const tombstoneUnset = { windowDate: '', orderKey: '', messageJson: '' } as const;
+
 /**
- * The durable queue of debits held until their debit window: `_id` = UETR (so a redelivered debit is
- * queued once), drained per window in `orderKey` order through one cursor, removed in small batches
- * once dispatched.
+ * The scheduler's debits from the first record seen to their release, one document each (`_id` = UETR):
+ * the two halves of the intake joined by atomic upserts, the queue ordered for its window and drained
+ * through one cursor, and a tombstone once released or withdrawn. A debit costs three writes of its
+ * own (each half, then queued) and a share of a bulk write when its window releases it.
  */
 export class DebitQueueRepository {
   readonly #collection: Collection<DebitQueueDocument>;
@@ -55,45 +95,78 @@ export class DebitQueueRepository {
     this.#limits = limits;
   }
 
-  /** Queues a debit once: a second enqueue of the same UETR leaves the first in place. */
-  async enqueue(item: DebitQueueItem): Promise<{ outcome: 'enqueued' | 'already-queued'; orderKey: string }> {
+  /**
+   * Records the accepted debit (its first sight sets `acceptedAt`); returns the entry after the write.
+   * A debit that moved on (queued, dispatched, withdrawn) is returned as it is, unchanged in status.
+   */
+  recordAccepted(
+    uetr: string,
+    messageJson: string,
+    at: Date,
+    options: { fromScheme?: boolean } = {},
+  ): Promise<DebitEntry> {
+    return this.#record(uetr, {
+      $set: { messageJson, updatedAt: at, ...(options.fromScheme ? { fromScheme: true } : {}) },
+      $min: { acceptedAt: at },
+    });
+  }
+
+  /** Records the initiating bank's acknowledgement of the debit's ACCP report. */
+  recordAcknowledged(uetr: string, statusReportId: string, at: Date): Promise<DebitEntry> {
+    return this.#record(uetr, {
+      $set: { statusReportId, updatedAt: at },
+      $min: { statusReportAcknowledgedAt: at },
+    });
+  }
+
+  /**
+   * Queues a debit for its window, once: an awaiting entry (or none) becomes queued; a debit already
+   * queued, released or withdrawn is left as it is. One write either way.
+   */
+  async enqueue(
+    item: DebitQueueItem,
+    at: Date = new Date(),
+  ): Promise<{ outcome: 'enqueued' | 'already-queued'; orderKey: string }> {
     assertIsoDate(item.windowDate, 'windowDate');
     const orderKey = debitOrderKey(item);
     try {
-      await this.#collection.insertOne(
+      await this.#collection.updateOne(
+        { _id: item.uetr, status: 'awaiting' },
         {
-          _id: item.uetr,
-          windowDate: item.windowDate,
-          orderKey,
-          requestedCollectionDate: item.requestedCollectionDate,
-          creditorAgentMemberId: item.creditorAgentMemberId,
-          origin: item.origin,
-          enqueuedAt: item.enqueuedAt,
-          messageJson: item.messageJson,
+          $set: {
+            status: 'queued',
+            windowDate: item.windowDate,
+            orderKey,
+            requestedCollectionDate: item.requestedCollectionDate,
+            creditorAgentMemberId: item.creditorAgentMemberId,
+            origin: item.origin,
+            enqueuedAt: item.enqueuedAt,
+            messageJson: item.messageJson,
+            updatedAt: at,
+          },
         },
-        { maxTimeMS: this.#limits.operationMaxTimeMs },
+        { upsert: true, maxTimeMS: this.#limits.operationMaxTimeMs },
       );
       return { outcome: 'enqueued', orderKey };
     } catch (error) {
+      // Not awaiting: the upsert's insert met the entry that moved on.
       if (isDuplicateKey(error)) return { outcome: 'already-queued', orderKey };
       throw toStoreError(error, `enqueue debit ${item.uetr}`);
     }
   }
 
-  /** Debits waiting for one window, or in the whole queue (an estimate from collection metadata). */
+  /** Debits queued for one window, or for any window. */
   async depth(windowDate?: string): Promise<number> {
-    try {
-      if (windowDate === undefined) {
-        return await this.#collection.estimatedDocumentCount({ maxTimeMS: this.#limits.queryMaxTimeMs });
-      }
-      assertIsoDate(windowDate, 'windowDate');
-      return await this.#collection.countDocuments(
-        { windowDate },
-        { maxTimeMS: this.#limits.queryMaxTimeMs },
-      );
-    } catch (error) {
-      throw toStoreError(error, 'measure debit queue depth');
-    }
+    if (windowDate !== undefined) assertIsoDate(windowDate, 'windowDate');
+    return this.#count(
+      windowDate === undefined ? { status: 'queued' } : { windowDate },
+      'measure debit queue depth',
+    );
+  }
+
+  /** Debits (or acknowledgements) still waiting for their other half. */
+  countAwaiting(): Promise<number> {
+    return this.#count({ status: 'awaiting' }, 'count debits awaiting their status report');
   }
 
   /**
@@ -141,64 +214,201 @@ export class DebitQueueRepository {
     }
   }
 
-  /** Takes dispatched debits off the queue. Returns how many were still queued. */
-  async markDispatched(uetrs: readonly string[]): Promise<number> {
-    return this.#delete(uetrs, 'mark debits dispatched');
-  }
-
-  /** Withdraws debits that will not be dispatched (e.g. cancelled before their window). */
-  async remove(uetrs: readonly string[]): Promise<number> {
-    return this.#delete(uetrs, 'remove debits from the queue');
-  }
-
-  async get(uetr: string): Promise<QueuedDebit | null> {
-    try {
-      const document = await this.#collection.findOne(
-        { _id: uetr },
-        { maxTimeMS: this.#limits.operationMaxTimeMs },
-      );
-      return document === null ? null : toQueuedDebit(document);
-    } catch (error) {
-      throw toStoreError(error, `read queued debit ${uetr}`);
-    }
+  /**
+   * Takes released debits off the queue, leaving their tombstones. Returns how many were still queued.
+   */
+  async markDispatched(uetrs: readonly string[], at: Date = new Date()): Promise<number> {
+    return this.#tombstone(uetrs, 'dispatched', at, 'mark debits dispatched');
   }
 
   /**
-   * Deletes by `_id` in bulk writes of at most `bulkBatchSize` deletes, a few bulks in flight: one round
-   * trip per batch on MongoDB, and on the local server (which runs a bulk's deletes one after another)
-   * still several batches at once. `deleteMany` with `$in` is avoided: the local server cannot use the
-   * `_id` index for `$in` and scans the whole queue for every batch.
+   * Withdraws debits whatever their status (reconciled, or taken off by an operator): they leave the
+   * queue if queued, and anything that arrives for them later is ignored. A UETR never seen gets its
+   * tombstone too. Returns how many were still queued.
    */
-  async #delete(uetrs: readonly string[], operation: string): Promise<number> {
+  async withdraw(uetrs: readonly string[], at: Date = new Date()): Promise<number> {
+    return this.#tombstone(uetrs, 'withdrawn', at, 'withdraw debits');
+  }
+
+  /** A queued debit; null when it is not (or no longer) queued. */
+  async get(uetr: string): Promise<QueuedDebit | null> {
+    const document = await this.#find(uetr);
+    return document === null || !isQueued(document) ? null : toQueuedDebit(document);
+  }
+
+  /** A debit's entry whatever its status; null when the queue never saw it (or purged its tombstone). */
+  async entry(uetr: string): Promise<DebitEntry | null> {
+    const document = await this.#find(uetr);
+    return document === null ? null : toEntry(document);
+  }
+
+  /**
+   * Deletes tombstones, and halves whose other half never came (an acknowledgement of a rejection
+   * report has no accepted debit), last touched before `before`. Queued debits stay, however long they
+   * wait. Off the hot path: one delete per status, each served by the status index.
+   */
+  async purge(before: Date): Promise<number> {
+    let purged = 0;
+    for (const status of ['dispatched', 'withdrawn', 'awaiting'] as const) {
+      try {
+        const result = await this.#collection.deleteMany(
+          { status, updatedAt: { $lt: before } },
+          { maxTimeMS: this.#limits.queryMaxTimeMs },
+        );
+        purged += result.deletedCount;
+      } catch (error) {
+        throw toStoreError(error, `purge ${status} debits`);
+      }
+    }
+    return purged;
+  }
+
+  async #find(uetr: string): Promise<DebitQueueDocument | null> {
+    try {
+      return await this.#collection.findOne({ _id: uetr }, { maxTimeMS: this.#limits.operationMaxTimeMs });
+    } catch (error) {
+      throw toStoreError(error, `read debit ${uetr}`);
+    }
+  }
+
+  async #count(filter: Filter<DebitQueueDocument>, operation: string): Promise<number> {
+    try {
+      return await this.#collection.countDocuments(filter, { maxTimeMS: this.#limits.queryMaxTimeMs });
+    } catch (error) {
+      throw toStoreError(error, operation);
+    }
+  }
+
+  /** One half of the intake: an atomic upsert that returns the entry after it. */
+  async #record(
+    uetr: string,
+    update: { $set: Partial<DebitQueueDocument>; $min: Partial<DebitQueueDocument> },
+  ): Promise<DebitEntry> {
+    const upsert = () =>
+      this.#collection.findOneAndUpdate(
+        { _id: uetr },
+        { ...update, $setOnInsert: { status: 'awaiting' } },
+        { upsert: true, returnDocument: 'after', maxTimeMS: this.#limits.operationMaxTimeMs },
+      );
+    let document: DebitQueueDocument | null;
+    try {
+      try {
+        document = await upsert();
+      } catch (error) {
+        // Two first writes of one UETR at once: the loser's insert hits the unique _id; the entry exists now.
+        if (!isDuplicateKey(error)) throw error;
+        document = await upsert();
+      }
+    } catch (error) {
+      throw toStoreError(error, `record debit ${uetr}`);
+    }
+    if (document === null) throw new StoreError('inconsistent', `upsert of debit ${uetr} returned nothing`);
+    return toEntry(document);
+  }
+
+  /**
+   * Turns debits into tombstones in bulk writes of at most `bulkBatchSize` updates by `_id` (the local
+   * server takes small bulks of updates well and large ones badly), a few bulks in flight. Releasing
+   * marks only what is still queued; withdrawing marks whatever is there, and upserts the rest.
+   */
+  async #tombstone(
+    uetrs: readonly string[],
+    status: 'dispatched' | 'withdrawn',
+    at: Date,
+    operation: string,
+  ): Promise<number> {
     const batches = chunk([...new Set(uetrs)], this.#limits.bulkBatchSize);
     const parallel = Math.max(1, Math.floor(this.#limits.writeConcurrency / 4));
+    const update = { $set: { status, updatedAt: at }, $unset: tombstoneUnset };
     try {
-      const deleted = await mapBounded(batches, parallel, async (batch) => {
-        const result = await this.#collection.bulkWrite(
-          batch.map((uetr) => ({ deleteOne: { filter: { _id: uetr } } })),
+      const counts = await mapBounded(batches, parallel, async (batch) => {
+        if (status === 'dispatched') {
+          const result = await this.#collection.bulkWrite(
+            batch.map((uetr) => ({
+              updateOne: { filter: { _id: uetr, status: 'queued' as const }, update },
+            })),
+            { ordered: false, maxTimeMS: this.#limits.operationMaxTimeMs },
+          );
+          return result.modifiedCount;
+        }
+        // Withdrawn: how many were queued is read first (by _id, one at a time: few, and off the hot path).
+        const queued = await mapBounded(batch, parallel, async (uetr) => {
+          const document = await this.#collection.findOne(
+            { _id: uetr },
+            { projection: { status: 1 }, maxTimeMS: this.#limits.operationMaxTimeMs },
+          );
+          return document !== null && isQueued(document) ? 1 : 0;
+        });
+        await this.#collection.bulkWrite(
+          batch.map((uetr) => ({ updateOne: { filter: { _id: uetr }, update, upsert: true } })),
           { ordered: false, maxTimeMS: this.#limits.operationMaxTimeMs },
         );
-        return result.deletedCount;
+        return queued.reduce<number>((sum, count) => sum + count, 0);
       });
-      return deleted.reduce((sum, count) => sum + count, 0);
+      return counts.reduce((sum, count) => sum + count, 0);
     } catch (error) {
       throw toStoreError(error, operation);
     }
   }
 }
 
+function isQueued(document: Pick<DebitQueueDocument, 'status'>): boolean {
+  return document.status === 'queued';
+}
+
+function toEntry(document: DebitQueueDocument): DebitEntry {
+  return {
+    uetr: document._id,
+    status: document.status,
+    ...(document.messageJson === undefined ? {} : { messageJson: document.messageJson }),
+    ...(document.acceptedAt === undefined ? {} : { acceptedAt: document.acceptedAt }),
+    ...(document.fromScheme === true ? { fromScheme: true } : {}),
+    ...(document.statusReportAcknowledgedAt === undefined
+      ? {}
+      : { statusReportAcknowledgedAt: document.statusReportAcknowledgedAt }),
+    ...(document.statusReportId === undefined ? {} : { statusReportId: document.statusReportId }),
+    ...(document.windowDate === undefined ? {} : { windowDate: document.windowDate }),
+    updatedAt: document.updatedAt,
+  };
+}
+
+/**
+ * Both halves are in (for a debit from a clearing house, the accepted debit is all there is) and the
+ * debit has not moved on: it is ready to be queued.
+ */
+export function isReadyToQueue(
+  entry: DebitEntry,
+): entry is DebitEntry & { messageJson: string; acceptedAt: Date } {
+  return (
+    entry.status === 'awaiting' &&
+    entry.messageJson !== undefined &&
+    entry.acceptedAt !== undefined &&
+    (entry.fromScheme === true || entry.statusReportAcknowledgedAt !== undefined)
+  );
+}
+
 function toQueuedDebit(document: DebitQueueDocument): QueuedDebit {
-  if (typeof document.orderKey !== 'string') {
-    throw new StoreError('inconsistent', `queued debit ${document._id} has no order key`);
+  const { windowDate, orderKey, requestedCollectionDate, creditorAgentMemberId, origin, enqueuedAt } =
+    document;
+  if (
+    windowDate === undefined ||
+    orderKey === undefined ||
+    requestedCollectionDate === undefined ||
+    creditorAgentMemberId === undefined ||
+    origin === undefined ||
+    enqueuedAt === undefined ||
+    document.messageJson === undefined
+  ) {
+    throw new StoreError('inconsistent', `queued debit ${document._id} lacks its place in the queue`);
   }
   return {
     uetr: document._id,
-    windowDate: document.windowDate,
-    orderKey: document.orderKey,
-    requestedCollectionDate: document.requestedCollectionDate,
-    creditorAgentMemberId: document.creditorAgentMemberId,
-    origin: document.origin,
-    enqueuedAt: document.enqueuedAt,
+    windowDate,
+    orderKey,
+    requestedCollectionDate,
+    creditorAgentMemberId,
+    origin,
+    enqueuedAt,
     messageJson: document.messageJson,
   };
 }

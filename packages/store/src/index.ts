@@ -6,9 +6,12 @@ export {
 } from './audit.ts';
 export { type DebitOrder, debitOrderKey } from './debit-order.ts';
 export {
+  type DebitEntry,
   type DebitQueueItem,
   DebitQueueRepository,
+  type DebitStatus,
   type DrainOptions,
+  isReadyToQueue,
   type QueuedDebit,
 } from './debit-queue.ts';
 export {

@@ -28,8 +28,10 @@ export const storeIndexes: Record<CollectionName, IndexDescription[]> = {
   ],
   [collectionNames.idempotencyKeys]: [],
   [collectionNames.debitQueue]: [
-    // drain and depth of one window
+    // drain and depth of one window (only queued debits have a window)
     { key: { windowDate: 1, orderKey: 1 }, name: 'windowDate_1_orderKey_1' },
+    // the whole queue's depth, the debits awaiting their other half, the purge of tombstones
+    { key: { status: 1, updatedAt: 1 }, name: 'status_1_updatedAt_1' },
   ],
   [collectionNames.reconciliationItems]: [
     // list a window's items by UETR

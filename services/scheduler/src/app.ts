@@ -9,7 +9,6 @@ import {
 } from '@rp/runtime';
 import type { DebitQueueRepository, ReconciliationRepository } from '@rp/store';
 import type { Hono } from 'hono';
-import type { DebitIntakeRepository } from './intake.ts';
 import type { ReconciliationSummary } from './reconciliation.ts';
 import { csvHeader, csvLine, reportItem } from './report.ts';
 import type { WindowController, WindowStatus } from './window-state.ts';
@@ -18,8 +17,7 @@ import { assertIsoDate } from './windows.ts';
 export interface AdminDeps {
   readonly windows: WindowController;
   readonly clock: Clock;
-  readonly debitQueue: Pick<DebitQueueRepository, 'depth'>;
-  readonly intake: Pick<DebitIntakeRepository, 'countAwaiting'>;
+  readonly debitQueue: Pick<DebitQueueRepository, 'depth' | 'countAwaiting'>;
   readonly reconciliation: Pick<ReconciliationRepository, 'list' | 'countOpen'>;
   /** Opens the debit window of today now and releases its debits (the operator is audited). */
   openDebitWindow(operator: Operator): Promise<WindowStatus>;
@@ -63,7 +61,7 @@ export function registerAdminRoutes(app: Hono<AppEnv>, deps: AdminDeps): void {
       deps.debitQueue.depth(),
       deps.debitQueue.depth(today),
       deps.debitQueue.depth(next),
-      deps.intake.countAwaiting(),
+      deps.debitQueue.countAwaiting(),
     ]);
     deps.onQueueDepth?.(depth, awaiting);
     return c.json({

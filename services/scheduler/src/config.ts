@@ -5,7 +5,7 @@ import { windowConfig } from './windows.ts';
 /** Every variable the scheduler reads; `loadConfig` refuses to start while any of them is invalid. */
 export const schedulerConfigSpec = defineConfig({
   PORT: port({ default: 8083, doc: 'HTTP port of the admin routes, health and metrics' }),
-  ...pipelineConfig('debit queue, intake, snapshots, reconciliation items'),
+  ...pipelineConfig('debit queue, snapshots, reconciliation items'),
   ...windowConfig,
   ...adminAuthConfig,
   CREDITS_GATE: oneOf(['credits', 'operator'], {
@@ -35,7 +35,7 @@ export const schedulerConfigSpec = defineConfig({
   }),
   INTAKE_RETENTION: duration({
     default: 7 * 86_400_000,
-    doc: 'How long intake tombstones stay (must cover the accepted and outcome topics retention)',
+    doc: 'How long the debit queue keeps released and withdrawn debits (tombstones) and lone halves (must cover the accepted and outcome topics retention)',
   }),
   RECONCILIATION_SETTLE: duration({
     default: 1_000,

@@ -1,11 +1,5 @@
 export { type AdminDeps, registerAdminRoutes } from './app.ts';
 export { schedulerConfigSpec } from './config.ts';
-export {
-  DebitIntakeRepository,
-  type IntakeEntry,
-  type IntakeStatus,
-  intakeCollectionName,
-} from './intake.ts';
 export { releasedAtHeader, stateHeader, transactionOfSnapshot, windowDateHeader } from './messages.ts';
 export { creditorAgentKey } from './queueing.ts';
 export { closeReconciliationWindow, type ReconciliationSummary } from './reconciliation.ts';

@@ -19,9 +19,7 @@ import {
   systemClock,
 } from '@rp/runtime';
 import { connectStore } from '@rp/store';
-import { MongoClient } from 'mongodb';
 import { schedulerConfigSpec } from './config.ts';
-import { DebitIntakeRepository } from './intake.ts';
 import { consumedTopics, createSchedulerService, producedTopics, serviceName } from './service.ts';
 import { windowSettingsFromConfig } from './windows.ts';
 
@@ -78,15 +76,6 @@ try {
   });
   lifecycle.onStop('store', 'mongodb', () => store.close());
   await store.ensureIndexes();
-  // The intake collection is the scheduler's own until the store's debit queue holds awaiting debits.
-  const intakeClient = new MongoClient(config.MONGODB_URI, {
-    appName: `${serviceName}-intake`,
-    maxPoolSize: 8,
-  });
-  await intakeClient.connect();
-  lifecycle.onStop('store', 'mongodb-intake', () => intakeClient.close());
-  const intake = new DebitIntakeRepository(intakeClient.db(config.MONGODB_DATABASE));
-  await intake.ensureIndexes();
 
   const service = createSchedulerService({
     tracing,
@@ -95,7 +84,6 @@ try {
     codecs,
     producer,
     store,
-    intake,
     windows,
     logger,
     metrics,

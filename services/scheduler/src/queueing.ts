@@ -2,15 +2,13 @@ import { type DeliveryOutcome, type DirectDebit, type StateChangeCause, toJson }
 import type { ConsumedRecord } from '@rp/kafka';
 import { originHeader, type StateEmitter, schemeOrigin } from '@rp/pipeline';
 import { AppError, type Clock, type Logger, transactionLogger } from '@rp/runtime';
-import type { DebitQueueRepository } from '@rp/store';
-import { type DebitIntakeRepository, type IntakeEntry, isComplete } from './intake.ts';
+import { type DebitEntry, type DebitQueueRepository, isReadyToQueue } from '@rp/store';
 import { readDirectDebit, stateHeader } from './messages.ts';
 import type { SchedulerMetrics } from './metrics.ts';
 import type { WindowController } from './window-state.ts';
 
 export interface QueueingDeps {
-  readonly intake: DebitIntakeRepository;
-  readonly debitQueue: Pick<DebitQueueRepository, 'enqueue'>;
+  readonly debitQueue: Pick<DebitQueueRepository, 'recordAccepted' | 'recordAcknowledged' | 'enqueue'>;
   readonly emitter: StateEmitter;
   readonly windows: WindowController;
   readonly clock: Clock;
@@ -41,22 +39,22 @@ export function creditorAgentKey(debit: DirectDebit): string {
 }
 
 export function createQueueingHandlers(deps: QueueingDeps): QueueingHandlers {
-  const { intake, debitQueue, emitter, windows, clock, logger, metrics } = deps;
+  const { debitQueue, emitter, windows, clock, logger, metrics } = deps;
   const calendar = windows.calendar;
 
   /**
    * Both halves are in (or the debit came from a clearing house): DEBIT_QUEUED first (acknowledged
    * before anything can release the debit, so the dispatcher's DEBIT_DELIVERY_PENDING always follows
-   * it), then the queue, then the intake entry. A failure half way is repeated whole on the retried
-   * record: each step is idempotent.
+   * it), then the entry becomes queued for its window, in one write. A failure half way is repeated
+   * whole on the retried record: each step is idempotent.
    */
   async function makeReady(
-    entry: IntakeEntry & { debitJson: string; acceptedAt: Date },
+    entry: DebitEntry & { messageJson: string; acceptedAt: Date },
     cause: StateChangeCause,
   ) {
-    const debit = readDirectDebit(entry.debitJson);
+    const debit = readDirectDebit(entry.messageJson);
     if (debit === undefined) {
-      throw new AppError('INTERNAL', `intake entry ${entry.uetr} holds no readable DirectDebit`, {
+      throw new AppError('INTERNAL', `debit ${entry.uetr} holds no readable DirectDebit`, {
         retriable: false,
       });
     }
@@ -82,16 +80,18 @@ export function createQueueingHandlers(deps: QueueingDeps): QueueingHandlers {
       debit.requestedCollectionDate,
       windows.isDebitWindowClosedEarly(today),
     );
-    const { outcome, orderKey } = await debitQueue.enqueue({
-      uetr: entry.uetr,
-      windowDate,
-      requestedCollectionDate: debit.requestedCollectionDate ?? windowDate,
-      creditorAgentMemberId: creditorAgentKey(debit),
-      origin: fromScheme ? 'inbound' : 'on-us',
-      enqueuedAt: entry.acceptedAt,
-      messageJson: entry.debitJson,
-    });
-    await intake.markReady(entry.uetr, windowDate, now);
+    const { outcome, orderKey } = await debitQueue.enqueue(
+      {
+        uetr: entry.uetr,
+        windowDate,
+        requestedCollectionDate: debit.requestedCollectionDate ?? windowDate,
+        creditorAgentMemberId: creditorAgentKey(debit),
+        origin: fromScheme ? 'inbound' : 'on-us',
+        enqueuedAt: entry.acceptedAt,
+        messageJson: entry.messageJson,
+      },
+      now,
+    );
     metrics.queued();
     log.info({ windowDate, orderKey, outcome, fromScheme }, 'debit queued for its window');
     deps.onQueued(windowDate);
@@ -103,14 +103,14 @@ export function createQueueingHandlers(deps: QueueingDeps): QueueingHandlers {
       if (record.attempt > 1) metrics.retried('accepted');
       const debit = record.value;
       const uetr = debit.transactionIdentifiers.uetr;
-      const entry = await intake.recordAccepted(uetr, toJson('DirectDebit', debit), clock.now(), {
+      const entry = await debitQueue.recordAccepted(uetr, toJson('DirectDebit', debit), clock.now(), {
         fromScheme: record.headers[originHeader] === schemeOrigin,
       });
       if (entry.status !== 'awaiting') {
         metrics.ignored('accepted', entry.status);
         return;
       }
-      if (!isComplete(entry)) return;
+      if (!isReadyToQueue(entry)) return;
       await makeReady(entry, {
         messageType: 'DirectDebit',
         messageIdentification: debit.messageIdentifiers.messageIdentification,
@@ -134,12 +134,16 @@ export function createQueueingHandlers(deps: QueueingDeps): QueueingHandlers {
         return;
       }
       if (record.attempt > 1) metrics.retried('outcomes');
-      const entry = await intake.recordAcknowledged(outcome.uetr, outcome.messageIdentification, clock.now());
+      const entry = await debitQueue.recordAcknowledged(
+        outcome.uetr,
+        outcome.messageIdentification,
+        clock.now(),
+      );
       if (entry.status !== 'awaiting') {
         metrics.ignored('outcomes', entry.status);
         return;
       }
-      if (!isComplete(entry)) return;
+      if (!isReadyToQueue(entry)) return;
       await makeReady(entry, {
         messageType: 'DeliveryOutcome',
         messageIdentification: outcome.messageIdentification,

@@ -7,7 +7,6 @@ import type {
 import type { PipelineProducer, StateChangeInput, StateEmitter } from '@rp/pipeline';
 import { type Clock, type Logger, transactionLogger } from '@rp/runtime';
 import type { Store, TransactionSnapshot, TransactionSummary } from '@rp/store';
-import type { DebitIntakeRepository } from './intake.ts';
 import { transactionOfSnapshot } from './messages.ts';
 import type { SchedulerMetrics } from './metrics.ts';
 import { reconciliationRowFor, unresolvedStates } from './reconciliation-rows.ts';
@@ -15,7 +14,6 @@ import type { WindowController } from './window-state.ts';
 
 export interface ReconciliationDeps {
   readonly store: Pick<Store, 'transactions' | 'debitQueue' | 'reconciliation'>;
-  readonly intake: DebitIntakeRepository;
   readonly emitter: StateEmitter;
   readonly producer: PipelineProducer;
   readonly windows: WindowController;
@@ -24,7 +22,7 @@ export interface ReconciliationDeps {
   readonly metrics: SchedulerMetrics;
   /** Transactions examined at the same time (each costs a few reads by _id). */
   readonly concurrency: number;
-  /** How long intake tombstones are kept (the input topics' retention). */
+  /** How long the debit queue's tombstones and lone halves are kept (the input topics' retention). */
   readonly intakeRetentionMs: number;
   /**
    * Real time the close waits, once no debit of the day can be released any more, before it reads the
@@ -63,7 +61,7 @@ const pageSize = 200;
  * Closes the reconciliation window of `businessDate` at `closesAt`: every transaction created before
  * the close and not in a final state becomes a ReconciliationItem with its spec section 7 row. For each
  * page of them: RECONCILIATION_REQUIRED (acknowledged first), the items on `rp.reconciliation.v1`, the
- * items stored (idempotent per window and UETR), and their debits taken out of the intake and the queue.
+ * items stored (idempotent per window and UETR), and their debits withdrawn from the queue.
  * Running it again for the same window raises nothing twice: a transaction already stored for the window
  * is skipped, and the state change repeats its stable event id.
  */
@@ -188,8 +186,7 @@ export async function closeReconciliationWindow(
       })),
     );
     const uetrs = findings.map((finding) => finding.uetr);
-    await deps.intake.withdraw(uetrs, now);
-    await store.debitQueue.remove(uetrs);
+    await store.debitQueue.withdraw(uetrs, now);
     for (const finding of findings) {
       summary.raised += 1;
       summary.byRow[String(finding.row)] = (summary.byRow[String(finding.row)] ?? 0) + 1;
@@ -221,7 +218,7 @@ export async function closeReconciliationWindow(
     if (!closedBefore) windows.forgetReconciliationClose(businessDate);
     throw error;
   }
-  const purged = await deps.intake.purge(new Date(closesAt.getTime() - deps.intakeRetentionMs));
+  const purged = await store.debitQueue.purge(new Date(closesAt.getTime() - deps.intakeRetentionMs));
   metrics.reconciliationRun((performance.now() - started) / 1000);
   logger.info({ ...summary, purged }, 'reconciliation window closed');
   return summary;

@@ -58,7 +58,10 @@ export async function releaseWindow(deps: ReleaseDeps, windowDate: string): Prom
     }
     if (records.length > 0) {
       await producer.send('rp.directdebit.due.v1', records);
-      await debitQueue.markDispatched(records.map((record) => record.key));
+      await debitQueue.markDispatched(
+        records.map((record) => record.key),
+        now,
+      );
       released += records.length;
       metrics.released(records.length, waits);
     }

@@ -30,7 +30,6 @@ import {
 import type { Store } from '@rp/store';
 import type { Hono } from 'hono';
 import { registerAdminRoutes } from './app.ts';
-import type { DebitIntakeRepository } from './intake.ts';
 import { schedulerMetrics } from './metrics.ts';
 import { createQueueingHandlers } from './queueing.ts';
 import { closeReconciliationWindow, type ReconciliationSummary } from './reconciliation.ts';
@@ -81,7 +80,10 @@ export interface SchedulerOptions {
   readonly retry?: Partial<RetryPolicy>;
   /** Transactions examined at the same time when the reconciliation window closes. Default 8. */
   readonly reconciliationConcurrency?: number;
-  /** How long intake tombstones are kept. Default 7 days (the input topics' retention). */
+  /**
+   * How long the debit queue keeps tombstones (debits released or withdrawn) and halves whose other
+   * half never came. Default 7 days (the input topics' retention).
+   */
   readonly intakeRetentionMs?: number;
   /**
    * How long the reconciliation close waits for the tracker's snapshot writes of changes made before it
@@ -108,7 +110,6 @@ export interface SchedulerDeps {
   /** Owned by the caller, which disconnects it after `stop()`. */
   readonly producer: PipelineProducer;
   readonly store: Pick<Store, 'transactions' | 'debitQueue' | 'reconciliation' | 'windowOverrides' | 'audit'>;
-  readonly intake: DebitIntakeRepository;
   readonly windows: WindowSettings;
   /** A credits gate besides the admin trigger, the credits themselves and the cut-off time. */
   readonly creditsGate?: CreditsGate;
@@ -203,7 +204,6 @@ export function createSchedulerService(deps: SchedulerDeps): SchedulerService {
 
   const reconciliationDeps = {
     store: deps.store,
-    intake: deps.intake,
     emitter,
     producer,
     windows,
@@ -216,7 +216,6 @@ export function createSchedulerService(deps: SchedulerDeps): SchedulerService {
   };
 
   const handlers = createQueueingHandlers({
-    intake: deps.intake,
     debitQueue: deps.store.debitQueue,
     emitter,
     windows,
@@ -267,7 +266,6 @@ export function createSchedulerService(deps: SchedulerDeps): SchedulerService {
     windows,
     clock,
     debitQueue: deps.store.debitQueue,
-    intake: deps.intake,
     reconciliation: deps.store.reconciliation,
     ...(options.operatorAuth === undefined ? {} : { operatorAuth: options.operatorAuth }),
     onQueueDepth: (depth, awaiting) => metrics.queueDepth(depth, awaiting),

@@ -24,7 +24,6 @@ import { infra, uniqueName } from '@rp/testkit';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { DebitIntakeRepository } from '../src/intake.ts';
 import {
   consumedTopics,
   createSchedulerService,
@@ -52,7 +51,6 @@ let producer: PipelineProducer;
 let input: PipelineProducer;
 let store: Store;
 let mongo: MongoClient;
-let intake: DebitIntakeRepository;
 let databaseName: string;
 let service: SchedulerService;
 let due: TopicReader<DirectDebit>;
@@ -188,7 +186,6 @@ async function startService(): Promise<SchedulerService> {
     codecs,
     producer,
     store,
-    intake,
     windows: { ...defaultWindowSettings, creditsFinalisedAt: '07:30' },
     logger,
     clock,
@@ -225,8 +222,6 @@ beforeAll(async () => {
   await store.ensureIndexes();
   mongo = new MongoClient(endpoints.mongodbUri);
   await mongo.connect();
-  intake = new DebitIntakeRepository(mongo.db(databaseName));
-  await intake.ensureIndexes();
   service = await startService();
   due = await readTopic(kafka, names['rp.directdebit.due.v1'], codecs['rp.directdebit.due.v1']!);
   states = await readTopic(kafka, names['rp.transaction.state.v1'], codecs['rp.transaction.state.v1']!);
@@ -263,7 +258,9 @@ describe('the debit queue', () => {
     for (const value of [aloe, baobab1, capitec, baobab2, early, later, unacknowledged]) {
       clock.advance(1_000);
       await accept(value);
-      await eventually(async () => expect((await intake.get(uetrOf(value)))?.acceptedAt).toBeDefined());
+      await eventually(async () =>
+        expect((await store.debitQueue.entry(uetrOf(value)))?.acceptedAt).toBeDefined(),
+      );
     }
     // The acknowledgement can come first: the debit is queued once it arrives.
     clock.advance(1_000);
@@ -309,8 +306,10 @@ describe('the debit queue', () => {
       emittedBy: 'scheduler',
       causedBy: { messageType: 'DirectDebit' },
     });
-    // DEBIT_QUEUED first, then the queue, then the intake entry.
-    await eventually(async () => expect((await intake.get(uetrOf(offUs)))?.status).toBe('ready'));
+    // DEBIT_QUEUED first, then the entry queued for its window.
+    await eventually(async () =>
+      expect((await store.debitQueue.entry(uetrOf(offUs)))?.status).toBe('queued'),
+    );
     expect(await store.debitQueue.get(uetrOf(offUs))).toMatchObject({
       windowDate: monday,
       origin: 'inbound',
@@ -320,10 +319,10 @@ describe('the debit queue', () => {
     expect(view.awaitingStatusReport).toBe(1);
 
     // Delivered again: the tombstone keeps it from being queued twice.
-    const ignoredBefore = await ignoredAccepted('ready');
+    const ignoredBefore = await ignoredAccepted('queued');
     clock.advance(1_000);
     await acceptFromScheme(offUs);
-    await eventually(async () => expect(await ignoredAccepted('ready')).toBe(ignoredBefore + 1));
+    await eventually(async () => expect(await ignoredAccepted('queued')).toBe(ignoredBefore + 1));
     const marker = await barrier(states, 'rp.transaction.state.v1', change.value);
     expect(
       states.records
@@ -331,7 +330,7 @@ describe('the debit queue', () => {
         .filter((record) => record.key === uetrOf(offUs) && record.value.eventType === 'DEBIT_QUEUED'),
     ).toHaveLength(1);
     expect((await store.debitQueue.get(uetrOf(offUs)))?.enqueuedAt).toEqual(
-      (await intake.get(uetrOf(offUs)))?.acceptedAt,
+      (await store.debitQueue.entry(uetrOf(offUs)))?.acceptedAt,
     );
   });
 
