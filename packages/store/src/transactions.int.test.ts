@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openTestStore, type TestStore } from '../test/store-fixture.ts';
 import type { TransactionStateChange } from './transaction-changes.ts';
+import type { TransactionDeliveryAttempt } from './transactions.ts';
 
 const states = [
   'RECEIVED',
@@ -187,6 +188,58 @@ describe('TransactionRepository', () => {
     expect(snapshot?.updatedAt).toEqual(new Date(Date.UTC(2026, 10, 23, 9, 0, 8)));
     expect(snapshot?.state).toBe('RECEIVED');
     expect(snapshot?.version).toBe(1);
+  });
+
+  it("writes delivery attempts in the same write as their transaction's changes, and on their own when the list is full", async () => {
+    const store = await context.openAnother({ deliveryAttemptsKept: 2 });
+    const [together, alone] = [randomUUID(), randomUUID()];
+    const attemptAt = (second: number, latencyMs: number): TransactionDeliveryAttempt => ({
+      at: new Date(Date.UTC(2026, 10, 23, 9, 0, second)),
+      messageIdentification: 'MSG-1',
+      memberId: '250655',
+      endpoint: 'inbound/direct-debit',
+      httpStatus: 202,
+      latencyMs,
+      outcome: 'accepted',
+    });
+    await store.transactions.applyChanges([...changesOf(together, [1]), ...changesOf(alone, [1])]);
+
+    const before = store.transactions.stats();
+    const result = await store.transactions.applyChanges(
+      changesOf(together, [2, 3]),
+      new Map([
+        [together, [attemptAt(1, 11), attemptAt(2, 12)]],
+        [alone, [attemptAt(3, 13)]],
+      ]),
+    );
+    // One write for the changes and their two attempts, one for the attempt with no change waiting.
+    expect(result.writes).toBe(2);
+    expect(store.transactions.stats().snapshotWrites - before.snapshotWrites).toBe(1);
+    expect(store.transactions.stats().guardConflicts).toBe(before.guardConflicts);
+    const snapshot = await store.transactions.get(together);
+    expect(snapshot?.version).toBe(3);
+    expect(snapshot?.deliveryAttempts.map((attempt) => attempt.latencyMs)).toEqual([11, 12]);
+    expect(snapshot?.deliveryAttemptCount).toBe(2);
+    expect(snapshot?.updatedAt).toEqual(new Date(Date.UTC(2026, 10, 23, 9, 0, 2)));
+    expect((await store.transactions.get(alone))?.deliveryAttempts.map((each) => each.latencyMs)).toEqual([
+      13,
+    ]);
+
+    // The stored list holds at most twice what is kept: two more fill it, so the next two cannot ride.
+    await store.transactions.applyChanges(
+      changesOf(together, [4]),
+      new Map([[together, [attemptAt(4, 14), attemptAt(5, 15)]]]),
+    );
+    await store.transactions.applyChanges(
+      changesOf(together, [5]),
+      new Map([[together, [attemptAt(6, 16), attemptAt(7, 17)]]]),
+    );
+    const raw = context.raw.db(context.databaseName).collection('transactions');
+    expect((await raw.findOne({ _id: together as never }))?.deliveryAttempts.length).toBeLessThanOrEqual(4);
+    const after = await store.transactions.get(together);
+    expect(after?.history.map((entry) => entry.seq)).toEqual([1, 2, 3, 4, 5]);
+    expect(after?.deliveryAttempts.map((attempt) => attempt.latencyMs)).toEqual([16, 17]);
+    expect(after?.deliveryAttemptCount).toBe(6);
   });
 
   it('loses no state change and no delivery attempt when both are written at the same time', async () => {

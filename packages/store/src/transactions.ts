@@ -165,11 +165,33 @@ export class TransactionRepository {
   /**
    * Applies a batch of state changes: one guarded write per transaction, at most
    * `limits.writeConcurrency` in flight. Safe to call again with the same batch.
+   *
+   * `attempts` (delivery attempts by UETR, in order) ride in the same write as their transaction's
+   * changes; a transaction with attempts and no fresh change gets them as `recordDeliveryAttempt` would,
+   * one write each. The attempts are not idempotent: the caller hands each over once.
    */
-  async applyChanges(changes: readonly TransactionStateChange[]): Promise<ApplyChangesResult> {
+  async applyChanges(
+    changes: readonly TransactionStateChange[],
+    attempts: ReadonlyMap<string, readonly TransactionDeliveryAttempt[]> = new Map(),
+  ): Promise<ApplyChangesResult> {
     const groups = groupChangesByTransaction(changes);
-    const outcomes = await mapBounded(groups, this.#options.limits.writeConcurrency, (group) =>
-      this.#writes.run(group.uetr, () => this.#applyGroup(group)),
+    const work: { uetr: string; group?: TransactionChangeGroup; attempts: TransactionDeliveryAttempt[] }[] =
+      groups.map((group) => ({ uetr: group.uetr, group, attempts: [...(attempts.get(group.uetr) ?? [])] }));
+    for (const [uetr, list] of attempts) {
+      if (list.length > 0 && !groups.some((group) => group.uetr === uetr))
+        work.push({ uetr, attempts: [...list] });
+    }
+    const outcomes = await mapBounded(work, this.#options.limits.writeConcurrency, (item) =>
+      this.#writes.run(item.uetr, async () => {
+        const outcome = item.group
+          ? await this.#applyGroup(item.group, item.attempts)
+          : { writes: 0, applied: 0, skipped: 0, attemptsLeft: item.attempts };
+        for (const attempt of outcome.attemptsLeft) {
+          outcome.writes += 1;
+          await this.#pushAttempt(item.uetr, attempt);
+        }
+        return outcome;
+      }),
     );
     const result: ApplyChangesResult = {
       transactions: groups.length,
@@ -187,38 +209,63 @@ export class TransactionRepository {
     return result;
   }
 
+  /**
+   * One guarded write of a transaction's fresh changes, with its delivery attempts when the snapshot's
+   * list has room for them. Attempts that could not ride along (no fresh change, or a guard conflict:
+   * the list may be full) are handed back, to be pushed one by one.
+   */
   async #applyGroup(
     group: TransactionChangeGroup,
-  ): Promise<{ writes: number; applied: number; skipped: number }> {
+    attempts: readonly TransactionDeliveryAttempt[],
+  ): Promise<{
+    writes: number;
+    applied: number;
+    skipped: number;
+    attemptsLeft: TransactionDeliveryAttempt[];
+  }> {
     const { uetr, changes } = group;
     let position = this.#positions.get(uetr) ?? (await this.#coldPosition(group));
     let writes = 0;
+    let riding = attempts.length > 0 && attempts.length <= this.#options.deliveryAttemptsKept;
     for (let attempt = 1; attempt <= maxGuardAttempts; attempt += 1) {
       const fresh = changes.filter((change) => change.seq > position.lastSeq);
       if (fresh.length === 0) {
         this.#positions.set(uetr, position);
-        return { writes, applied: 0, skipped: changes.length };
+        return { writes, applied: 0, skipped: changes.length, attemptsLeft: [...attempts] };
       }
       const next: SnapshotPosition = {
         version: position.version + fresh.length,
         lastSeq: (fresh[fresh.length - 1] as TransactionStateChange).seq,
       };
+      const filter: Document = { _id: uetr, version: position.version };
+      // Room for the attempts in the bounded list (see pushBounded: it holds at most twice what is kept).
+      if (riding)
+        filter[`deliveryAttempts.${2 * this.#options.deliveryAttemptsKept - attempts.length}`] = {
+          $exists: false,
+        };
       try {
         writes += 1;
         this.#stats.snapshotWrites += 1;
         await this.#collection.updateOne(
-          { _id: uetr, version: position.version },
-          snapshotUpdate(fresh, next),
+          filter as Filter<TransactionDocument>,
+          snapshotUpdate(fresh, next, riding ? attempts.map(attemptEntry) : []),
           {
             upsert: true,
             maxTimeMS: this.#options.limits.operationMaxTimeMs,
           },
         );
         this.#positions.set(uetr, next);
-        return { writes, applied: fresh.length, skipped: changes.length - fresh.length };
+        return {
+          writes,
+          applied: fresh.length,
+          skipped: changes.length - fresh.length,
+          attemptsLeft: riding ? [] : [...attempts],
+        };
       } catch (error) {
         if (!isDuplicateKey(error)) throw toStoreError(error, `apply changes to transaction ${uetr}`);
         this.#stats.guardConflicts += 1;
+        // The version moved, or the attempts' list is full: the attempts go on their own after the changes.
+        riding = false;
         position = await this.#readPosition(uetr);
       }
     }
@@ -305,29 +352,21 @@ export class TransactionRepository {
    * Creates the snapshot if the attempt arrives before the first state change has been projected.
    */
   async recordDeliveryAttempt(uetr: string, attempt: TransactionDeliveryAttempt): Promise<void> {
-    const entry: TransactionDeliveryAttempt = {
-      at: attempt.at,
-      messageIdentification: attempt.messageIdentification,
-      memberId: attempt.memberId,
-      endpoint: attempt.endpoint,
-      httpStatus: attempt.httpStatus,
-      latencyMs: attempt.latencyMs,
-      outcome: attempt.outcome,
-      ...(attempt.error === undefined ? {} : { error: attempt.error }),
-    };
-    await this.#writes.run(uetr, () =>
-      pushBounded(this.#collection as unknown as Collection<Document>, {
-        id: uetr,
-        arrayField: 'deliveryAttempts',
-        countField: 'deliveryAttemptCount',
-        entry,
-        keep: this.#options.deliveryAttemptsKept,
-        max: { updatedAt: attempt.at },
-        setOnInsert: { version: 0, lastSeq: 0, createdAt: attempt.at },
-        maxTimeMs: this.#options.limits.operationMaxTimeMs,
-        operation: `record delivery attempt of transaction ${uetr}`,
-      }),
-    );
+    await this.#writes.run(uetr, () => this.#pushAttempt(uetr, attempt));
+  }
+
+  #pushAttempt(uetr: string, attempt: TransactionDeliveryAttempt): Promise<void> {
+    return pushBounded(this.#collection as unknown as Collection<Document>, {
+      id: uetr,
+      arrayField: 'deliveryAttempts',
+      countField: 'deliveryAttemptCount',
+      entry: attemptEntry(attempt),
+      keep: this.#options.deliveryAttemptsKept,
+      max: { updatedAt: attempt.at },
+      setOnInsert: { version: 0, lastSeq: 0, createdAt: attempt.at },
+      maxTimeMs: this.#options.limits.operationMaxTimeMs,
+      operation: `record delivery attempt of transaction ${uetr}`,
+    });
   }
 }
 
@@ -352,10 +391,27 @@ function messageEntry(message: TransactionMessage): TransactionMessage {
   };
 }
 
-/** The one write that takes a snapshot from its current position to `next` with the `fresh` changes. */
+function attemptEntry(attempt: TransactionDeliveryAttempt): TransactionDeliveryAttempt {
+  return {
+    at: attempt.at,
+    messageIdentification: attempt.messageIdentification,
+    memberId: attempt.memberId,
+    endpoint: attempt.endpoint,
+    httpStatus: attempt.httpStatus,
+    latencyMs: attempt.latencyMs,
+    outcome: attempt.outcome,
+    ...(attempt.error === undefined ? {} : { error: attempt.error }),
+  };
+}
+
+/**
+ * The one write that takes a snapshot from its current position to `next` with the `fresh` changes,
+ * and the delivery attempts that ride along.
+ */
 function snapshotUpdate(
   fresh: readonly TransactionStateChange[],
   next: SnapshotPosition,
+  attempts: readonly TransactionDeliveryAttempt[],
 ): UpdateFilter<TransactionDocument> {
   const first = fresh[0] as TransactionStateChange;
   const last = fresh[fresh.length - 1] as TransactionStateChange;
@@ -376,11 +432,23 @@ function snapshotUpdate(
     change.message === undefined ? [] : [messageEntry(change.message)],
   );
   if (messages.length > 0) push.messages = { $each: messages };
+  let updatedAt = last.at;
+  for (const attempt of attempts) if (attempt.at > updatedAt) updatedAt = attempt.at;
+  if (attempts.length === 0) {
+    return {
+      $set: set,
+      $push: push,
+      $max: { updatedAt },
+      $setOnInsert: { createdAt: first.at, deliveryAttemptCount: 0 },
+    } as UpdateFilter<TransactionDocument>;
+  }
+  push.deliveryAttempts = { $each: attempts };
   return {
     $set: set,
     $push: push,
-    $max: { updatedAt: last.at },
-    $setOnInsert: { createdAt: first.at, deliveryAttemptCount: 0 },
+    $inc: { deliveryAttemptCount: attempts.length },
+    $max: { updatedAt },
+    $setOnInsert: { createdAt: first.at },
   } as UpdateFilter<TransactionDocument>;
 }
 

@@ -40,7 +40,7 @@ import type { SnapshotWriter } from './snapshot-writer.ts';
 
 export interface TrackerHandlerDeps {
   readonly producer: PipelineProducer;
-  readonly transactions: Pick<TransactionRepository, 'get' | 'recordDeliveryAttempt'>;
+  readonly transactions: Pick<TransactionRepository, 'get'>;
   /** Where the applied changes wait for their snapshot write (flushed before every commit). */
   readonly snapshots: SnapshotWriter;
   /** Transactions whose changes may wait at once; past it, a batch waits for them to be written. */
@@ -322,41 +322,28 @@ export function createTrackerHandlers(deps: TrackerHandlerDeps): TrackerHandlers
     }
   };
 
-  const deliveryOutcomes: BatchHandler<DeliveryOutcome> = async (records, context) => {
+  const deliveryOutcomes: BatchHandler<DeliveryOutcome> = async (records) => {
     const started = performance.now();
-    const byTransaction = new Map<string, ConsumedRecord<DeliveryOutcome>[]>();
+    const attempts: { uetr: string; attempt: TransactionDeliveryAttempt }[] = [];
     for (const record of records) {
       const outcome = record.value;
       if (outcome.operation === 'eventPosting' && !deps.recordEventPostingAttempts) {
         metrics.deliveryAttempt(outcome.operation, outcome.result, 'skipped');
         continue;
       }
-      if (deps.recentOutcomes.has(outcomeKey(outcome))) {
+      const key = outcomeKey(outcome);
+      if (deps.recentOutcomes.has(key)) {
         metrics.deliveryAttempt(outcome.operation, outcome.result, 'repeat');
         continue;
       }
-      const list = byTransaction.get(outcome.uetr);
-      if (list) list.push(record);
-      else byTransaction.set(outcome.uetr, [record]);
+      deps.recentOutcomes.add(key);
+      attempts.push({ uetr: outcome.uetr, attempt: deliveryAttemptOf(outcome) });
+      metrics.deliveryAttempt(outcome.operation, outcome.result, 'recorded');
     }
-    // Transactions side by side; one transaction's attempts one after another, in offset order.
-    await mapBounded([...byTransaction.values()], deps.readConcurrency, async (list) => {
-      for (const [index, record] of list.entries()) {
-        const outcome = record.value;
-        try {
-          await transactions.recordDeliveryAttempt(outcome.uetr, deliveryAttemptOf(outcome));
-          deps.recentOutcomes.add(outcomeKey(outcome));
-          metrics.deliveryAttempt(outcome.operation, outcome.result, 'recorded');
-        } catch (error) {
-          transactionLogger(logger, {
-            uetr: outcome.uetr,
-            messageIdentification: outcome.messageIdentification,
-          }).warn({ err: error }, 'delivery attempt not recorded; retrying');
-          for (const later of list.slice(index)) context.fail(later, error);
-          return;
-        }
-      }
-    });
+    // Written behind with the transactions' state changes (most attempts come with the change they led
+    // to), in offset order per transaction: before the consumer commits, or now when too many wait.
+    deps.snapshots.addAttempts(attempts);
+    if (deps.snapshots.size > deps.maxPendingSnapshots) await deps.snapshots.flush();
     metrics.batch('outcomes', (performance.now() - started) / 1000, records.length);
   };
 

@@ -168,6 +168,9 @@ export function createTrackerService(deps: TrackerDeps): TrackerService {
         topics: [outcomeTopic],
         codec: outcomeCodec,
         ...(options.outcomeRetry ? { retry: options.outcomeRetry } : {}),
+        // The attempts are written behind with the snapshots: committed once they are in MongoDB.
+        commitIntervalMs: snapshotIntervalMs,
+        flush: () => snapshots.flush(),
         handleBatch: handlers.deliveryOutcomes,
       });
       runners.push(outcomes);

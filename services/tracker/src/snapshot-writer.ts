@@ -1,5 +1,5 @@
 import type { Logger } from '@rp/runtime';
-import type { TransactionRepository, TransactionStateChange } from '@rp/store';
+import type { TransactionDeliveryAttempt, TransactionRepository, TransactionStateChange } from '@rp/store';
 import type { TrackerMetrics } from './metrics.ts';
 
 export interface SnapshotWriterDeps {
@@ -15,13 +15,21 @@ export interface SnapshotWriterDeps {
   readonly onConflict: (uetr: string) => void;
 }
 
+/** What waits for one transaction's next write. */
+interface Waiting {
+  changes: TransactionStateChange[];
+  attempts: TransactionDeliveryAttempt[];
+}
+
 /**
  * Write-behind of the transaction snapshots. The tracker hands each batch's applied changes to `add`
- * once their postings are produced; the changes of one transaction wait here and go to MongoDB together,
+ * once their postings are produced, and the delivery attempts it hears of to `addAttempts`; what one
+ * transaction has waiting here goes to MongoDB together,
  * in one guarded write, when the consumer commits (`flush`, before every commit of its offsets), when
  * the tracker needs the snapshot itself (`write`: a transaction's first change, which other services read
  * back at once; a cache miss), or when too many wait. A journey's state changes arrive a few at a time
- * from different services, so most of them share a write with others of their transaction.
+ * from different services, so most of them share a write with others of their transaction; a delivery
+ * attempt arrives with the state change it led to, and rides in that change's write.
  *
  * Nothing is lost: the consumer commits a record's offset only after `flush` has written its changes,
  * so a crash re-delivers the records whose changes were still waiting (the tracker sequences them again
@@ -33,7 +41,7 @@ export interface SnapshotWriterDeps {
  */
 export class SnapshotWriter {
   readonly #deps: SnapshotWriterDeps;
-  readonly #pending = new Map<string, TransactionStateChange[]>();
+  readonly #pending = new Map<string, Waiting>();
   readonly #inFlight = new Map<string, Promise<void>>();
 
   constructor(deps: SnapshotWriterDeps) {
@@ -47,12 +55,23 @@ export class SnapshotWriter {
 
   /** Hands changes over, in sequence order per transaction. */
   add(changes: readonly TransactionStateChange[]): void {
-    for (const change of changes) {
-      const waiting = this.#pending.get(change.uetr);
-      if (waiting) waiting.push(change);
-      else this.#pending.set(change.uetr, [change]);
-    }
+    for (const change of changes) this.#waiting(change.uetr).changes.push(change);
     this.#deps.metrics.snapshotsWaiting(this.#pending.size);
+  }
+
+  /** Hands delivery attempts over, in the order they were made per transaction; each once. */
+  addAttempts(attempts: readonly { uetr: string; attempt: TransactionDeliveryAttempt }[]): void {
+    for (const { uetr, attempt } of attempts) this.#waiting(uetr).attempts.push(attempt);
+    this.#deps.metrics.snapshotsWaiting(this.#pending.size);
+  }
+
+  #waiting(uetr: string): Waiting {
+    let waiting = this.#pending.get(uetr);
+    if (waiting === undefined) {
+      waiting = { changes: [], attempts: [] };
+      this.#pending.set(uetr, waiting);
+    }
+    return waiting;
   }
 
   /** Writes what waits for these transactions now (and waits for their writes in flight). */
@@ -92,12 +111,16 @@ export class SnapshotWriter {
     const write = previous
       .catch(() => undefined)
       .then(async () => {
-        const changes = this.#pending.get(uetr);
-        if (!changes) return;
+        const waiting = this.#pending.get(uetr);
+        if (!waiting) return;
         this.#pending.delete(uetr);
         this.#deps.metrics.snapshotsWaiting(this.#pending.size);
+        const { changes, attempts } = waiting;
         try {
-          const result = await this.#deps.transactions.applyChanges(changes);
+          const result = await this.#deps.transactions.applyChanges(
+            changes,
+            attempts.length === 0 ? undefined : new Map([[uetr, attempts]]),
+          );
           this.#deps.metrics.snapshotWrites(result.writes);
           if (result.changesSkipped > 0) {
             this.#deps.metrics.snapshotConflicts(result.changesSkipped);
@@ -108,8 +131,12 @@ export class SnapshotWriter {
             this.#deps.onConflict(uetr);
           }
         } catch (error) {
-          const arrived = this.#pending.get(uetr) ?? [];
-          this.#pending.set(uetr, [...changes, ...arrived]);
+          // A failed write may have applied some of it: the changes are guarded, the attempts may repeat.
+          const arrived = this.#pending.get(uetr);
+          this.#pending.set(uetr, {
+            changes: [...changes, ...(arrived?.changes ?? [])],
+            attempts: [...attempts, ...(arrived?.attempts ?? [])],
+          });
           this.#deps.metrics.snapshotsWaiting(this.#pending.size);
           throw error;
         }

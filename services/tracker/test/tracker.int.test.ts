@@ -27,7 +27,7 @@ import {
   type TopicNames,
   topicSpecs,
 } from '@rp/pipeline';
-import { createLogger } from '@rp/runtime';
+import { createLogger, createMetrics, type Metrics } from '@rp/runtime';
 import { connectStore, type Store } from '@rp/store';
 import { infra, uniqueName } from '@rp/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -53,8 +53,24 @@ let events: TopicReader<EventPosting>;
 let tracker: TrackerService | undefined;
 let serde: AvroSerde;
 
-function startTracker(options: TrackerOptions = {}): Promise<TrackerService> {
+/** The example acknowledged delivery outcome (the inbound debit's 202), for `uetr`. */
+function acknowledgedOutcome(uetr: string): DeliveryOutcome {
+  const example = validate(
+    'DeliveryOutcome',
+    parseJsonExact(
+      readFileSync(
+        new URL('../../../avro/examples/DeliveryOutcome.acknowledged.json', import.meta.url),
+        'utf8',
+      ),
+    ),
+  );
+  if (!example.ok) throw new Error(JSON.stringify(example.errors));
+  return { ...example.value, uetr };
+}
+
+function startTracker(options: TrackerOptions = {}, metrics?: Metrics): Promise<TrackerService> {
   const service = createTrackerService({
+    ...(metrics === undefined ? {} : { metrics }),
     kafka,
     names,
     codecs,
@@ -224,17 +240,7 @@ describe('tracker on the real stack', () => {
     }
 
     // Delivery attempts land in the snapshot.
-    const example = validate(
-      'DeliveryOutcome',
-      parseJsonExact(
-        readFileSync(
-          new URL('../../../avro/examples/DeliveryOutcome.acknowledged.json', import.meta.url),
-          'utf8',
-        ),
-      ),
-    );
-    if (!example.ok) throw new Error(JSON.stringify(example.errors));
-    const outcome: DeliveryOutcome = { ...example.value, uetr };
+    const outcome = acknowledgedOutcome(uetr);
     await producer.send('rp.delivery.outcome.v1', [{ key: uetr, value: outcome }]);
     const withAttempt = await eventually(async () => {
       const found = await store.transactions.get(uetr);
@@ -390,10 +396,11 @@ describe('tracker on the real stack', () => {
     expect(snapshot.state).toBe('DEBIT_COMPLETED');
   }, 120_000);
 
-  it('writes the snapshot behind the postings: a first change at once, later ones together, all of them by a stop', async () => {
+  it('writes the snapshot behind the postings: a first change at once, later ones together with a delivery attempt, all of them by a stop', async () => {
     await tracker?.stop();
     // Long enough that nothing here is written by the commit timer.
-    await startTracker({ snapshotIntervalMs: 10_000 });
+    const metrics = createMetrics({ service: 'tracker-test', defaultMetrics: false });
+    await startTracker({ snapshotIntervalMs: 10_000 }, metrics);
     try {
       const debit = newDebit();
       const uetr = debit.transactionIdentifiers.uetr;
@@ -411,11 +418,24 @@ describe('tracker on the real stack', () => {
           statePostings(records, uetr).length >= index + 2 ? true : undefined,
         );
       }
+      // The status report's delivery attempt, heard of while those changes wait.
+      const outcome = { ...acknowledgedOutcome(uetr), messageIdentification: 'RPV-WRITE-BEHIND' };
+      await producer.send('rp.delivery.outcome.v1', [{ key: uetr, value: outcome }]);
+      await eventually(async () => {
+        const text = (await metrics.render()).body;
+        return /rp_tracker_delivery_attempts_total\{[^}]*outcome="recorded"[^}]*\} 1/.test(text)
+          ? true
+          : undefined;
+      });
       expect((await store.transactions.get(uetr))?.lastSeq).toBe(1);
-      // A stop writes what waits before it commits: the snapshot is complete, the later four together.
+      // A stop writes what waits before it commits: the snapshot is complete, the later four and the
+      // attempt together.
       await tracker?.stop();
       const snapshot = await store.transactions.get(uetr);
       expect(snapshot?.history.map((entry) => entry.seq)).toEqual([1, 2, 3, 4, 5]);
+      expect(snapshot?.deliveryAttempts).toMatchObject([
+        { messageIdentification: 'RPV-WRITE-BEHIND', httpStatus: 202, outcome: 'accepted' },
+      ]);
       expect(store.transactions.stats().snapshotWrites - writesBefore).toBe(2);
     } finally {
       await tracker?.stop();
