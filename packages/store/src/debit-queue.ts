@@ -121,19 +121,28 @@ export class DebitQueueRepository {
 
   /**
    * Queues a debit for its window, once: an awaiting entry (or none) becomes queued; a debit already
-   * queued, released or withdrawn is left as it is. One write either way.
+   * queued, released or withdrawn is left as it is. One write either way. `halves` records the intake
+   * in the same write, for a debit whose halves met in the caller's memory and were never written.
    */
   async enqueue(
     item: DebitQueueItem,
     at: Date = new Date(),
+    halves?: Pick<DebitEntry, 'acceptedAt' | 'statusReportAcknowledgedAt' | 'statusReportId' | 'fromScheme'>,
   ): Promise<{ outcome: 'enqueued' | 'already-queued'; orderKey: string }> {
     assertIsoDate(item.windowDate, 'windowDate');
     const orderKey = debitOrderKey(item);
+    const min: Partial<DebitQueueDocument> = {};
+    if (halves?.acceptedAt !== undefined) min.acceptedAt = halves.acceptedAt;
+    if (halves?.statusReportAcknowledgedAt !== undefined)
+      min.statusReportAcknowledgedAt = halves.statusReportAcknowledgedAt;
     try {
       await this.#collection.updateOne(
         { _id: item.uetr, status: 'awaiting' },
         {
+          ...(Object.keys(min).length > 0 ? { $min: min } : {}),
           $set: {
+            ...(halves?.statusReportId === undefined ? {} : { statusReportId: halves.statusReportId }),
+            ...(halves?.fromScheme === true ? { fromScheme: true } : {}),
             status: 'queued',
             windowDate: item.windowDate,
             orderKey,

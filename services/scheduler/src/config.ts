@@ -33,6 +33,10 @@ export const schedulerConfigSpec = defineConfig({
     min: 1,
     doc: 'Transactions of one partition handled at the same time (each is a few MongoDB round trips)',
   }),
+  SCHEDULER_ACCEPTED_HOLD: duration({
+    default: 1_000,
+    doc: 'Longest wait of an accepted on-us debit in memory for the acknowledgement of its status report, which then queues it in the same write (0: each written at once)',
+  }),
   INTAKE_RETENTION: duration({
     default: 7 * 86_400_000,
     doc: 'How long the debit queue keeps released and withdrawn debits (tombstones) and lone halves (must cover the accepted and outcome topics retention)',

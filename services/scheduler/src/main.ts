@@ -94,6 +94,7 @@ try {
       releaseBatchSize: config.RELEASE_BATCH_SIZE,
       keyConcurrency: config.SCHEDULER_KEY_CONCURRENCY,
       intakeRetentionMs: config.INTAKE_RETENTION,
+      acceptedHoldMs: config.SCHEDULER_ACCEPTED_HOLD,
       reconciliationSettleMs: config.RECONCILIATION_SETTLE,
       ...operatorAuthOption(operatorAuthenticatorFrom(config)),
       awaitCredits: config.CREDITS_GATE === 'credits',

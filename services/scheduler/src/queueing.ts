@@ -16,6 +16,10 @@ export interface QueueingDeps {
   readonly metrics: SchedulerMetrics;
   /** Told when a debit joined the queue for `windowDate`: if that window is open it goes out promptly. */
   readonly onQueued: (windowDate: string) => void;
+  /** Accepted on-us debits held in memory at most; past it, the accepted handler waits for `flush`. */
+  readonly maxPending?: number;
+  /** Writes in flight at once when `flush` writes the accepted debits that wait. Default 8. */
+  readonly writeConcurrency?: number;
 }
 
 export interface QueueingHandlers {
@@ -26,6 +30,24 @@ export interface QueueingHandlers {
   accepted(record: ConsumedRecord<DirectDebit>): Promise<void>;
   /** rp.delivery.outcome.v1: the initiating bank's 202 to an ACCP report makes its debit ready. */
   outcome(record: ConsumedRecord<DeliveryOutcome>): Promise<void>;
+  /**
+   * Writes the accepted on-us debits still held in memory, after the joins in flight: the accepted
+   * consumer calls it before it commits its offsets. Throws if a write failed (the debit waits for the
+   * next flush).
+   */
+  flush(): Promise<void>;
+  /** Accepted debits held in memory (a gauge, and tests). */
+  readonly pending: number;
+  /** The debits were withdrawn (reconciled): an acknowledgement that comes later must not queue them. */
+  forget(uetrs: readonly string[]): void;
+}
+
+/** An accepted on-us debit held in memory until its acknowledgement comes, or the next flush. */
+interface PendingAccepted {
+  readonly uetr: string;
+  readonly messageJson: string;
+  readonly acceptedAt: Date;
+  readonly cause: StateChangeCause;
 }
 
 /**
@@ -41,6 +63,17 @@ export function creditorAgentKey(debit: DirectDebit): string {
 export function createQueueingHandlers(deps: QueueingDeps): QueueingHandlers {
   const { debitQueue, emitter, windows, clock, logger, metrics } = deps;
   const calendar = windows.calendar;
+  const maxPending = deps.maxPending ?? 2_000;
+  const writeConcurrency = Math.max(1, deps.writeConcurrency ?? 8);
+  /**
+   * The accepted half of on-us debits, written behind: the acknowledgement of the debit's ACCP report
+   * usually comes within the accepted consumer's commit interval, and then the two halves meet here and
+   * the debit is queued in one write, its intake with it. What is still here when the consumer commits
+   * is written as the accepted half (`flush`), so nothing is committed that is not in MongoDB.
+   */
+  const pending = new Map<string, PendingAccepted>();
+  /** Joins in flight, by UETR: `flush` waits for them, since their accepted records may be committed with it. */
+  const joining = new Map<string, { item: PendingAccepted; work: Promise<void> }>();
 
   /**
    * Both halves are in (or the debit came from a clearing house): DEBIT_QUEUED first (acknowledged
@@ -91,10 +124,109 @@ export function createQueueingHandlers(deps: QueueingDeps): QueueingHandlers {
         messageJson: entry.messageJson,
       },
       now,
+      {
+        acceptedAt: entry.acceptedAt,
+        ...(entry.statusReportAcknowledgedAt === undefined
+          ? {}
+          : { statusReportAcknowledgedAt: entry.statusReportAcknowledgedAt }),
+        ...(entry.statusReportId === undefined ? {} : { statusReportId: entry.statusReportId }),
+        ...(fromScheme ? { fromScheme } : {}),
+      },
     );
     metrics.queued();
     log.info({ windowDate, orderKey, outcome, fromScheme }, 'debit queued for its window');
     deps.onQueued(windowDate);
+  }
+
+  /** Writes an accepted half; the write that completes the pair makes the debit ready. */
+  async function recordAccepted(
+    uetr: string,
+    messageJson: string,
+    acceptedAt: Date,
+    cause: StateChangeCause,
+    options: { fromScheme?: boolean } = {},
+  ): Promise<void> {
+    const entry = await debitQueue.recordAccepted(uetr, messageJson, acceptedAt, options);
+    if (entry.status !== 'awaiting') {
+      metrics.ignored('accepted', entry.status);
+      return;
+    }
+    if (isReadyToQueue(entry)) await makeReady(entry, cause);
+  }
+
+  /**
+   * Everything accepted before the call is in MongoDB when it resolves: each debit that waited then is
+   * written as its accepted half, or was queued by a join (awaited; a failed join hands its debit back,
+   * and it is written here). Debits accepted during the flush are left for the next one.
+   */
+  async function flush(): Promise<void> {
+    const due = new Map<string, PendingAccepted>();
+    for (const item of pending.values()) due.set(item.uetr, item);
+    for (const { item } of joining.values()) due.set(item.uetr, item);
+    const joinsOfDue = () =>
+      [...due].flatMap(([uetr, item]) => {
+        const join = joining.get(uetr);
+        return join !== undefined && join.item === item ? [join.work] : [];
+      });
+    for (;;) {
+      await Promise.allSettled(joinsOfDue());
+      const writes = [...due.values()].filter((item) => pending.get(item.uetr) === item);
+      if (writes.length === 0) {
+        if (joinsOfDue().length === 0) return;
+        continue;
+      }
+      await writeAccepted(writes);
+    }
+  }
+
+  async function writeAccepted(items: readonly PendingAccepted[]): Promise<void> {
+    let failure: { error: unknown } | undefined;
+    let next = 0;
+    const worker = async () => {
+      while (next < items.length) {
+        const item = items[next] as PendingAccepted;
+        next += 1;
+        // Taken by a join meanwhile, or forgotten.
+        if (pending.get(item.uetr) !== item) continue;
+        pending.delete(item.uetr);
+        try {
+          await recordAccepted(item.uetr, item.messageJson, item.acceptedAt, item.cause);
+        } catch (error) {
+          if (!pending.has(item.uetr)) pending.set(item.uetr, item);
+          failure ??= { error };
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(writeConcurrency, items.length) }, worker));
+    if (failure) throw failure.error;
+  }
+
+  /** The acknowledgement of a debit whose accepted half is still in memory: queued in one write. */
+  async function join(item: PendingAccepted, outcome: DeliveryOutcome, cause: StateChangeCause) {
+    pending.delete(item.uetr);
+    const now = clock.now();
+    const work = makeReady(
+      {
+        uetr: item.uetr,
+        status: 'awaiting',
+        messageJson: item.messageJson,
+        acceptedAt: item.acceptedAt,
+        statusReportAcknowledgedAt: now,
+        statusReportId: outcome.messageIdentification,
+        updatedAt: now,
+      },
+      cause,
+    ).catch((error: unknown) => {
+      // The accepted half goes back, for the next flush (or the retried acknowledgement) to write.
+      if (!pending.has(item.uetr)) pending.set(item.uetr, item);
+      throw error;
+    });
+    joining.set(item.uetr, { item, work });
+    try {
+      await work;
+    } finally {
+      if (joining.get(item.uetr)?.work === work) joining.delete(item.uetr);
+    }
   }
 
   return {
@@ -103,21 +235,23 @@ export function createQueueingHandlers(deps: QueueingDeps): QueueingHandlers {
       if (record.attempt > 1) metrics.retried('accepted');
       const debit = record.value;
       const uetr = debit.transactionIdentifiers.uetr;
-      const entry = await debitQueue.recordAccepted(uetr, toJson('DirectDebit', debit), clock.now(), {
-        fromScheme: record.headers[originHeader] === schemeOrigin,
-      });
-      if (entry.status !== 'awaiting') {
-        metrics.ignored('accepted', entry.status);
-        return;
-      }
-      if (!isReadyToQueue(entry)) return;
-      await makeReady(entry, {
+      const messageJson = toJson('DirectDebit', debit);
+      const cause: StateChangeCause = {
         messageType: 'DirectDebit',
         messageIdentification: debit.messageIdentifiers.messageIdentification,
         topic: record.topic,
         partition: record.partition,
         offset: record.offset,
-      });
+      };
+      if (record.headers[originHeader] === schemeOrigin) {
+        // From a clearing house: nothing to wait for. Written at once, and the tombstone of a debit that
+        // moved on (a record delivered again) keeps it from being queued twice.
+        await recordAccepted(uetr, messageJson, clock.now(), cause, { fromScheme: true });
+        return;
+      }
+      if (pending.has(uetr)) return; // delivered again before its first sight was written
+      pending.set(uetr, { uetr, messageJson, acceptedAt: clock.now(), cause });
+      if (pending.size > maxPending) await flush();
     },
 
     async outcome(record) {
@@ -134,6 +268,18 @@ export function createQueueingHandlers(deps: QueueingDeps): QueueingHandlers {
         return;
       }
       if (record.attempt > 1) metrics.retried('outcomes');
+      const cause: StateChangeCause = {
+        messageType: 'DeliveryOutcome',
+        messageIdentification: outcome.messageIdentification,
+        topic: record.topic,
+        partition: record.partition,
+        offset: record.offset,
+      };
+      const waiting = pending.get(outcome.uetr);
+      if (waiting !== undefined) {
+        await join(waiting, outcome, cause);
+        return;
+      }
       const entry = await debitQueue.recordAcknowledged(
         outcome.uetr,
         outcome.messageIdentification,
@@ -144,13 +290,17 @@ export function createQueueingHandlers(deps: QueueingDeps): QueueingHandlers {
         return;
       }
       if (!isReadyToQueue(entry)) return;
-      await makeReady(entry, {
-        messageType: 'DeliveryOutcome',
-        messageIdentification: outcome.messageIdentification,
-        topic: record.topic,
-        partition: record.partition,
-        offset: record.offset,
-      });
+      await makeReady(entry, cause);
+    },
+
+    flush,
+
+    get pending() {
+      return pending.size;
+    },
+
+    forget(uetrs) {
+      for (const uetr of uetrs) pending.delete(uetr);
     },
   };
 }

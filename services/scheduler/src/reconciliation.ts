@@ -30,6 +30,8 @@ export interface ReconciliationDeps {
    * made just before the close reaches its snapshot within that time. 0 reads at once.
    */
   readonly settleMs?: number;
+  /** The debits were withdrawn from the queue: whatever of them waits in memory is dropped. */
+  readonly onWithdrawn?: (uetrs: readonly string[]) => void;
 }
 
 export interface ReconciliationSummary {
@@ -187,6 +189,7 @@ export async function closeReconciliationWindow(
     );
     const uetrs = findings.map((finding) => finding.uetr);
     await store.debitQueue.withdraw(uetrs, now);
+    deps.onWithdrawn?.(uetrs);
     for (const finding of findings) {
       summary.raised += 1;
       summary.byRow[String(finding.row)] = (summary.byRow[String(finding.row)] ?? 0) + 1;

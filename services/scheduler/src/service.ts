@@ -81,6 +81,12 @@ export interface SchedulerOptions {
   /** Transactions examined at the same time when the reconciliation window closes. Default 8. */
   readonly reconciliationConcurrency?: number;
   /**
+   * Longest wait of an accepted on-us debit in memory for the acknowledgement of its status report
+   * (the two then go in one write): the accepted consumer's commit interval. Default 1 s; 0 writes each
+   * at once.
+   */
+  readonly acceptedHoldMs?: number;
+  /**
    * How long the debit queue keeps tombstones (debits released or withdrawn) and halves whose other
    * half never came. Default 7 days (the input topics' retention).
    */
@@ -213,6 +219,7 @@ export function createSchedulerService(deps: SchedulerDeps): SchedulerService {
     concurrency: options.reconciliationConcurrency ?? 8,
     intakeRetentionMs: options.intakeRetentionMs ?? 7 * 86_400_000,
     settleMs: options.reconciliationSettleMs ?? 0,
+    onWithdrawn: (uetrs: readonly string[]) => handlers.forget(uetrs),
   };
 
   const handlers = createQueueingHandlers({
@@ -359,6 +366,10 @@ export function createSchedulerService(deps: SchedulerDeps): SchedulerService {
           groupId: consumerGroupName(serviceName, acceptedTopic),
           topics: [acceptedTopic],
           codec: acceptedCodec,
+          // Accepted on-us debits wait in memory for their acknowledgement this long at most, then are
+          // written before the offsets are committed.
+          commitIntervalMs: options.acceptedHoldMs ?? 1_000,
+          flush: () => handlers.flush(),
           handleRecord: async (record) => {
             try {
               await handlers.accepted(record);

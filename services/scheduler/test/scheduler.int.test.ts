@@ -10,6 +10,7 @@ import { createAvroSerde, createKafka, type KafkaClient } from '@rp/kafka';
 import {
   createPipelineProducer,
   createPlainCodecs,
+  createStateEmitter,
   originHeader,
   type PipelineCodecs,
   type PipelineProducer,
@@ -18,12 +19,14 @@ import {
   type TopicNames,
   topicSpecs,
 } from '@rp/pipeline';
-import { createLogger, jwtOperatorAuthenticator, ManualClock } from '@rp/runtime';
+import { createLogger, createMetrics, jwtOperatorAuthenticator, ManualClock } from '@rp/runtime';
 import { connectStore, type Store } from '@rp/store';
 import { infra, uniqueName } from '@rp/testkit';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { schedulerMetrics } from '../src/metrics.ts';
+import { createQueueingHandlers } from '../src/queueing.ts';
 import {
   consumedTopics,
   createSchedulerService,
@@ -558,5 +561,103 @@ describe('the reconciliation window', () => {
       headers: { authorization: alice },
     });
     expect(invalid.status).toBe(422);
+  });
+});
+
+describe('the accepted debits held in memory', () => {
+  const later = '2026-12-15';
+  let offset = 0;
+
+  function handlers() {
+    return createQueueingHandlers({
+      debitQueue: store.debitQueue,
+      emitter: createStateEmitter({ service: 'scheduler', producer, now: () => clock.now() }),
+      windows: service.windows,
+      clock,
+      logger,
+      metrics: schedulerMetrics(createMetrics({ service: 'scheduler-test', defaultMetrics: false })),
+      onQueued: () => undefined,
+    });
+  }
+
+  function consumed<T>(topic: string, key: string, value: T, headers: Record<string, string>) {
+    offset += 1;
+    return {
+      topic,
+      partition: 0,
+      offset: String(offset),
+      key,
+      value,
+      headers,
+      timestamp: clock.now().toISOString(),
+      attempt: 1,
+    };
+  }
+
+  const acceptedRecord = (value: DirectDebit) =>
+    consumed(names['rp.directdebit.accepted.v1'], uetrOf(value), value, { 'rp-state': 'DEBIT_ACCEPTED' });
+
+  const acknowledgementRecord = (value: DirectDebit) =>
+    consumed(
+      names['rp.delivery.outcome.v1'],
+      uetrOf(value),
+      {
+        uetr: uetrOf(value),
+        messageIdentification: `RPV${uetrOf(value).slice(0, 8)}`,
+        targetBank: '250655',
+        operation: 'outboundDirectDebitResponse',
+        attempt: 1,
+        attemptedAt: clock.now().toISOString(),
+        httpStatus: 202,
+        latencyMs: 12,
+        result: 'ACKNOWLEDGED',
+        final: true,
+      } satisfies DeliveryOutcome,
+      { 'rp-state': 'DEBIT_ACCEPTANCE_DELIVERED' },
+    );
+
+  test('an acknowledgement that finds its debit in memory queues it in one write, halves and all', async () => {
+    const queueing = handlers();
+    const value = debit({ creditorAgent: '250655', collectionDate: later });
+    await queueing.accepted(acceptedRecord(value));
+    expect(queueing.pending).toBe(1);
+    expect(await store.debitQueue.entry(uetrOf(value))).toBeNull();
+
+    await queueing.outcome(acknowledgementRecord(value));
+    expect(queueing.pending).toBe(0);
+    expect(await store.debitQueue.entry(uetrOf(value))).toMatchObject({
+      status: 'queued',
+      windowDate: later,
+      statusReportId: `RPV${uetrOf(value).slice(0, 8)}`,
+    });
+    const queued = await store.debitQueue.get(uetrOf(value));
+    expect(queued?.enqueuedAt).toEqual((await store.debitQueue.entry(uetrOf(value)))?.acceptedAt);
+    expect((await queuedChange(value)).value).toMatchObject({
+      fromState: 'DEBIT_ACCEPTANCE_DELIVERED',
+      causedBy: { messageType: 'DeliveryOutcome' },
+    });
+    // Flushed after the join: nothing of it is written again.
+    await queueing.flush();
+    expect((await store.debitQueue.entry(uetrOf(value)))?.status).toBe('queued');
+  });
+
+  test('what waits is written as the accepted half before the offsets are committed; a withdrawn debit is dropped', async () => {
+    const queueing = handlers();
+    const [waiting, withdrawn] = [debit({ collectionDate: later }), debit({ collectionDate: later })];
+    await queueing.accepted(acceptedRecord(waiting));
+    await queueing.accepted(acceptedRecord(withdrawn));
+    queueing.forget([uetrOf(withdrawn)]);
+    await queueing.flush();
+    expect(queueing.pending).toBe(0);
+    expect(await store.debitQueue.entry(uetrOf(waiting))).toMatchObject({ status: 'awaiting' });
+    expect(await store.debitQueue.entry(uetrOf(withdrawn))).toBeNull();
+
+    // Its acknowledgement, later, completes the written half as before.
+    await queueing.outcome(acknowledgementRecord(waiting));
+    expect(await store.debitQueue.entry(uetrOf(waiting))).toMatchObject({
+      status: 'queued',
+      windowDate: later,
+    });
+    expect((await queuedChange(waiting)).value.causedBy.messageType).toBe('DeliveryOutcome');
   });
 });
