@@ -34,7 +34,7 @@ export const schedulerConfigSpec = defineConfig({
     doc: 'Transactions of one partition handled at the same time (each is a few MongoDB round trips)',
   }),
   SCHEDULER_ACCEPTED_HOLD: duration({
-    default: 1_000,
+    default: 3_000,
     doc: 'Longest wait of an accepted on-us debit in memory for the acknowledgement of its status report, which then queues it in the same write (0: each written at once)',
   }),
   INTAKE_RETENTION: duration({

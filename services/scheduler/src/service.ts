@@ -82,7 +82,7 @@ export interface SchedulerOptions {
   readonly reconciliationConcurrency?: number;
   /**
    * Longest wait of an accepted on-us debit in memory for the acknowledgement of its status report
-   * (the two then go in one write): the accepted consumer's commit interval. Default 1 s; 0 writes each
+   * (the two then go in one write): the accepted consumer's commit interval. Default 3 s; 0 writes each
    * at once.
    */
   readonly acceptedHoldMs?: number;
@@ -368,7 +368,7 @@ export function createSchedulerService(deps: SchedulerDeps): SchedulerService {
           codec: acceptedCodec,
           // Accepted on-us debits wait in memory for their acknowledgement this long at most, then are
           // written before the offsets are committed.
-          commitIntervalMs: options.acceptedHoldMs ?? 1_000,
+          commitIntervalMs: options.acceptedHoldMs ?? 3_000,
           flush: () => handlers.flush(),
           handleRecord: async (record) => {
             try {
