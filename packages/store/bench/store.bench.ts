@@ -244,9 +244,7 @@ async function main(): Promise<void> {
 
     // Debit queue: enqueue, then drain a window of `queueSize` debits two ways.
     const enqueued = Array.from({ length: ops }, (_, index) => queueItem(index));
-    await measure('debit enqueue (upsert)', enqueued, concurrency, (item) =>
-      store.debitQueue.enqueue(item),
-    );
+    await measure('debit enqueue (upsert)', enqueued, concurrency, (item) => store.debitQueue.enqueue(item));
     const seeded = Array.from({ length: queueSize - ops }, (_, index) => queueItem(index + ops));
     const seedStarted = performance.now();
     await seed(

@@ -13,12 +13,19 @@ const accepted: DebitEntry = {
 describe('when a debit is ready to be queued', () => {
   test('an on-us debit waits for the acknowledgement of its ACCP report', () => {
     expect(isReadyToQueue(accepted)).toBe(false);
-    expect(isReadyToQueue({ ...accepted, statusReportAcknowledgedAt: at, statusReportId: 'RPV1' })).toBe(true);
+    expect(isReadyToQueue({ ...accepted, statusReportAcknowledgedAt: at, statusReportId: 'RPV1' })).toBe(
+      true,
+    );
   });
 
   test('an acknowledgement alone is not a debit', () => {
     expect(
-      isReadyToQueue({ uetr: accepted.uetr, status: 'awaiting', statusReportAcknowledgedAt: at, updatedAt: at }),
+      isReadyToQueue({
+        uetr: accepted.uetr,
+        status: 'awaiting',
+        statusReportAcknowledgedAt: at,
+        updatedAt: at,
+      }),
     ).toBe(false);
   });
 
