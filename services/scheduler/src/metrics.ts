@@ -14,6 +14,8 @@ export interface SchedulerMetrics {
   drain(seconds: number): void;
   debitWindowOpen(open: boolean): void;
   queueDepth(depth: number, awaiting: number): void;
+  /** Accepted on-us debits held in memory for their acknowledgement (not yet written). */
+  heldInMemory(count: number): void;
   reconciliationItems(row: number, count: number): void;
   reconciliationRun(seconds: number): void;
 }
@@ -83,6 +85,7 @@ export function schedulerMetrics(metrics: Metrics): SchedulerMetrics {
       depth.set({ stage: 'queued' }, queue);
       depth.set({ stage: 'awaiting-status-report' }, awaiting);
     },
+    heldInMemory: (count) => depth.set({ stage: 'held-in-memory' }, count),
     reconciliationItems: (row, count) => items.inc({ row: String(row) }, count),
     reconciliationRun: (seconds) => runs.observe(seconds),
   };

@@ -72,6 +72,7 @@ export function createQueueingHandlers(deps: QueueingDeps): QueueingHandlers {
    * is written as the accepted half (`flush`), so nothing is committed that is not in MongoDB.
    */
   const pending = new Map<string, PendingAccepted>();
+  const held = () => metrics.heldInMemory(pending.size);
   /** Joins in flight, by UETR: `flush` waits for them, since their accepted records may be committed with it. */
   const joining = new Map<string, { item: PendingAccepted; work: Promise<void> }>();
 
@@ -198,12 +199,14 @@ export function createQueueingHandlers(deps: QueueingDeps): QueueingHandlers {
       }
     };
     await Promise.all(Array.from({ length: Math.min(writeConcurrency, items.length) }, worker));
+    held();
     if (failure) throw failure.error;
   }
 
   /** The acknowledgement of a debit whose accepted half is still in memory: queued in one write. */
   async function join(item: PendingAccepted, outcome: DeliveryOutcome, cause: StateChangeCause) {
     pending.delete(item.uetr);
+    held();
     const now = clock.now();
     const work = makeReady(
       {
@@ -219,6 +222,7 @@ export function createQueueingHandlers(deps: QueueingDeps): QueueingHandlers {
     ).catch((error: unknown) => {
       // The accepted half goes back, for the next flush (or the retried acknowledgement) to write.
       if (!pending.has(item.uetr)) pending.set(item.uetr, item);
+      held();
       throw error;
     });
     joining.set(item.uetr, { item, work });
@@ -251,6 +255,7 @@ export function createQueueingHandlers(deps: QueueingDeps): QueueingHandlers {
       }
       if (pending.has(uetr)) return; // delivered again before its first sight was written
       pending.set(uetr, { uetr, messageJson, acceptedAt: clock.now(), cause });
+      held();
       if (pending.size > maxPending) await flush();
     },
 
@@ -301,6 +306,7 @@ export function createQueueingHandlers(deps: QueueingDeps): QueueingHandlers {
 
     forget(uetrs) {
       for (const uetr of uetrs) pending.delete(uetr);
+      held();
     },
   };
 }

@@ -568,6 +568,8 @@ describe('the accepted debits held in memory', () => {
   const later = '2026-12-15';
   let offset = 0;
 
+  const registry = createMetrics({ service: 'scheduler-test', defaultMetrics: false });
+
   function handlers() {
     return createQueueingHandlers({
       debitQueue: store.debitQueue,
@@ -575,9 +577,19 @@ describe('the accepted debits held in memory', () => {
       windows: service.windows,
       clock,
       logger,
-      metrics: schedulerMetrics(createMetrics({ service: 'scheduler-test', defaultMetrics: false })),
+      metrics: schedulerMetrics(registry),
       onQueued: () => undefined,
     });
+  }
+
+  async function heldGauge(): Promise<number | undefined> {
+    const line = (await registry.render()).body
+      .split('\n')
+      .find(
+        (candidate) =>
+          candidate.startsWith('rp_scheduler_queue_depth{') && candidate.includes('held-in-memory'),
+      );
+    return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
   }
 
   function consumed<T>(topic: string, key: string, value: T, headers: Record<string, string>) {
@@ -646,9 +658,11 @@ describe('the accepted debits held in memory', () => {
     const [waiting, withdrawn] = [debit({ collectionDate: later }), debit({ collectionDate: later })];
     await queueing.accepted(acceptedRecord(waiting));
     await queueing.accepted(acceptedRecord(withdrawn));
+    expect(await heldGauge()).toBe(2);
     queueing.forget([uetrOf(withdrawn)]);
     await queueing.flush();
     expect(queueing.pending).toBe(0);
+    expect(await heldGauge()).toBe(0);
     expect(await store.debitQueue.entry(uetrOf(waiting))).toMatchObject({ status: 'awaiting' });
     expect(await store.debitQueue.entry(uetrOf(withdrawn))).toBeNull();
 
