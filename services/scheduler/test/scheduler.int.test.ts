@@ -62,8 +62,9 @@ let items: TopicReader<ReconciliationItem>;
 const clock = new ManualClock(sast(`${monday}T07:00:00`));
 
 /** The dispatcher's record of the initiating bank's 202 to a status report. */
-function acknowledge(value: DirectDebit, state = 'DEBIT_ACCEPTANCE_DELIVERED'): Promise<void> {
-  const outcome: DeliveryOutcome = {
+/** The initiating bank's 202 to the debit's status report, as the dispatcher records it. */
+function acknowledgementOf(value: DirectDebit): DeliveryOutcome {
+  return {
     uetr: uetrOf(value),
     messageIdentification: `RPV${uetrOf(value).replaceAll('-', '').toUpperCase()}`,
     targetBank: '250655',
@@ -75,6 +76,10 @@ function acknowledge(value: DirectDebit, state = 'DEBIT_ACCEPTANCE_DELIVERED'): 
     result: 'ACKNOWLEDGED',
     final: true,
   };
+}
+
+function acknowledge(value: DirectDebit, state = 'DEBIT_ACCEPTANCE_DELIVERED'): Promise<void> {
+  const outcome = acknowledgementOf(value);
   return input.send('rp.delivery.outcome.v1', [
     { key: outcome.uetr, value: outcome, headers: { 'rp-state': state } },
   ]);
@@ -610,23 +615,9 @@ describe('the accepted debits held in memory', () => {
     consumed(names['rp.directdebit.accepted.v1'], uetrOf(value), value, { 'rp-state': 'DEBIT_ACCEPTED' });
 
   const acknowledgementRecord = (value: DirectDebit) =>
-    consumed(
-      names['rp.delivery.outcome.v1'],
-      uetrOf(value),
-      {
-        uetr: uetrOf(value),
-        messageIdentification: `RPV${uetrOf(value).slice(0, 8)}`,
-        targetBank: '250655',
-        operation: 'outboundDirectDebitResponse',
-        attempt: 1,
-        attemptedAt: clock.now().toISOString(),
-        httpStatus: 202,
-        latencyMs: 12,
-        result: 'ACKNOWLEDGED',
-        final: true,
-      } satisfies DeliveryOutcome,
-      { 'rp-state': 'DEBIT_ACCEPTANCE_DELIVERED' },
-    );
+    consumed(names['rp.delivery.outcome.v1'], uetrOf(value), acknowledgementOf(value), {
+      'rp-state': 'DEBIT_ACCEPTANCE_DELIVERED',
+    });
 
   test('an acknowledgement that finds its debit in memory queues it in one write, halves and all', async () => {
     const queueing = handlers();
@@ -640,7 +631,7 @@ describe('the accepted debits held in memory', () => {
     expect(await store.debitQueue.entry(uetrOf(value))).toMatchObject({
       status: 'queued',
       windowDate: later,
-      statusReportId: `RPV${uetrOf(value).slice(0, 8)}`,
+      statusReportId: acknowledgementOf(value).messageIdentification,
     });
     const queued = await store.debitQueue.get(uetrOf(value));
     expect(queued?.enqueuedAt).toEqual((await store.debitQueue.entry(uetrOf(value)))?.acceptedAt);
