@@ -4,10 +4,12 @@
  *
  *   npm run bench -- [--quick] [--only limits|pipeline|codec] [--duration 60] [--concurrency 32]
  *                    [--steps 4] [--rate R] [--queue 10000] [--outage 60] [--sample 300] [--profile]
+ *   npm run bench -- --only queue-memory [--large-queue 1000000]
  *
  * Uses KAFKA_BROKERS, SCHEMA_REGISTRY_URL and MONGODB_URI when set, else starts the local stack. The
  * codec figures (what a message costs to encode and decode) need neither and come with every run;
- * `--only codec` runs them alone.
+ * `--only codec` runs them alone. `--only queue-memory` (not part of the full run: it takes about an hour)
+ * measures each service's memory with a queue of a million debits beside a tenth of it.
  */
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -19,6 +21,7 @@ import { kafkaLimits } from './limits-kafka.ts';
 import { mongoLimits } from './limits-mongo.ts';
 import { describeMachine } from './machine.ts';
 import { pipelineBench } from './pipeline.ts';
+import { queueMemoryBench } from './queue-memory.ts';
 import { formatTable, type Row, writeReport } from './report.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -31,6 +34,7 @@ const { values } = parseArgs({
     steps: { type: 'string' },
     rate: { type: 'string' },
     queue: { type: 'string' },
+    'large-queue': { type: 'string' },
     outage: { type: 'string' },
     sample: { type: 'string' },
     profile: { type: 'boolean', default: false },
@@ -51,6 +55,7 @@ const settings = {
   steps: number(values.steps, quick ? 2 : 4, 'steps'),
   ...(values.rate === undefined ? {} : { rate: number(values.rate, 0, 'rate') }),
   queue: number(values.queue, quick ? 500 : 10_000, 'queue'),
+  largeQueue: number(values['large-queue'], quick ? 20_000 : 1_000_000, 'large-queue'),
   outageSeconds: number(values.outage, quick ? 10 : 60, 'outage'),
   sample: number(values.sample, quick ? 100 : 300, 'sample'),
   profile: values.profile === true,
@@ -60,8 +65,8 @@ const settings = {
   httpRequests: quick ? 5_000 : 30_000,
   httpConnections: 32,
 };
-if (!['all', 'limits', 'pipeline', 'codec'].includes(settings.only)) {
-  throw new Error('--only: limits, pipeline or codec');
+if (!['all', 'limits', 'pipeline', 'codec', 'queue-memory'].includes(settings.only)) {
+  throw new Error('--only: limits, pipeline, codec or queue-memory');
 }
 const needsStack = settings.only !== 'codec';
 
@@ -162,16 +167,37 @@ if (settings.only === 'all' || settings.only === 'pipeline') {
   );
 }
 
+if (settings.only === 'queue-memory') {
+  log(`queue memory: ${settings.largeQueue} debits against a tenth of them`);
+  rows.push(
+    ...(await queueMemoryBench(
+      {
+        root,
+        endpoints,
+        run: `${run}-qm`,
+        small: Math.max(1, Math.floor(settings.largeQueue / 10)),
+        large: settings.largeQueue,
+        concurrency: 32,
+      },
+      log,
+    )),
+  );
+}
+
 const machine = describeMachine();
 console.log(
   `\n${machine.cores} cores, ${machine.memoryGiB} GiB, ${machine.cpuModel}; Node ${machine.node}; commit ${machine.versions.commit}\n`,
 );
 console.log(formatTable(rows));
-const path = writeReport(fileURLToPath(new URL('../results', import.meta.url)), {
-  startedAt,
-  finishedAt: new Date().toISOString(),
-  machine,
-  settings,
-  rows,
-});
+const path = writeReport(
+  fileURLToPath(new URL('../results', import.meta.url)),
+  {
+    startedAt,
+    finishedAt: new Date().toISOString(),
+    machine,
+    settings,
+    rows,
+  },
+  settings.only === 'all',
+);
 console.log(`\nwritten to ${path.slice(root.length)}`);

@@ -45,13 +45,16 @@ export function formatTable(rows: readonly Row[]): string {
   return [line(header), line(widths.map((width) => '-'.repeat(width))), ...cells.map(line)].join('\n');
 }
 
-/** Writes the report as `<dir>/<timestamp>.json` and `<dir>/latest.json`; returns the first path. */
-export function writeReport(dir: string, report: Report): string {
+/**
+ * Writes the report as `<dir>/<timestamp>.json`, and as `<dir>/latest.json` when `latest` (a full run);
+ * returns the first path.
+ */
+export function writeReport(dir: string, report: Report, latest = true): string {
   mkdirSync(dir, { recursive: true });
   const stamp = report.startedAt.replace(/[:.]/g, '-');
   const path = join(dir, `${stamp}.json`);
   const text = `${JSON.stringify(report, null, 2)}\n`;
   writeFileSync(path, text);
-  writeFileSync(join(dir, 'latest.json'), text);
+  if (latest) writeFileSync(join(dir, 'latest.json'), text);
   return path;
 }

@@ -1,0 +1,215 @@
+import {
+  anyTimeWindows,
+  johannesburgDate,
+  launchPipeline,
+  type Pipeline,
+  type PipelineEndpoints,
+  pipelineServices,
+  sampleOnUsDebit,
+} from '@rp/launcher';
+import { connectStore } from '@rp/store';
+import { MongoClient } from 'mongodb';
+import type { Row } from './report.ts';
+import { bounded, metricValue, parsePrometheus, round } from './stats.ts';
+
+export interface QueueMemoryOptions {
+  readonly root: string;
+  readonly endpoints: PipelineEndpoints;
+  readonly run: string;
+  /** The smaller queue, the yardstick (the issue's 100,000). */
+  readonly small: number;
+  /** The larger queue (the issue's 1,000,000). */
+  readonly large: number;
+  /** Queue writes in flight while seeding. */
+  readonly concurrency: number;
+}
+
+/**
+ * Each service's resident set while a large queue of accepted debits waits for the debit window, beside
+ * its figure with a queue a tenth of the size, then while the scheduler releases the queue and after.
+ *
+ * The queue is written straight into the scheduler's `debit_queue` through the store's own `enqueue` (the
+ * write the scheduler makes when both halves of an on-us debit are in): the pipeline queues about 30
+ * debits a second on this kind of machine, so a million through the ingress would take the better part of
+ * a day. Every service runs meanwhile; the scheduler is the one that holds the queue, reads its depth
+ * and releases it. The release is the scheduler's alone: the dispatcher is stopped before the window
+ * opens, so the million debits wait on `rp.directdebit.due.v1` instead of flooding the bank simulator
+ * (their journeys would take hours at the pipeline's rate).
+ */
+export async function queueMemoryBench(
+  options: QueueMemoryOptions,
+  log: (line: string) => void,
+): Promise<Row[]> {
+  const pipeline = await launchPipeline({
+    root: options.root,
+    endpoints: options.endpoints,
+    run: options.run,
+    env: { LOG_LEVEL: 'warn', RESPONSE_DELAY: '0ms', ...anyTimeWindows },
+  });
+  const store = await connectStore({
+    uri: options.endpoints.mongodbUri,
+    database: pipeline.database,
+    appName: 'bench-queue-seed',
+  });
+  const scheduler = pipeline.url('scheduler');
+  const rows: Row[] = [];
+  try {
+    const depth = async () => {
+      const response = await fetch(`${scheduler}/admin/queue`, {
+        headers: { authorization: await pipeline.operatorAuthorization('operator.read') },
+      });
+      if (!response.ok) throw new Error(`GET /admin/queue answered ${response.status}`);
+      return Number(((await response.json()) as { depth: number }).depth);
+    };
+    const idle = await memory(pipeline);
+    const windowDate = johannesburgDate();
+    let seeded = 0;
+    const seed = async (upTo: number) => {
+      const started = performance.now();
+      const count = upTo - seeded;
+      await bounded(count, options.concurrency, async () => {
+        const sample = sampleOnUsDebit(options.root, { collectionDate: windowDate });
+        const at = new Date();
+        await store.debitQueue.enqueue(
+          {
+            uetr: sample.uetr,
+            windowDate,
+            requestedCollectionDate: windowDate,
+            creditorAgentMemberId: '250655',
+            origin: 'on-us',
+            enqueuedAt: at,
+            messageJson: sample.body,
+          },
+          at,
+          { acceptedAt: at, statusReportAcknowledgedAt: at, statusReportId: `RPT-${sample.uetr}` },
+        );
+        seeded += 1;
+        if (seeded % 50_000 === 0) log(`  ${seeded.toLocaleString('en-US')} queued`);
+      });
+      const seconds = (performance.now() - started) / 1000;
+      const counted = await depth();
+      if (counted < upTo) throw new Error(`the scheduler counts ${counted} queued debits, not ${upTo}`);
+      return { seconds, rate: count / seconds };
+    };
+
+    log(`queue memory: ${options.small.toLocaleString('en-US')} debits queued`);
+    const toSmall = await seed(options.small);
+    const atSmall = await settledMemory(pipeline, depth);
+    log(`queue memory: ${options.large.toLocaleString('en-US')} debits queued`);
+    const toLarge = await seed(options.large);
+    const atLarge = await settledMemory(pipeline, depth);
+
+    log('queue memory: the scheduler releases the queue (the dispatcher stopped)');
+    await pipeline.kill('dispatcher', 'SIGTERM');
+    const peak: Record<string, number> = {};
+    const sample = async () => {
+      for (const [service, mb] of Object.entries(await memory(pipeline)))
+        peak[service] = Math.max(peak[service] ?? 0, mb);
+    };
+    const releaseStart = performance.now();
+    const opened = await fetch(`${scheduler}/admin/windows/debit/open`, {
+      method: 'POST',
+      headers: { authorization: await pipeline.operatorAuthorization('operator.replay') },
+    });
+    if (!opened.ok) throw new Error(`opening the debit window answered ${opened.status}`);
+    const deadline = Date.now() + 4 * 3_600_000;
+    for (;;) {
+      await sample();
+      if ((await depth()) === 0) break;
+      if (Date.now() > deadline) throw new Error('the queue was not released within 4 hours');
+      await new Promise((resolve) => setTimeout(resolve, 5_000));
+    }
+    const releaseSeconds = (performance.now() - releaseStart) / 1000;
+    const after = await settledMemory(pipeline, depth);
+
+    const seedRate =
+      (toSmall.rate * options.small + toLarge.rate * (options.large - options.small)) / options.large;
+    for (const service of pipelineServices) {
+      if (service === 'dispatcher') continue;
+      const small = atSmall[service] ?? 0;
+      const large = atLarge[service] ?? 0;
+      rows.push({
+        group: 'pipeline',
+        name: `memory with ${options.large.toLocaleString('en-US')} debits queued: ${service}`,
+        value: large,
+        unit: 'MB RSS',
+        detail: `${small} MB with ${options.small.toLocaleString('en-US')} (${signedPercent(large, small)}); ${idle[service]} MB idle, ${peak[service]} MB at most while released, ${after[service]} MB after`,
+      });
+    }
+    const dispatcherSmall = atSmall.dispatcher ?? 0;
+    const dispatcherLarge = atLarge.dispatcher ?? 0;
+    rows.push({
+      group: 'pipeline',
+      name: `memory with ${options.large.toLocaleString('en-US')} debits queued: dispatcher`,
+      value: dispatcherLarge,
+      unit: 'MB RSS',
+      detail: `${dispatcherSmall} MB with ${options.small.toLocaleString('en-US')} (${signedPercent(dispatcherLarge, dispatcherSmall)}); ${idle.dispatcher} MB idle; stopped for the release`,
+    });
+    rows.push(
+      {
+        group: 'pipeline',
+        name: `the scheduler releases ${options.large.toLocaleString('en-US')} queued debits`,
+        value: round(options.large / releaseSeconds, 0),
+        unit: 'debits/s',
+        detail: `${round(releaseSeconds, 0)} s from the window opening to an empty queue (to rp.directdebit.due.v1, each taken off the queue)`,
+      },
+      {
+        group: 'pipeline',
+        name: 'queue writes while seeding (the store, as the scheduler queues a debit)',
+        value: round(seedRate, 0),
+        unit: 'debits/s',
+        detail: `${options.concurrency} in flight; ${round(toSmall.seconds + toLarge.seconds, 0)} s for ${options.large.toLocaleString('en-US')}`,
+      },
+    );
+  } finally {
+    await pipeline.stop();
+    await store.close();
+    // A million debits' documents are gigabytes in the MongoDB stand-in: the run's database goes with it.
+    const client = new MongoClient(options.endpoints.mongodbUri);
+    try {
+      await client.db(pipeline.database).dropDatabase();
+    } finally {
+      await client.close();
+    }
+  }
+  return rows;
+}
+
+/** Resident set of every running service (MB), from each one's own process metrics. */
+async function memory(pipeline: Pipeline): Promise<Record<string, number>> {
+  const entries = await Promise.all(
+    pipelineServices
+      .filter((service) => pipeline.isRunning(service))
+      .map(async (service) => {
+        const response = await fetch(`${pipeline.url(service)}/metrics`);
+        const metrics = parsePrometheus(await response.text());
+        return [service, round(metricValue(metrics, 'process_resident_memory_bytes') / 2 ** 20, 0)] as const;
+      }),
+  );
+  return Object.fromEntries(entries);
+}
+
+/**
+ * Each service's resident set once the queue is in: the largest of five readings 3 s apart, with the
+ * scheduler asked for the queue's depth before each (an operator's read of a large queue is part of
+ * what it holds in memory).
+ */
+async function settledMemory(
+  pipeline: Pipeline,
+  depth: () => Promise<number>,
+): Promise<Record<string, number>> {
+  const largest: Record<string, number> = {};
+  for (let reading = 0; reading < 5; reading += 1) {
+    await depth();
+    for (const [service, mb] of Object.entries(await memory(pipeline)))
+      largest[service] = Math.max(largest[service] ?? 0, mb);
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+  }
+  return largest;
+}
+
+function signedPercent(value: number, base: number): string {
+  if (base === 0) return 'n/a';
+  const change = (100 * (value - base)) / base;
+  return `${change >= 0 ? '+' : ''}${round(change, 1)}%`;
+}
