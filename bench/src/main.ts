@@ -178,6 +178,7 @@ if (settings.only === 'queue-memory') {
         small: Math.max(1, Math.floor(settings.largeQueue / 10)),
         large: settings.largeQueue,
         concurrency: 32,
+        releaseMinutes: 30,
       },
       log,
     )),

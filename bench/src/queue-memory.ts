@@ -22,6 +22,8 @@ export interface QueueMemoryOptions {
   readonly large: number;
   /** Queue writes in flight while seeding. */
   readonly concurrency: number;
+  /** How long the release is watched at most. */
+  readonly releaseMinutes: number;
 }
 
 /**
@@ -31,8 +33,10 @@ export interface QueueMemoryOptions {
  * The queue is written straight into the scheduler's `debit_queue` through the store's own `enqueue` (the
  * write the scheduler makes when both halves of an on-us debit are in): the pipeline queues about 30
  * debits a second on this kind of machine, so a million through the ingress would take the better part of
- * a day. Every service runs meanwhile; the scheduler is the one that holds the queue, reads its depth
- * and releases it. The release is the scheduler's alone: the dispatcher is stopped before the window
+ * a day. Every service runs meanwhile; the scheduler is the one that holds the queue and releases it.
+ * Nothing counts the queue meanwhile: on the local MongoDB stand-in a count by status scans every
+ * document, and over 100,000 queued debits it outlasts the 30 s query limit (on MongoDB the status
+ * index answers it). The release is the scheduler's alone: the dispatcher is stopped before the window
  * opens, so the million debits wait on `rp.directdebit.due.v1` instead of flooding the bank simulator
  * (their journeys would take hours at the pipeline's rate).
  */
@@ -54,12 +58,9 @@ export async function queueMemoryBench(
   const scheduler = pipeline.url('scheduler');
   const rows: Row[] = [];
   try {
-    const depth = async () => {
-      const response = await fetch(`${scheduler}/admin/queue`, {
-        headers: { authorization: await pipeline.operatorAuthorization('operator.read') },
-      });
-      if (!response.ok) throw new Error(`GET /admin/queue answered ${response.status}`);
-      return Number(((await response.json()) as { depth: number }).depth);
+    const released = async () => {
+      const response = await fetch(`${scheduler}/metrics`);
+      return metricValue(parsePrometheus(await response.text()), 'rp_scheduler_debits_released_total');
     };
     const idle = await memory(pipeline);
     const windowDate = johannesburgDate();
@@ -70,7 +71,7 @@ export async function queueMemoryBench(
       await bounded(count, options.concurrency, async () => {
         const sample = sampleOnUsDebit(options.root, { collectionDate: windowDate });
         const at = new Date();
-        await store.debitQueue.enqueue(
+        const { outcome } = await store.debitQueue.enqueue(
           {
             uetr: sample.uetr,
             windowDate,
@@ -83,44 +84,48 @@ export async function queueMemoryBench(
           at,
           { acceptedAt: at, statusReportAcknowledgedAt: at, statusReportId: `RPT-${sample.uetr}` },
         );
+        if (outcome !== 'enqueued') throw new Error(`debit ${sample.uetr} was not queued: ${outcome}`);
         seeded += 1;
         if (seeded % 50_000 === 0) log(`  ${seeded.toLocaleString('en-US')} queued`);
       });
       const seconds = (performance.now() - started) / 1000;
-      const counted = await depth();
-      if (counted < upTo) throw new Error(`the scheduler counts ${counted} queued debits, not ${upTo}`);
       return { seconds, rate: count / seconds };
     };
 
-    log(`queue memory: ${options.small.toLocaleString('en-US')} debits queued`);
+    log(`queue memory: queueing ${options.small.toLocaleString('en-US')} debits`);
     const toSmall = await seed(options.small);
-    const atSmall = await settledMemory(pipeline, depth);
-    log(`queue memory: ${options.large.toLocaleString('en-US')} debits queued`);
+    const atSmall = await settledMemory(pipeline);
+    log(`queue memory: queueing up to ${options.large.toLocaleString('en-US')} debits`);
     const toLarge = await seed(options.large);
-    const atLarge = await settledMemory(pipeline, depth);
+    const atLarge = await settledMemory(pipeline);
 
-    log('queue memory: the scheduler releases the queue (the dispatcher stopped)');
+    log(
+      `queue memory: the scheduler releases the queue (the dispatcher stopped), for ${options.releaseMinutes} min at most`,
+    );
     await pipeline.kill('dispatcher', 'SIGTERM');
     const peak: Record<string, number> = {};
     const sample = async () => {
       for (const [service, mb] of Object.entries(await memory(pipeline)))
         peak[service] = Math.max(peak[service] ?? 0, mb);
     };
+    const releasedBefore = await released();
     const releaseStart = performance.now();
     const opened = await fetch(`${scheduler}/admin/windows/debit/open`, {
       method: 'POST',
       headers: { authorization: await pipeline.operatorAuthorization('operator.replay') },
     });
     if (!opened.ok) throw new Error(`opening the debit window answered ${opened.status}`);
-    const deadline = Date.now() + 4 * 3_600_000;
+    const deadline = Date.now() + options.releaseMinutes * 60_000;
+    let releasedCount = 0;
     for (;;) {
       await sample();
-      if ((await depth()) === 0) break;
-      if (Date.now() > deadline) throw new Error('the queue was not released within 4 hours');
+      releasedCount = (await released()) - releasedBefore;
+      if (releasedCount >= options.large || Date.now() > deadline) break;
       await new Promise((resolve) => setTimeout(resolve, 5_000));
     }
     const releaseSeconds = (performance.now() - releaseStart) / 1000;
-    const after = await settledMemory(pipeline, depth);
+    const after = await settledMemory(pipeline);
+    const drained = releasedCount >= options.large;
 
     const seedRate =
       (toSmall.rate * options.small + toLarge.rate * (options.large - options.small)) / options.large;
@@ -133,7 +138,7 @@ export async function queueMemoryBench(
         name: `memory with ${options.large.toLocaleString('en-US')} debits queued: ${service}`,
         value: large,
         unit: 'MB RSS',
-        detail: `${small} MB with ${options.small.toLocaleString('en-US')} (${signedPercent(large, small)}); ${idle[service]} MB idle, ${peak[service]} MB at most while released, ${after[service]} MB after`,
+        detail: `${small} MB with ${options.small.toLocaleString('en-US')} (${signedPercent(large, small)}); ${idle[service]} MB idle, ${peak[service]} MB at most while released, ${after[service]} MB ${drained ? 'after' : 'at the end'}`,
       });
     }
     const dispatcherSmall = atSmall.dispatcher ?? 0;
@@ -149,9 +154,11 @@ export async function queueMemoryBench(
       {
         group: 'pipeline',
         name: `the scheduler releases ${options.large.toLocaleString('en-US')} queued debits`,
-        value: round(options.large / releaseSeconds, 0),
+        value: round(releasedCount / releaseSeconds, 0),
         unit: 'debits/s',
-        detail: `${round(releaseSeconds, 0)} s from the window opening to an empty queue (to rp.directdebit.due.v1, each taken off the queue)`,
+        detail: drained
+          ? `${round(releaseSeconds, 0)} s from the window opening to the last released (to rp.directdebit.due.v1, each taken off the queue)`
+          : `${releasedCount.toLocaleString('en-US')} released in ${round(releaseSeconds, 0)} s, when the bench stopped waiting; the memory "after" is with the rest still queued`,
       },
       {
         group: 'pipeline',
@@ -189,18 +196,10 @@ async function memory(pipeline: Pipeline): Promise<Record<string, number>> {
   return Object.fromEntries(entries);
 }
 
-/**
- * Each service's resident set once the queue is in: the largest of five readings 3 s apart, with the
- * scheduler asked for the queue's depth before each (an operator's read of a large queue is part of
- * what it holds in memory).
- */
-async function settledMemory(
-  pipeline: Pipeline,
-  depth: () => Promise<number>,
-): Promise<Record<string, number>> {
+/** Each service's resident set once the queue is in: the largest of five readings 3 s apart. */
+async function settledMemory(pipeline: Pipeline): Promise<Record<string, number>> {
   const largest: Record<string, number> = {};
   for (let reading = 0; reading < 5; reading += 1) {
-    await depth();
     for (const [service, mb] of Object.entries(await memory(pipeline)))
       largest[service] = Math.max(largest[service] ?? 0, mb);
     await new Promise((resolve) => setTimeout(resolve, 3_000));
