@@ -62,7 +62,37 @@ function invalid(path: string, detail: string): never {
   throw contractError('INVALID_MESSAGE', `${path || '/'}: ${detail}`);
 }
 
+/**
+ * The Avro value of a plain message. Converted by a function compiled once per type (see `compileToAvro`);
+ * a value it refuses is walked again by `checkedToAvroValue`, which names the member at fault.
+ */
 export function toAvroValue(
+  type: avro.Type,
+  value: unknown,
+  discriminators: Discriminators,
+  path = '',
+): unknown {
+  const convert = compiled(toAvroCompiled, discriminators, type, () => compileToAvro(type, discriminators));
+  try {
+    return convert(value);
+  } catch (error) {
+    if (error !== mismatch) throw error;
+  }
+  return checkedToAvroValue(type, value, discriminators, path);
+}
+
+/** The plain shape of a decoded Avro value, by a function compiled once per type. */
+export function fromAvroValue(type: avro.Type, value: unknown): unknown {
+  let convert = fromAvroCompiled.get(type);
+  if (convert === undefined) convert = compileFromAvro(type);
+  return convert(value);
+}
+
+/**
+ * The conversion as a walk of the type, naming the member at fault (`/creditor/name: is required`): the
+ * error path of `toAvroValue`, and the reference its compiled functions are tested against.
+ */
+export function checkedToAvroValue(
   type: avro.Type,
   value: unknown,
   discriminators: Discriminators,
@@ -81,7 +111,7 @@ export function toAvroValue(
       if (member === undefined && !(isUnion(field.type) && acceptsNull(field.type))) {
         invalid(`${path}/${field.name}`, 'is required');
       }
-      record[field.name] = toAvroValue(field.type, member, discriminators, `${path}/${field.name}`);
+      record[field.name] = checkedToAvroValue(field.type, member, discriminators, `${path}/${field.name}`);
     }
     return record;
   }
@@ -89,7 +119,7 @@ export function toAvroValue(
     case 'array': {
       if (!Array.isArray(value)) invalid(path, 'must be an array');
       const items = (type as unknown as { itemsType: avro.Type }).itemsType;
-      return value.map((item, index) => toAvroValue(items, item, discriminators, `${path}/${index}`));
+      return value.map((item, index) => checkedToAvroValue(items, item, discriminators, `${path}/${index}`));
     }
     case 'map': {
       if (!isPlainObject(value)) invalid(path, 'must be an object');
@@ -97,7 +127,7 @@ export function toAvroValue(
       return Object.fromEntries(
         Object.entries(value).map(([key, item]) => [
           key,
-          toAvroValue(values, item, discriminators, `${path}/${key}`),
+          checkedToAvroValue(values, item, discriminators, `${path}/${key}`),
         ]),
       );
     }
@@ -106,22 +136,23 @@ export function toAvroValue(
   }
 }
 
-export function fromAvroValue(type: avro.Type, value: unknown): unknown {
+/** `fromAvroValue` as a walk of the type: the reference its compiled functions are tested against. */
+export function walkFromAvroValue(type: avro.Type, value: unknown): unknown {
   if (isUnion(type)) {
     if (value === null) return undefined;
     if (type.typeName === 'union:wrapped') {
       const [branchName, inner] = Object.entries(value as Record<string, unknown>)[0] ?? [];
       const branch = branchName === undefined ? undefined : wrappedBranch(type, branchName);
       if (!branch) throw contractError('INVALID_MESSAGE', `unknown union branch ${String(branchName)}`);
-      return fromAvroValue(branch, inner);
+      return walkFromAvroValue(branch, inner);
     }
-    return fromAvroValue(unwrappedBranch(type, value), value);
+    return walkFromAvroValue(unwrappedBranch(type, value), value);
   }
   if (isRecord(type)) {
     const source = value as Record<string, unknown>;
     const plain: Record<string, unknown> = {};
     for (const field of type.fields) {
-      const member = fromAvroValue(field.type, source[field.name]);
+      const member = walkFromAvroValue(field.type, source[field.name]);
       if (member !== undefined) plain[field.name] = member;
     }
     return plain;
@@ -129,14 +160,14 @@ export function fromAvroValue(type: avro.Type, value: unknown): unknown {
   switch (type.typeName) {
     case 'array': {
       const items = (type as unknown as { itemsType: avro.Type }).itemsType;
-      return (value as unknown[]).map((item) => fromAvroValue(items, item));
+      return (value as unknown[]).map((item) => walkFromAvroValue(items, item));
     }
     case 'map': {
       const values = (type as unknown as { valuesType: avro.Type }).valuesType;
       return Object.fromEntries(
         Object.entries(value as Record<string, unknown>).map(([key, item]) => [
           key,
-          fromAvroValue(values, item),
+          walkFromAvroValue(values, item),
         ]),
       );
     }
@@ -160,7 +191,7 @@ function unionToAvro(
     invalid(path, 'is required');
   }
   const branch = chooseBranch(type, value, discriminators, path);
-  const converted = toAvroValue(branch, value, discriminators, path);
+  const converted = checkedToAvroValue(branch, value, discriminators, path);
   return type.typeName === 'union:wrapped' ? { [branch.branchName as string]: converted } : converted;
 }
 
@@ -244,10 +275,37 @@ export function mapLogicalValues(
   logicalType: string,
   replace: (value: unknown) => unknown,
 ): unknown {
+  let byLogical = logicalCompiled.get(discriminators);
+  if (byLogical === undefined) {
+    byLogical = new Map();
+    logicalCompiled.set(discriminators, byLogical);
+  }
+  let byType = byLogical.get(logicalType);
+  if (byType === undefined) {
+    byType = new WeakMap();
+    byLogical.set(logicalType, byType);
+  }
+  const map = byType.get(type) ?? compileLogicalMap(type, discriminators, logicalType, byType);
+  try {
+    return map(value, replace);
+  } catch (error) {
+    if (error !== mismatch) throw error;
+  }
+  return walkLogicalValues(type, value, discriminators, logicalType, replace);
+}
+
+/** `mapLogicalValues` as a walk of the type: its error path, and the reference its compiled functions are tested against. */
+export function walkLogicalValues(
+  type: avro.Type,
+  value: unknown,
+  discriminators: Discriminators,
+  logicalType: string,
+  replace: (value: unknown) => unknown,
+): unknown {
   if (value === undefined || value === null) return value;
   if (type.typeName === `logical:${logicalType}`) return replace(value);
   const recurse = (inner: avro.Type, item: unknown) =>
-    mapLogicalValues(inner, item, discriminators, logicalType, replace);
+    walkLogicalValues(inner, item, discriminators, logicalType, replace);
   if (isUnion(type)) return recurse(chooseBranch(type, value, discriminators, ''), value);
   if (isRecord(type)) {
     if (!isPlainObject(value)) return value;
@@ -274,4 +332,371 @@ export function mapLogicalValues(
     default:
       return value;
   }
+}
+
+/*
+ * Compiled conversions. The walks above look up every type's kind, members and branches for every value,
+ * and build a path string for every member in case it is at fault: per message, hundreds of lookups and
+ * strings that are thrown away. The functions below are built once per type: each holds its members'
+ * converters, a union's branches by JavaScript kind, a record's known member names. A value they refuse
+ * throws `mismatch` (no message, no stack), and the walk runs again to say what is wrong.
+ */
+
+type Convert = (value: unknown) => unknown;
+
+/** Thrown by a compiled `toAvroValue` on a value the walk would refuse: not an Error, nothing to build. */
+const mismatch: unique symbol = Symbol('mismatch');
+
+const toAvroCompiled = new WeakMap<Discriminators, WeakMap<avro.Type, Convert>>();
+const fromAvroCompiled = new WeakMap<avro.Type, Convert>();
+const logicalCompiled = new WeakMap<Discriminators, Map<string, WeakMap<avro.Type, LogicalMap>>>();
+
+function compiled<T>(
+  cache: WeakMap<Discriminators, WeakMap<avro.Type, T>>,
+  discriminators: Discriminators,
+  type: avro.Type,
+  compile: () => T,
+): T {
+  let byType = cache.get(discriminators);
+  if (byType === undefined) {
+    byType = new WeakMap();
+    cache.set(discriminators, byType);
+  }
+  let convert = byType.get(type);
+  if (convert === undefined) {
+    convert = compile();
+    byType.set(type, convert);
+  }
+  return convert;
+}
+
+/** A value's kind as `fitsKind` tells branches apart. */
+type JsKind = 'string' | 'number' | 'boolean' | 'buffer' | 'array' | 'object' | 'other';
+
+function jsKind(value: unknown): JsKind {
+  switch (typeof value) {
+    case 'string':
+      return 'string';
+    case 'number':
+      return 'number';
+    case 'boolean':
+      return 'boolean';
+    case 'object':
+      if (value === null) return 'other';
+      if (Array.isArray(value)) return 'array';
+      return Buffer.isBuffer(value) ? 'buffer' : 'object';
+    default:
+      return 'other';
+  }
+}
+
+const jsKinds: readonly JsKind[] = ['string', 'number', 'boolean', 'buffer', 'array', 'object', 'other'];
+
+/** A sample value of each kind, to ask `fitsKind` which branches take it. */
+const kindSamples: Readonly<Record<JsKind, unknown>> = {
+  string: '',
+  number: 0,
+  boolean: false,
+  buffer: Buffer.alloc(0),
+  array: [],
+  object: {},
+  other: undefined,
+};
+
+/**
+ * A converter that may refer to itself (a recursive named type): registered before its members are
+ * compiled, it calls the finished function once there is one.
+ */
+function deferred(register: (convert: Convert) => void, build: () => Convert): Convert {
+  let built: Convert | undefined;
+  const forward: Convert = (value) => (built as Convert)(value);
+  register(forward);
+  built = build();
+  register(built);
+  return built;
+}
+
+function compileToAvro(type: avro.Type, discriminators: Discriminators): Convert {
+  const byType = toAvroCompiled.get(discriminators) ?? new WeakMap<avro.Type, Convert>();
+  toAvroCompiled.set(discriminators, byType);
+  const member = (inner: avro.Type): Convert => byType.get(inner) ?? compileToAvro(inner, discriminators);
+  return deferred(
+    (convert) => byType.set(type, convert),
+    () => {
+      if (isUnion(type)) return unionToAvroCompiled(type, discriminators, member);
+      if (isRecord(type)) {
+        const known = membersOf(type);
+        const fields = type.fields.map((field) => ({
+          name: field.name,
+          optional: isUnion(field.type) && acceptsNull(field.type),
+          convert: member(field.type),
+        }));
+        return (value) => {
+          if (!isPlainObject(value)) throw mismatch;
+          for (const key in value) if (Object.hasOwn(value, key) && !known.has(key)) throw mismatch;
+          const record: Record<string, unknown> = {};
+          for (const field of fields) {
+            const item = value[field.name];
+            if (item === undefined && !field.optional) throw mismatch;
+            record[field.name] = field.convert(item);
+          }
+          return record;
+        };
+      }
+      switch (type.typeName) {
+        case 'array': {
+          const items = member((type as unknown as { itemsType: avro.Type }).itemsType);
+          return (value) => {
+            if (!Array.isArray(value)) throw mismatch;
+            return value.map((item) => items(item));
+          };
+        }
+        case 'map': {
+          const values = member((type as unknown as { valuesType: avro.Type }).valuesType);
+          return (value) => {
+            if (!isPlainObject(value)) throw mismatch;
+            return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, values(item)]));
+          };
+        }
+        default:
+          return (value) => value;
+      }
+    },
+  );
+}
+
+/**
+ * How a union picks its branch for a value of each JavaScript kind, as `chooseBranch` does: the one
+ * branch of that kind; among records, the one whose constant members the value carries; else the first.
+ */
+function unionToAvroCompiled(
+  type: UnionTypeLike,
+  discriminators: Discriminators,
+  member: (inner: avro.Type) => Convert,
+): Convert {
+  const nullable = acceptsNull(type);
+  const wrapped = type.typeName === 'union:wrapped';
+  const wrap = (branch: avro.Type): Convert => {
+    const convert = member(branch);
+    if (!wrapped) return convert;
+    const name = branch.branchName as string;
+    return (value) => ({ [name]: convert(value) });
+  };
+  const byKind = new Map<JsKind, Convert>();
+  for (const kind of jsKinds) {
+    const sample = kindSamples[kind];
+    const candidates = nonNullBranches(type).filter((branch) => fitsKind(branch, sample));
+    if (candidates.length === 0) continue;
+    if (candidates.length === 1) {
+      byKind.set(kind, wrap(candidates[0] as avro.Type));
+      continue;
+    }
+    const records = candidates.filter(isRecord);
+    if (records.length > 0 && isPlainObject(sample)) {
+      const choices = records.map((record) => ({
+        constants: Object.entries(discriminators.get(record.name ?? '') ?? {}),
+        convert: wrap(record),
+      }));
+      byKind.set(kind, (value) => {
+        const object = value as Record<string, unknown>;
+        let chosen: Convert | undefined;
+        for (const choice of choices) {
+          if (choice.constants.every(([field, constant]) => object[field] === constant)) {
+            if (chosen !== undefined) throw mismatch;
+            chosen = choice.convert;
+          }
+        }
+        if (chosen === undefined) throw mismatch;
+        return chosen(value);
+      });
+      continue;
+    }
+    byKind.set(kind, wrap(candidates[0] as avro.Type));
+  }
+  return (value) => {
+    if (value === undefined || value === null) {
+      if (nullable) return null;
+      throw mismatch;
+    }
+    const convert = byKind.get(jsKind(value));
+    if (convert === undefined) throw mismatch;
+    return convert(value);
+  };
+}
+
+function compileFromAvro(type: avro.Type): Convert {
+  const member = (inner: avro.Type): Convert => fromAvroCompiled.get(inner) ?? compileFromAvro(inner);
+  return deferred(
+    (convert) => fromAvroCompiled.set(type, convert),
+    () => {
+      if (isUnion(type)) {
+        if (type.typeName === 'union:wrapped') {
+          const branches = new Map(type.types.map((branch) => [branch.branchName as string, member(branch)]));
+          return (value) => {
+            if (value === null) return undefined;
+            let name: string | undefined;
+            for (const key in value as Record<string, unknown>) {
+              if (!Object.hasOwn(value as object, key)) continue;
+              name = key;
+              break;
+            }
+            const convert = name === undefined ? undefined : branches.get(name);
+            if (convert === undefined)
+              throw contractError('INVALID_MESSAGE', `unknown union branch ${String(name)}`);
+            return convert((value as Record<string, unknown>)[name as string]);
+          };
+        }
+        const byKind = new Map<JsKind, Convert>();
+        for (const kind of jsKinds) {
+          const sample = kindSamples[kind];
+          const branch =
+            nonNullBranches(type).find((candidate) => fitsKind(candidate, sample)) ?? type.types[0];
+          if (branch !== undefined) byKind.set(kind, member(branch));
+        }
+        return (value) => {
+          if (value === null) return undefined;
+          return (byKind.get(jsKind(value)) as Convert)(value);
+        };
+      }
+      if (isRecord(type)) {
+        const fields = type.fields.map((field) => ({ name: field.name, convert: member(field.type) }));
+        return (value) => {
+          const source = value as Record<string, unknown>;
+          const plain: Record<string, unknown> = {};
+          for (const field of fields) {
+            const item = field.convert(source[field.name]);
+            if (item !== undefined) plain[field.name] = item;
+          }
+          return plain;
+        };
+      }
+      switch (type.typeName) {
+        case 'array': {
+          const items = member((type as unknown as { itemsType: avro.Type }).itemsType);
+          return (value) => (value as unknown[]).map((item) => items(item));
+        }
+        case 'map': {
+          const values = member((type as unknown as { valuesType: avro.Type }).valuesType);
+          return (value) =>
+            Object.fromEntries(
+              Object.entries(value as Record<string, unknown>).map(([key, item]) => [key, values(item)]),
+            );
+        }
+        default:
+          return (value) => value;
+      }
+    },
+  );
+}
+
+type LogicalMap = (value: unknown, replace: (value: unknown) => unknown) => unknown;
+
+/**
+ * `mapLogicalValues` compiled for one type and logical type. A part of the type that holds neither the
+ * logical type nor a union (whose branch must still be chosen, and may be refused) is returned as it is,
+ * not copied: what it holds has nothing to replace.
+ */
+function compileLogicalMap(
+  type: avro.Type,
+  discriminators: Discriminators,
+  logicalType: string,
+  byType: WeakMap<avro.Type, LogicalMap>,
+): LogicalMap {
+  const target = `logical:${logicalType}`;
+  const identity: LogicalMap = (value) => value;
+  const untouched = new WeakMap<avro.Type, boolean>();
+  /** Whether nothing in the type is the logical type or a union (a recursive type counts as touched). */
+  const isUntouched = (inner: avro.Type, seen: Set<avro.Type>): boolean => {
+    const known = untouched.get(inner);
+    if (known !== undefined) return known;
+    if (seen.has(inner)) return false;
+    seen.add(inner);
+    let result: boolean;
+    if (inner.typeName === target || isUnion(inner)) result = false;
+    else if (isRecord(inner)) result = inner.fields.every((field) => isUntouched(field.type, seen));
+    else if (inner.typeName === 'array')
+      result = isUntouched((inner as unknown as { itemsType: avro.Type }).itemsType, seen);
+    else if (inner.typeName === 'map')
+      result = isUntouched((inner as unknown as { valuesType: avro.Type }).valuesType, seen);
+    else result = true;
+    untouched.set(inner, result);
+    return result;
+  };
+  const compile = (inner: avro.Type): LogicalMap => {
+    const existing = byType.get(inner);
+    if (existing !== undefined) return existing;
+    let built: LogicalMap | undefined;
+    byType.set(inner, (value, replace) => (built as LogicalMap)(value, replace));
+    built = build(inner);
+    byType.set(inner, built);
+    return built;
+  };
+  const build = (inner: avro.Type): LogicalMap => {
+    if (inner.typeName === target)
+      return (value, replace) => (value === undefined || value === null ? value : replace(value));
+    if (isUntouched(inner, new Set())) return identity;
+    if (isUnion(inner)) {
+      const byKind = new Map<JsKind, LogicalMap>();
+      for (const kind of jsKinds) {
+        const sample = kindSamples[kind];
+        const candidates = nonNullBranches(inner).filter((branch) => fitsKind(branch, sample));
+        if (candidates.length === 0) continue;
+        const records = candidates.filter(isRecord);
+        if (candidates.length > 1 && records.length > 0 && isPlainObject(sample)) {
+          const choices = records.map((record) => ({
+            constants: Object.entries(discriminators.get(record.name ?? '') ?? {}),
+            map: compile(record),
+          }));
+          byKind.set(kind, (value, replace) => {
+            const object = value as Record<string, unknown>;
+            let chosen: LogicalMap | undefined;
+            for (const choice of choices) {
+              if (choice.constants.every(([field, constant]) => object[field] === constant)) {
+                if (chosen !== undefined) throw mismatch;
+                chosen = choice.map;
+              }
+            }
+            if (chosen === undefined) throw mismatch;
+            return chosen(value, replace);
+          });
+          continue;
+        }
+        byKind.set(kind, compile(candidates[0] as avro.Type));
+      }
+      return (value, replace) => {
+        if (value === undefined || value === null) return value;
+        const map = byKind.get(jsKind(value));
+        if (map === undefined) throw mismatch;
+        return map(value, replace);
+      };
+    }
+    if (isRecord(inner)) {
+      const fields = inner.fields.map((field) => ({ name: field.name, map: compile(field.type) }));
+      return (value, replace) => {
+        if (value === undefined || value === null || !isPlainObject(value)) return value;
+        const copy: Record<string, unknown> = { ...value };
+        for (const field of fields) {
+          const item = copy[field.name];
+          if (item !== undefined && item !== null) copy[field.name] = field.map(item, replace);
+        }
+        return copy;
+      };
+    }
+    switch (inner.typeName) {
+      case 'array': {
+        const items = compile((inner as unknown as { itemsType: avro.Type }).itemsType);
+        return (value, replace) => (Array.isArray(value) ? value.map((item) => items(item, replace)) : value);
+      }
+      case 'map': {
+        const values = compile((inner as unknown as { valuesType: avro.Type }).valuesType);
+        return (value, replace) =>
+          isPlainObject(value)
+            ? Object.fromEntries(Object.entries(value).map(([key, item]) => [key, values(item, replace)]))
+            : value;
+      }
+      default:
+        return identity;
+    }
+  };
+  return compile(type);
 }
