@@ -1,4 +1,5 @@
 import type { DeliveryError } from '@rp/contracts';
+import { deadline } from '@rp/runtime';
 import { Agent, request } from 'undici';
 
 export interface BankClientOptions {
@@ -24,7 +25,7 @@ export interface BankClient {
 
 /**
  * Calls on banks over pooled keep-alive connections (one undici Agent: a pool per bank origin). Every call
- * has its own deadline (AbortSignal.timeout) besides the connect, headers and body timeouts, and is
+ * has its own deadline (cleared once it is answered) besides the connect, headers and body timeouts, and is
  * abandoned when the consumer aborts.
  */
 export function createBankClient(options: BankClientOptions): BankClient {
@@ -40,13 +41,14 @@ export function createBankClient(options: BankClientOptions): BankClient {
     async post(url, headers, body, signal) {
       const started = performance.now();
       const latency = () => Math.round(performance.now() - started);
+      const timeout = deadline(options.timeoutMs, signal);
       try {
         const response = await request(url, {
           method: 'POST',
           headers,
           body,
           dispatcher: agent,
-          signal: AbortSignal.any([AbortSignal.timeout(options.timeoutMs), signal]),
+          signal: timeout.signal,
         });
         // The answer's body is not needed; reading it frees the connection for the next call.
         await response.body.dump({ limit: 65_536 }).catch(() => undefined);
@@ -58,6 +60,8 @@ export function createBankClient(options: BankClientOptions): BankClient {
         };
       } catch (error) {
         return { error: describeCallError(error, signal), latencyMs: latency() };
+      } finally {
+        timeout.clear();
       }
     },
     close: () => agent.close(),

@@ -1,3 +1,4 @@
+import { deadline } from '@rp/runtime';
 import { Agent, request } from 'undici';
 
 /** How one POST to a bank's /events ended. */
@@ -67,8 +68,7 @@ export class BankClient {
     signal?: AbortSignal,
   ): Promise<AttemptResult> {
     const started = performance.now();
-    const timeout = AbortSignal.timeout(this.#options.attemptTimeoutMs);
-    const combined = signal ? AbortSignal.any([timeout, signal]) : timeout;
+    const timeout = deadline(this.#options.attemptTimeoutMs, signal);
     const latency = () => Math.round((performance.now() - started) * 10) / 10;
     try {
       const response = await request(url, {
@@ -76,7 +76,7 @@ export class BankClient {
         headers,
         body,
         dispatcher: this.#agent,
-        signal: combined,
+        signal: timeout.signal,
       });
       const kind = classifyStatus(response.statusCode);
       if (kind === 'delivered') {
@@ -96,12 +96,14 @@ export class BankClient {
         ...(retryAfter === undefined ? {} : { retryAfter }),
       };
     } catch (error) {
-      const reason = timeout.aborted
+      const reason = timeout.timedOut
         ? `no answer within ${this.#options.attemptTimeoutMs} ms`
         : signal?.aborted
           ? 'aborted'
           : describeNetworkError(error);
       return { kind: 'retryable', status: null, error: reason, latencyMs: latency() };
+    } finally {
+      timeout.clear();
     }
   }
 
