@@ -18,6 +18,14 @@ export interface AccessTokenOptions {
   readonly audience: string;
   /** Clock skew tolerated on `exp` and `nbf`, in seconds. Default 30. */
   readonly clockToleranceSeconds?: number;
+  /**
+   * How long a token that verified is taken as verified again without its signature being checked, in
+   * milliseconds (never past its `exp`). Default 60 s; 0 checks every request. The key set itself is
+   * cached for ten minutes, so a key withdrawn by the provider is not noticed sooner either way.
+   */
+  readonly verifiedCacheMs?: number;
+  /** Tokens remembered as verified at most (the oldest goes first). Default 1,000. */
+  readonly verifiedCacheSize?: number;
 }
 
 export type AccessTokenCheck =
@@ -46,6 +54,15 @@ export function accessTokenVerifier(options: AccessTokenOptions, who: string): A
           timeoutDuration: 5_000,
         })
       : createLocalJWKSet(options.jwks);
+  const tolerance = options.clockToleranceSeconds ?? 30;
+  const cacheMs = Math.max(0, options.verifiedCacheMs ?? 60_000);
+  const cacheSize = Math.max(1, options.verifiedCacheSize ?? 1_000);
+  /**
+   * Tokens that verified, until when they count as verified: a bank's client sends the same token with
+   * every call until it renews it, and checking its signature (an ECDSA verification) was a twentieth of
+   * the ingress's CPU. The same token string is the same signed claims; only time changes what they say.
+   */
+  const verified = new Map<string, { payload: JWTPayload; until: number }>();
   return async (authorization) => {
     const match =
       authorization === null || authorization === undefined
@@ -59,14 +76,27 @@ export function accessTokenVerifier(options: AccessTokenOptions, who: string): A
         detail: `This route takes ${who}'s access token (Authorization: Bearer)`,
       };
     }
+    const token = match[1];
+    const known = verified.get(token);
+    if (known !== undefined) {
+      if (Date.now() < known.until) return { ok: true, payload: known.payload };
+      verified.delete(token);
+    }
     try {
-      const { payload } = await jwtVerify(match[1], keys, {
+      const { payload } = await jwtVerify(token, keys, {
         issuer: options.issuer,
         audience: options.audience,
         algorithms,
-        clockTolerance: options.clockToleranceSeconds ?? 30,
+        clockTolerance: tolerance,
         requiredClaims: ['exp'],
       });
+      Object.freeze(payload);
+      if (cacheMs > 0) {
+        // `exp` is required and verified: the token is taken as verified until it expires, at the latest.
+        const until = Math.min(Date.now() + cacheMs, ((payload.exp as number) + tolerance) * 1000);
+        if (verified.size >= cacheSize) verified.delete(verified.keys().next().value as string);
+        verified.set(token, { payload, until });
+      }
       return { ok: true, payload };
     } catch (error) {
       if (error instanceof errors.JWKSTimeout || !(error instanceof errors.JOSEError)) {
