@@ -91,6 +91,25 @@ describe('window times', () => {
       '2026-03-30T07:00:00.000Z',
     );
   });
+
+  test.each([
+    ['Europe/London', '2026-03-29T00:30:00Z'],
+    ['Australia/Lord_Howe', '2026-04-04T14:30:00Z'],
+    ['America/St_Johns', '2026-11-01T03:00:00Z'],
+  ])(
+    'the local date in %s around its clock change agrees with the time zone database, minute by minute',
+    (timeZone, around) => {
+      const zoned = new WindowCalendar({ ...defaultWindowSettings, timeZone });
+      const reference = new Intl.DateTimeFormat('en-CA', { timeZone });
+      // A day either side of the change: both midnights are crossed, one with each offset.
+      const start = Date.parse(around) - 24 * 3_600_000;
+      for (let minute = 0; minute <= 48 * 60; minute += 1) {
+        // A second before and after each minute's start: the offset it keeps for the minute holds at both.
+        for (const instant of [new Date(start + minute * 60_000 - 1_000), new Date(start + minute * 60_000)])
+          expect(zoned.localDate(instant)).toBe(reference.format(instant));
+      }
+    },
+  );
 });
 
 describe('delivery deadline: the close of the reconciliation window the message falls in', () => {
