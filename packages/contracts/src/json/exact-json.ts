@@ -30,12 +30,120 @@ const safeIntegerLiteral = /^-?(0|[1-9][0-9]{0,15})$/;
  * text the sender wrote.
  */
 export function parseJsonExact(text: string): unknown {
+  const exact = exactNumberTokens(text);
+  if (exact === undefined) return revivedParse(text);
+  if (exact.tokens.length === 0) {
+    try {
+      return JSON.parse(text);
+    } catch {
+      return revivedParse(text);
+    }
+  }
+  // Each number a float cannot hold becomes a placeholder string ("\u0000" and its index): parsed
+  // without a reviver (five times faster), then put back as the exact number.
+  let rewritten = '';
+  let from = 0;
+  exact.tokens.forEach((token, index) => {
+    rewritten += `${text.slice(from, token.start)}"\\u0000${index}"`;
+    from = token.end;
+  });
+  rewritten += text.slice(from);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(rewritten);
+  } catch {
+    // The error names a place in the text the sender wrote, not in the rewritten one.
+    return revivedParse(text);
+  }
+  const values = exact.tokens.map((token) => json.rawJSON(text.slice(token.start, token.end)));
+  // A text that is one number alone parses to its placeholder.
+  if (typeof parsed === 'string') return values[0];
+  restore(parsed, values);
+  return parsed;
+}
+
+/** JSON.parse with a reviver that reads each number's source text: the reference, and the error path. */
+function revivedParse(text: string): unknown {
   return json.parse(text, (_key, value, context) => {
     if (typeof value !== 'number') return value;
     const source = context.source ?? String(value);
     if (safeIntegerLiteral.test(source) && Number.isSafeInteger(value)) return value;
     return json.rawJSON(source);
   });
+}
+
+const jsonNumberLiteral = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/;
+
+/**
+ * Where the number tokens that a JavaScript number cannot hold exactly are, outside strings. Undefined
+ * when the text is not for the fast path: a token that is not a JSON number (the reviver's parse throws
+ * the right error), or a string escape that could spell a placeholder.
+ */
+function exactNumberTokens(text: string): { tokens: { start: number; end: number }[] } | undefined {
+  const tokens: { start: number; end: number }[] = [];
+  const length = text.length;
+  let index = 0;
+  while (index < length) {
+    const code = text.charCodeAt(index);
+    if (code === 0x22) {
+      // A string: to its closing quote, over escapes.
+      index += 1;
+      while (index < length) {
+        const inner = text.charCodeAt(index);
+        if (inner === 0x5c) {
+          if (text.startsWith('u0000', index + 1)) return undefined;
+          index += 2;
+        } else if (inner === 0x22) break;
+        else index += 1;
+      }
+      index += 1;
+    } else if (code === 0x2d || (code >= 0x30 && code <= 0x39)) {
+      const start = index;
+      index += 1;
+      while (index < length) {
+        const next = text.charCodeAt(index);
+        if (
+          (next >= 0x30 && next <= 0x39) ||
+          next === 0x2e ||
+          next === 0x65 ||
+          next === 0x45 ||
+          next === 0x2b ||
+          next === 0x2d
+        )
+          index += 1;
+        else break;
+      }
+      const token = text.slice(start, index);
+      if (!jsonNumberLiteral.test(token)) return undefined;
+      if (!(safeIntegerLiteral.test(token) && Number.isSafeInteger(Number(token))))
+        tokens.push({ start, end: index });
+    } else index += 1;
+  }
+  return { tokens };
+}
+
+/**
+ * Puts the exact numbers back in place of their placeholders. A member named `__proto__` is an own data
+ * member of what JSON.parse made, so assigning it sets the member, not the prototype.
+ */
+function restore(node: unknown, values: readonly ExactNumber[]): void {
+  if (typeof node !== 'object' || node === null) return;
+  if (Array.isArray(node)) {
+    for (let index = 0; index < node.length; index += 1) {
+      const item = node[index];
+      if (typeof item === 'string') {
+        if (item.charCodeAt(0) === 0) node[index] = values[Number(item.slice(1))];
+      } else restore(item, values);
+    }
+    return;
+  }
+  const object = node as Record<string, unknown>;
+  for (const key of Object.keys(object)) {
+    const item = object[key];
+    if (typeof item === 'string') {
+      if (item.charCodeAt(0) === 0) object[key] = values[Number(item.slice(1))];
+    } else restore(item, values);
+  }
 }
 
 /** Whether `value` is an exact number from parseJsonExact or jsonNumber. */
