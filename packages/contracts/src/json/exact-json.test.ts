@@ -172,6 +172,55 @@ describe('exact JSON', () => {
     expect(stringifyJsonExact(parsed)).toBe('{"__proto__":0.1,"a":[2.5]}');
   });
 
+  it('writes what the replacer would, bigints, NaN, toJSON, cycles and deep values included', () => {
+    const raw = (JSON as unknown as { rawJSON(text: string): unknown }).rawJSON;
+    const reference = (value: unknown, indent?: number) =>
+      JSON.stringify(
+        value,
+        (_key, item: unknown) => {
+          if (typeof item === 'bigint') return raw(item.toString());
+          if (typeof item === 'number' && !Number.isFinite(item))
+            throw new RangeError(`JSON has no representation for ${item}`);
+          return item;
+        },
+        indent,
+      );
+    const attempt = (write: () => string | undefined) => {
+      try {
+        return { text: write() };
+      } catch (error) {
+        return { error: `${(error as Error).name}: ${(error as Error).message}` };
+      }
+    };
+    const cycle: Record<string, unknown> = { a: 1 };
+    cycle.self = cycle;
+    let deep: unknown = 0.5;
+    for (let level = 0; level < 40; level += 1) deep = { level, next: [deep] };
+    const cases: unknown[] = [
+      { a: 1, b: [true, null, 'x', jsonNumber('1.50')], c: { d: -0 } },
+      { big: 12345678901234567890n, list: [1n] },
+      { n: Number.NaN },
+      [Number.POSITIVE_INFINITY],
+      { when: new Date('2026-11-26T00:00:00Z') },
+      { custom: { toJSON: () => Number.NaN } },
+      { skipped: undefined, fn: () => 1, sym: Symbol('s') },
+      cycle,
+      deep,
+      'text',
+      7,
+    ];
+    for (const value of cases) {
+      for (const indent of [undefined, 2]) {
+        const expected = attempt(() => reference(value, indent));
+        // The reference's undefined (a value with no JSON) is refused with a TypeError.
+        const refusal = { error: 'TypeError: value has no JSON representation' };
+        expect(attempt(() => stringifyJsonExact(value, indent))).toEqual(
+          expected.text === undefined && !('error' in expected) ? refusal : expected,
+        );
+      }
+    }
+  });
+
   it('writes exact numbers back with exactly their digits', () => {
     const text = '{"value":9999999999999.99,"small":0.10,"big":12345678901234567890,"n":3}';
     expect(stringifyJsonExact(parseJsonExact(text))).toBe(text);
