@@ -482,46 +482,57 @@ function unionToAvroCompiled(
     const name = branch.branchName as string;
     return (value) => ({ [name]: convert(value) });
   };
-  const byKind = new Map<JsKind, Convert>();
-  for (const kind of jsKinds) {
-    const sample = kindSamples[kind];
-    const candidates = nonNullBranches(type).filter((branch) => fitsKind(branch, sample));
-    if (candidates.length === 0) continue;
-    if (candidates.length === 1) {
-      byKind.set(kind, wrap(candidates[0] as avro.Type));
-      continue;
-    }
-    const records = candidates.filter(isRecord);
-    if (records.length > 0 && isPlainObject(sample)) {
-      const choices = records.map((record) => ({
-        constants: Object.entries(discriminators.get(record.name ?? '') ?? {}),
-        convert: wrap(record),
-      }));
-      byKind.set(kind, (value) => {
-        const object = value as Record<string, unknown>;
-        let chosen: Convert | undefined;
-        for (const choice of choices) {
-          if (choice.constants.every(([field, constant]) => object[field] === constant)) {
-            if (chosen !== undefined) throw mismatch;
-            chosen = choice.convert;
-          }
-        }
-        if (chosen === undefined) throw mismatch;
-        return chosen(value);
-      });
-      continue;
-    }
-    byKind.set(kind, wrap(candidates[0] as avro.Type));
-  }
+  const byKind = branchesByKind(type, discriminators, wrap);
   return (value) => {
     if (value === undefined || value === null) {
       if (nullable) return null;
       throw mismatch;
     }
-    const convert = byKind.get(jsKind(value));
-    if (convert === undefined) throw mismatch;
-    return convert(value);
+    const choose = byKind.get(jsKind(value));
+    if (choose === undefined) throw mismatch;
+    return choose(value)(value);
   };
+}
+
+/**
+ * How a union picks its branch for a value of each JavaScript kind, as `chooseBranch` does: the one
+ * branch of that kind; among records, the one whose constant members the value carries (none or two:
+ * `mismatch`); else the first. `of` is what is kept for each branch (its converter).
+ */
+function branchesByKind<F>(
+  type: UnionTypeLike,
+  discriminators: Discriminators,
+  of: (branch: avro.Type) => F,
+): Map<JsKind, (value: unknown) => F> {
+  const byKind = new Map<JsKind, (value: unknown) => F>();
+  for (const kind of jsKinds) {
+    const sample = kindSamples[kind];
+    const candidates = nonNullBranches(type).filter((branch) => fitsKind(branch, sample));
+    if (candidates.length === 0) continue;
+    const records = candidates.filter(isRecord);
+    if (candidates.length > 1 && records.length > 0 && isPlainObject(sample)) {
+      const choices = records.map((record) => ({
+        constants: Object.entries(discriminators.get(record.name ?? '') ?? {}),
+        kept: of(record),
+      }));
+      byKind.set(kind, (value) => {
+        const object = value as Record<string, unknown>;
+        let chosen: { kept: F } | undefined;
+        for (const choice of choices) {
+          if (choice.constants.every(([field, constant]) => object[field] === constant)) {
+            if (chosen !== undefined) throw mismatch;
+            chosen = choice;
+          }
+        }
+        if (chosen === undefined) throw mismatch;
+        return chosen.kept;
+      });
+      continue;
+    }
+    const only = of(candidates[0] as avro.Type);
+    byKind.set(kind, () => only);
+  }
+  return byKind;
 }
 
 function compileFromAvro(type: avro.Type): Convert {
@@ -636,38 +647,12 @@ function compileLogicalMap(
       return (value, replace) => (value === undefined || value === null ? value : replace(value));
     if (isUntouched(inner, new Set())) return identity;
     if (isUnion(inner)) {
-      const byKind = new Map<JsKind, LogicalMap>();
-      for (const kind of jsKinds) {
-        const sample = kindSamples[kind];
-        const candidates = nonNullBranches(inner).filter((branch) => fitsKind(branch, sample));
-        if (candidates.length === 0) continue;
-        const records = candidates.filter(isRecord);
-        if (candidates.length > 1 && records.length > 0 && isPlainObject(sample)) {
-          const choices = records.map((record) => ({
-            constants: Object.entries(discriminators.get(record.name ?? '') ?? {}),
-            map: compile(record),
-          }));
-          byKind.set(kind, (value, replace) => {
-            const object = value as Record<string, unknown>;
-            let chosen: LogicalMap | undefined;
-            for (const choice of choices) {
-              if (choice.constants.every(([field, constant]) => object[field] === constant)) {
-                if (chosen !== undefined) throw mismatch;
-                chosen = choice.map;
-              }
-            }
-            if (chosen === undefined) throw mismatch;
-            return chosen(value, replace);
-          });
-          continue;
-        }
-        byKind.set(kind, compile(candidates[0] as avro.Type));
-      }
+      const byKind = branchesByKind(inner, discriminators, compile);
       return (value, replace) => {
         if (value === undefined || value === null) return value;
-        const map = byKind.get(jsKind(value));
-        if (map === undefined) throw mismatch;
-        return map(value, replace);
+        const choose = byKind.get(jsKind(value));
+        if (choose === undefined) throw mismatch;
+        return choose(value)(value, replace);
       };
     }
     if (isRecord(inner)) {
