@@ -266,7 +266,9 @@ function unwrappedBranch(type: UnionTypeLike, value: unknown): avro.Type {
 
 /**
  * Copies a plain message, replacing every value of the given logical type (decimal, say) by `replace`'s
- * result: how amounts become JSON number tokens on the way out.
+ * result: how amounts become JSON number tokens on the way out. Parts that hold neither that type nor a
+ * union are shared with the message, not copied. Compiled once per type; a value the compiled function
+ * refuses is walked again, which says what is wrong.
  */
 export function mapLogicalValues(
   type: avro.Type,
