@@ -36,7 +36,8 @@ function microseconds(work: () => void, calls: number, rounds: number): number {
 /**
  * What the contracts package costs a service per record, on this machine's CPU alone (no I/O): the Avro
  * encoding of a message (conversion from its plain shape and avsc's binary encoding), its decoding, and
- * its JSON rendering (an event posting's body). A journey writes 34 Kafka records and reads each of them
+ * its JSON rendering (an event posting's body) and the exact parse of that JSON (how a request body or a
+ * message stored as JSON text is read). A journey writes 34 Kafka records and reads each of them
  * once or more, so these figures times the records say how much of a service's CPU is its messages.
  */
 export function codecBench(options: { root: string; calls: number; rounds: number }): Row[] {
@@ -50,11 +51,20 @@ export function codecBench(options: { root: string; calls: number; rounds: numbe
     const encode = microseconds(() => encodeAvro(name, value), options.calls, options.rounds);
     const decode = microseconds(() => decodeAvro(name, bytes), options.calls, options.rounds);
     const json = microseconds(() => toJson(name, value), options.calls, options.rounds);
+    const body = toJson(name, value);
+    const parse = microseconds(() => parseJsonExact(body), options.calls, options.rounds);
     const detail = `${bytes.length} bytes of Avro; best of ${options.rounds} rounds of ${options.calls}`;
     rows.push(
       { group: 'codec', name: `${name}: Avro encode`, value: encode, unit: 'µs', detail },
       { group: 'codec', name: `${name}: Avro decode`, value: decode, unit: 'µs', detail },
       { group: 'codec', name: `${name}: JSON rendering`, value: json, unit: 'µs', detail },
+      {
+        group: 'codec',
+        name: `${name}: exact JSON parse`,
+        value: parse,
+        unit: 'µs',
+        detail: `${body.length} bytes of JSON, amounts kept exact (a request body, a stored message); best of ${options.rounds} rounds of ${options.calls}`,
+      },
     );
   }
   return rows;

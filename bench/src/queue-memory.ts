@@ -10,7 +10,7 @@ import {
 import { connectStore } from '@rp/store';
 import { MongoClient } from 'mongodb';
 import type { Row } from './report.ts';
-import { bounded, metricValue, parsePrometheus, round } from './stats.ts';
+import { bounded, metricValue, parsePrometheus, percentile, round } from './stats.ts';
 
 export interface QueueMemoryOptions {
   readonly root: string;
@@ -62,7 +62,7 @@ export async function queueMemoryBench(
       const response = await fetch(`${scheduler}/metrics`);
       return metricValue(parsePrometheus(await response.text()), 'rp_scheduler_debits_released_total');
     };
-    const idle = await memory(pipeline);
+    const idle = await settledMemory(pipeline);
     const windowDate = johannesburgDate();
     let seeded = 0;
     const seed = async (upTo: number) => {
@@ -202,15 +202,26 @@ async function memory(pipeline: Pipeline): Promise<Record<string, number>> {
   return Object.fromEntries(entries);
 }
 
-/** Each service's resident set once the queue is in: the largest of five readings 3 s apart. */
+/**
+ * Each service's resident set at rest: the median of 30 readings 2 s apart. An idle service's resident
+ * set moves by a tenth or more between two garbage collections; the median of a minute's readings is
+ * what it holds, not where its last collection left it.
+ */
 async function settledMemory(pipeline: Pipeline): Promise<Record<string, number>> {
-  const largest: Record<string, number> = {};
-  for (let reading = 0; reading < 5; reading += 1) {
-    for (const [service, mb] of Object.entries(await memory(pipeline)))
-      largest[service] = Math.max(largest[service] ?? 0, mb);
-    await new Promise((resolve) => setTimeout(resolve, 3_000));
+  const readings: Record<string, number[]> = {};
+  for (let reading = 0; reading < 30; reading += 1) {
+    for (const [service, mb] of Object.entries(await memory(pipeline))) (readings[service] ??= []).push(mb);
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
   }
-  return largest;
+  return Object.fromEntries(
+    Object.entries(readings).map(([service, values]) => [
+      service,
+      percentile(
+        [...values].sort((a, b) => a - b),
+        0.5,
+      ),
+    ]),
+  );
 }
 
 function signedPercent(value: number, base: number): string {
