@@ -210,7 +210,11 @@ async function memory(pipeline: Pipeline): Promise<Record<string, number>> {
 async function settledMemory(pipeline: Pipeline): Promise<Record<string, number>> {
   const readings: Record<string, number[]> = {};
   for (let reading = 0; reading < 30; reading += 1) {
-    for (const [service, mb] of Object.entries(await memory(pipeline))) (readings[service] ??= []).push(mb);
+    for (const [service, mb] of Object.entries(await memory(pipeline))) {
+      const values = readings[service] ?? [];
+      values.push(mb);
+      readings[service] = values;
+    }
     await new Promise((resolve) => setTimeout(resolve, 2_000));
   }
   return Object.fromEntries(
