@@ -5,6 +5,7 @@ import {
   launchPipeline,
   type Pipeline,
   type PipelineEndpoints,
+  type PipelineService,
   pipelineServices,
   sampleOnUsDebit,
 } from '@rp/launcher';
@@ -57,6 +58,28 @@ const completedAtBank = (stats: SimulatorStats) =>
  * TRANSACTION_STATE and nine ESM_STATE. A journey counts as done only when all of them were delivered.
  */
 const postingsPerDebit = 18;
+
+/** A service's own metrics (Prometheus text), by name. */
+export async function serviceMetrics(
+  pipeline: Pipeline,
+  service: PipelineService,
+): Promise<Map<string, number>> {
+  const response = await fetch(`${pipeline.url(service)}/metrics`);
+  return parsePrometheus(await response.text());
+}
+
+/** Resident set (MB) of every running service, from each one's own process metrics. */
+export async function servicesMemory(pipeline: Pipeline): Promise<Record<string, number>> {
+  const entries = await Promise.all(
+    pipelineServices
+      .filter((service) => pipeline.isRunning(service))
+      .map(async (service) => {
+        const metrics = await serviceMetrics(pipeline, service);
+        return [service, round(metricValue(metrics, 'process_resident_memory_bytes') / 2 ** 20, 0)] as const;
+      }),
+  );
+  return Object.fromEntries(entries);
+}
 
 /** Everything the pipeline bench measures from outside: ingress, bank simulator, metrics, the servers. */
 class Probe {
@@ -117,9 +140,8 @@ class Probe {
     }
   }
 
-  async metrics(service: (typeof pipelineServices)[number]): Promise<Map<string, number>> {
-    const response = await fetch(`${this.#pipeline.url(service)}/metrics`);
-    return parsePrometheus(await response.text());
+  metrics(service: PipelineService): Promise<Map<string, number>> {
+    return serviceMetrics(this.#pipeline, service);
   }
 
   /**
@@ -132,14 +154,8 @@ class Probe {
   }
 
   /** Resident set of every service (MB), from each one's own process metrics. */
-  async memory(): Promise<Record<string, number>> {
-    const entries = await Promise.all(
-      pipelineServices.map(async (service) => {
-        const metrics = await this.metrics(service);
-        return [service, round(metricValue(metrics, 'process_resident_memory_bytes') / 2 ** 20, 0)] as const;
-      }),
-    );
-    return Object.fromEntries(entries);
+  memory(): Promise<Record<string, number>> {
+    return servicesMemory(this.#pipeline);
   }
 
   /**

@@ -9,8 +9,9 @@ import {
 } from '@rp/launcher';
 import { connectStore } from '@rp/store';
 import { MongoClient } from 'mongodb';
+import { serviceMetrics, servicesMemory } from './pipeline.ts';
 import type { Row } from './report.ts';
-import { bounded, metricValue, parsePrometheus, percentile, round } from './stats.ts';
+import { bounded, metricValue, percentile, round } from './stats.ts';
 
 export interface QueueMemoryOptions {
   readonly root: string;
@@ -58,10 +59,8 @@ export async function queueMemoryBench(
   const scheduler = pipeline.url('scheduler');
   const rows: Row[] = [];
   try {
-    const released = async () => {
-      const response = await fetch(`${scheduler}/metrics`);
-      return metricValue(parsePrometheus(await response.text()), 'rp_scheduler_debits_released_total');
-    };
+    const released = async () =>
+      metricValue(await serviceMetrics(pipeline, 'scheduler'), 'rp_scheduler_debits_released_total');
     const idle = await settledMemory(pipeline);
     const windowDate = johannesburgDate();
     let seeded = 0;
@@ -107,7 +106,7 @@ export async function queueMemoryBench(
     await pipeline.kill('dispatcher', 'SIGTERM');
     const peak: Record<string, number> = {};
     const sample = async () => {
-      for (const [service, mb] of Object.entries(await memory(pipeline)))
+      for (const [service, mb] of Object.entries(await servicesMemory(pipeline)))
         peak[service] = Math.max(peak[service] ?? 0, mb);
     };
     const releasedBefore = await released();
@@ -188,20 +187,6 @@ export async function queueMemoryBench(
   return rows;
 }
 
-/** Resident set of every running service (MB), from each one's own process metrics. */
-async function memory(pipeline: Pipeline): Promise<Record<string, number>> {
-  const entries = await Promise.all(
-    pipelineServices
-      .filter((service) => pipeline.isRunning(service))
-      .map(async (service) => {
-        const response = await fetch(`${pipeline.url(service)}/metrics`);
-        const metrics = parsePrometheus(await response.text());
-        return [service, round(metricValue(metrics, 'process_resident_memory_bytes') / 2 ** 20, 0)] as const;
-      }),
-  );
-  return Object.fromEntries(entries);
-}
-
 /**
  * Each service's resident set at rest: the median of 30 readings 2 s apart. An idle service's resident
  * set moves by a tenth or more between two garbage collections; the median of a minute's readings is
@@ -210,7 +195,7 @@ async function memory(pipeline: Pipeline): Promise<Record<string, number>> {
 async function settledMemory(pipeline: Pipeline): Promise<Record<string, number>> {
   const readings: Record<string, number[]> = {};
   for (let reading = 0; reading < 30; reading += 1) {
-    for (const [service, mb] of Object.entries(await memory(pipeline))) {
+    for (const [service, mb] of Object.entries(await servicesMemory(pipeline))) {
       const values = readings[service] ?? [];
       values.push(mb);
       readings[service] = values;

@@ -409,9 +409,12 @@ const kindSamples: Readonly<Record<JsKind, unknown>> = {
  * A converter that may refer to itself (a recursive named type): registered before its members are
  * compiled, it calls the finished function once there is one.
  */
-function deferred(register: (convert: Convert) => void, build: () => Convert): Convert {
-  let built: Convert | undefined;
-  const forward: Convert = (value) => (built as Convert)(value);
+function deferred<F extends (...args: never[]) => unknown>(
+  register: (convert: F) => void,
+  build: () => F,
+): F {
+  let built: F | undefined;
+  const forward = ((...args: Parameters<F>) => (built as F)(...args)) as F;
   register(forward);
   built = build();
   register(built);
@@ -638,11 +641,10 @@ function compileLogicalMap(
   const compile = (inner: avro.Type): LogicalMap => {
     const existing = byType.get(inner);
     if (existing !== undefined) return existing;
-    let built: LogicalMap | undefined;
-    byType.set(inner, (value, replace) => (built as LogicalMap)(value, replace));
-    built = build(inner);
-    byType.set(inner, built);
-    return built;
+    return deferred<LogicalMap>(
+      (map) => byType.set(inner, map),
+      () => build(inner),
+    );
   };
   const build = (inner: avro.Type): LogicalMap => {
     if (inner.typeName === target)

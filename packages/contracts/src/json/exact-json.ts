@@ -30,9 +30,9 @@ const safeIntegerLiteral = /^-?(0|[1-9][0-9]{0,15})$/;
  * text the sender wrote.
  */
 export function parseJsonExact(text: string): unknown {
-  const exact = exactNumberTokens(text);
-  if (exact === undefined) return revivedParse(text);
-  if (exact.tokens.length === 0) {
+  const tokens = exactNumberTokens(text);
+  if (tokens === undefined) return revivedParse(text);
+  if (tokens.length === 0) {
     try {
       return JSON.parse(text);
     } catch {
@@ -43,7 +43,7 @@ export function parseJsonExact(text: string): unknown {
   // without a reviver (five times faster), then put back as the exact number.
   let rewritten = '';
   let from = 0;
-  exact.tokens.forEach((token, index) => {
+  tokens.forEach((token, index) => {
     rewritten += `${text.slice(from, token.start)}"\\u0000${index}"`;
     from = token.end;
   });
@@ -55,7 +55,7 @@ export function parseJsonExact(text: string): unknown {
     // The error names a place in the text the sender wrote, not in the rewritten one.
     return revivedParse(text);
   }
-  const values = exact.tokens.map((token) => json.rawJSON(text.slice(token.start, token.end)));
+  const values = tokens.map((token) => json.rawJSON(text.slice(token.start, token.end)));
   // A text that is one number alone parses to its placeholder.
   if (typeof parsed === 'string') return values[0];
   restore(parsed, values);
@@ -79,7 +79,7 @@ const jsonNumberLiteral = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/;
  * when the text is not for the fast path: a token that is not a JSON number (the reviver's parse throws
  * the right error), or a string escape that could spell a placeholder.
  */
-function exactNumberTokens(text: string): { tokens: { start: number; end: number }[] } | undefined {
+function exactNumberTokens(text: string): { start: number; end: number }[] | undefined {
   const tokens: { start: number; end: number }[] = [];
   const length = text.length;
   let index = 0;
@@ -119,7 +119,7 @@ function exactNumberTokens(text: string): { tokens: { start: number; end: number
         tokens.push({ start, end: index });
     } else index += 1;
   }
-  return { tokens };
+  return tokens;
 }
 
 /**
