@@ -43,4 +43,31 @@ describe('KeyedSerial', () => {
     await tick();
     expect(serial.size).toBe(0);
   });
+
+  it('runs work for several keys after the earlier work of each, before the later, and holds up no other key', async () => {
+    const serial = new KeyedSerial();
+    const log: string[] = [];
+    const work = (name: string) => async () => {
+      log.push(`start ${name}`);
+      await tick();
+      log.push(`end ${name}`);
+      return name;
+    };
+    const results = await Promise.all([
+      serial.run('a', work('a1')),
+      serial.run('b', work('b1')),
+      serial.runAll(['a', 'b', 'a'], work('ab')),
+      serial.run('c', work('c1')),
+      serial.run('b', work('b2')),
+    ]);
+    expect(results).toEqual(['a1', 'b1', 'ab', 'c1', 'b2']);
+    const position = (line: string) => log.indexOf(line);
+    expect(position('start ab')).toBeGreaterThan(position('end a1'));
+    expect(position('start ab')).toBeGreaterThan(position('end b1'));
+    expect(position('start b2')).toBeGreaterThan(position('end ab'));
+    // c is not held up by the work of a and b.
+    expect(position('start c1')).toBeLessThan(position('end a1'));
+    await tick();
+    expect(serial.size).toBe(0);
+  });
 });

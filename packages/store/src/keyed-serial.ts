@@ -11,15 +11,27 @@ export class KeyedSerial {
   readonly #tails = new Map<string, Promise<void>>();
 
   run<T>(key: string, work: () => Promise<T>): Promise<T> {
-    const previous = this.#tails.get(key);
-    const result = previous === undefined ? work() : previous.then(work);
+    return this.runAll([key], work);
+  }
+
+  /**
+   * Runs `work` once for several keys: after the work already queued for any of them, and before any
+   * queued for them later. Keys not named are not held up.
+   */
+  runAll<T>(keys: readonly string[], work: () => Promise<T>): Promise<T> {
+    const previous: Promise<void>[] = [];
+    for (const key of new Set(keys)) {
+      const tail = this.#tails.get(key);
+      if (tail !== undefined) previous.push(tail);
+    }
+    const result = previous.length === 0 ? work() : Promise.all(previous).then(work);
     const tail = result.then(
       () => undefined,
       () => undefined,
     );
-    this.#tails.set(key, tail);
+    for (const key of keys) this.#tails.set(key, tail);
     void tail.then(() => {
-      if (this.#tails.get(key) === tail) this.#tails.delete(key);
+      for (const key of keys) if (this.#tails.get(key) === tail) this.#tails.delete(key);
     });
     return result;
   }

@@ -68,7 +68,7 @@ describe('TransactionRepository', () => {
     await context.dispose();
   });
 
-  it('coalesces 100 changes of 10 transactions into 10 writes', async () => {
+  it('coalesces 100 changes of 10 transactions into one write command', async () => {
     const uetrs = Array.from({ length: 10 }, () => randomUUID());
     const batch = interleave(uetrs.map((uetr) => changesOf(uetr, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10])));
     expect(batch).toHaveLength(100);
@@ -76,8 +76,14 @@ describe('TransactionRepository', () => {
 
     const result = await context.store.transactions.applyChanges(batch);
 
-    expect(result).toEqual({ transactions: 10, writes: 10, changesApplied: 100, changesSkipped: 0 });
-    expect(context.commandCount('update')).toBe(10);
+    expect(result).toEqual({
+      transactions: 10,
+      writes: 1,
+      changesApplied: 100,
+      changesSkipped: 0,
+      skippedIn: [],
+    });
+    expect(context.commandCount('update')).toBe(1);
     expect(context.commandCount('find')).toBe(0);
     for (const uetr of uetrs) {
       const snapshot = await context.store.transactions.get(uetr);
@@ -105,6 +111,68 @@ describe('TransactionRepository', () => {
     }
   });
 
+  it('sends at most bulkBatchSize transactions in one write command', async () => {
+    const store = await context.openAnother({ limits: { bulkBatchSize: 4 } });
+    const uetrs = Array.from({ length: 10 }, () => randomUUID());
+    context.resetCommands();
+
+    const result = await store.transactions.applyChanges(
+      interleave(uetrs.map((uetr) => changesOf(uetr, [1, 2]))),
+    );
+
+    expect(result).toEqual({
+      transactions: 10,
+      writes: 3,
+      changesApplied: 20,
+      changesSkipped: 0,
+      skippedIn: [],
+    });
+    for (const uetr of uetrs) expect((await store.transactions.get(uetr))?.version).toBe(2);
+  });
+
+  it('writes every transaction of a command refused in its middle once, each attempt once', async () => {
+    const uetrs = Array.from({ length: 4 }, () => randomUUID());
+    await context.store.transactions.applyChanges(interleave(uetrs.map((uetr) => changesOf(uetr, [1, 2]))));
+    // Another owner moves the second transaction on: the first's guarded write goes, the second's is
+    // refused, and the command stops there.
+    const other = await context.openAnother();
+    await other.transactions.applyChanges(changesOf(uetrs[1] as string, [3]));
+    const attempts = new Map(
+      uetrs.map((uetr, index): [string, TransactionDeliveryAttempt[]] => [
+        uetr,
+        [
+          {
+            at: new Date(Date.UTC(2026, 10, 23, 9, 0, index)),
+            messageIdentification: `MSG-${index}`,
+            memberId: '250655',
+            endpoint: 'inbound/direct-debit',
+            httpStatus: 202,
+            latencyMs: index,
+            outcome: 'accepted',
+          },
+        ],
+      ]),
+    );
+    const conflictsBefore = context.store.transactions.stats().guardConflicts;
+
+    const result = await context.store.transactions.applyChanges(
+      interleave(uetrs.map((uetr) => changesOf(uetr, [3, 4]))),
+      attempts,
+    );
+
+    expect(context.store.transactions.stats().guardConflicts).toBeGreaterThan(conflictsBefore);
+    // What went before the refusal may count as skipped: the local server does not say where it stopped.
+    expect(result.changesApplied + result.changesSkipped).toBe(8);
+    expect(result.changesApplied).toBeGreaterThanOrEqual(5);
+    for (const [index, uetr] of uetrs.entries()) {
+      const snapshot = await context.store.transactions.get(uetr);
+      expect(snapshot?.history.map((entry) => entry.seq)).toEqual([1, 2, 3, 4]);
+      expect(snapshot?.version).toBe(4);
+      expect(snapshot?.deliveryAttemptCount).toBe(1);
+      expect(snapshot?.deliveryAttempts.map((attempt) => attempt.latencyMs)).toEqual([index]);
+    }
+  });
+
   it('never moves a snapshot back nor duplicates history when a batch is replayed, warm or cold', async () => {
     const uetrs = Array.from({ length: 5 }, () => randomUUID());
     const batch = interleave(uetrs.map((uetr) => changesOf(uetr, [1, 2, 3, 4, 5, 6])));
@@ -114,7 +182,8 @@ describe('TransactionRepository', () => {
     // Same process: it knows every snapshot's position, so the replay costs no round trip.
     context.resetCommands();
     const warm = await context.store.transactions.applyChanges(batch);
-    expect(warm).toEqual({ transactions: 5, writes: 0, changesApplied: 0, changesSkipped: 30 });
+    expect(warm).toMatchObject({ transactions: 5, writes: 0, changesApplied: 0, changesSkipped: 30 });
+    expect(new Set(warm.skippedIn)).toEqual(new Set(uetrs));
     expect(context.commandCount('update')).toBe(0);
 
     // A restarted process replays the batch and an older one: the guard turns them away.

@@ -1,8 +1,8 @@
-import type { Collection, Document, Filter, UpdateFilter } from 'mongodb';
+import { type Collection, type Document, type Filter, MongoBulkWriteError, type UpdateFilter } from 'mongodb';
 import { pushBounded } from './bounded-list.ts';
-import { isDuplicateKey, StoreError, toStoreError } from './errors.ts';
+import { isDuplicateKey, onlyDuplicateKeys, StoreError, toStoreError } from './errors.ts';
 import { KeyedSerial } from './keyed-serial.ts';
-import { mapBounded, type StoreLimits } from './limits.ts';
+import { chunk, mapBounded, type StoreLimits } from './limits.ts';
 import {
   groupChangesByTransaction,
   type TransactionChangeGroup,
@@ -75,11 +75,16 @@ export interface TransactionSearch {
 export interface ApplyChangesResult {
   /** Transactions in the batch. */
   transactions: number;
-  /** Snapshot writes sent (at most one per transaction, plus one per guard conflict). */
+  /**
+   * Write commands sent: one for up to `bulkBatchSize` transactions' changes, one more per guard
+   * conflict, one per delivery attempt pushed on its own.
+   */
   writes: number;
   changesApplied: number;
   /** Changes already in their snapshot: redelivered or stale. */
   changesSkipped: number;
+  /** The transactions whose snapshots held some of their changes already. */
+  skippedIn: string[];
 }
 
 /** Counters since the repository was created; tests and metrics read them. */
@@ -119,6 +124,77 @@ interface TransactionDocument {
 const summaryProjection = { history: 0, messages: 0, deliveryAttempts: 0 } as const;
 const maxSearchLimit = 500;
 const maxGuardAttempts = 3;
+/** Bulk snapshot writes of one `applyChanges` call in flight at once. */
+const bulkWritesInFlight = 2;
+
+/** What one call has to write for one transaction: its changes, its attempts, or both. */
+interface ChangeWork {
+  uetr: string;
+  group?: TransactionChangeGroup;
+  attempts: TransactionDeliveryAttempt[];
+}
+
+interface GroupOutcome {
+  writes: number;
+  applied: number;
+  skipped: number;
+  /** Attempts that did not ride with the changes: pushed one by one. */
+  attemptsLeft: TransactionDeliveryAttempt[];
+}
+
+/** The guarded write of one transaction's fresh changes, and what it achieves if the guard lets it. */
+interface WritePlan {
+  uetr: string;
+  filter: Document;
+  update: UpdateFilter<TransactionDocument>;
+  next: SnapshotPosition;
+  /** The outcome once written (its `writes` counted by the caller). */
+  outcome: GroupOutcome;
+  position: SnapshotPosition;
+  riding: boolean;
+}
+
+interface PlannedWrite extends WritePlan {
+  /** Its place in the call's work. */
+  index: number;
+}
+
+/**
+ * The guarded write that takes a snapshot from `position` to its next position with the changes it
+ * lacks, and the attempts riding along when the stored list has room for them (see pushBounded: it
+ * holds at most twice what is kept). Undefined when the snapshot has every change already.
+ */
+function planWrite(
+  group: TransactionChangeGroup,
+  position: SnapshotPosition,
+  attempts: readonly TransactionDeliveryAttempt[],
+  options: Pick<TransactionRepositoryOptions, 'deliveryAttemptsKept'>,
+): WritePlan | undefined {
+  const fresh = group.changes.filter((change) => change.seq > position.lastSeq);
+  if (fresh.length === 0) return undefined;
+  const next: SnapshotPosition = {
+    version: position.version + fresh.length,
+    lastSeq: (fresh[fresh.length - 1] as TransactionStateChange).seq,
+  };
+  const riding = attempts.length > 0 && attempts.length <= options.deliveryAttemptsKept;
+  const filter: Document = { _id: group.uetr, version: position.version };
+  if (riding)
+    filter[`deliveryAttempts.${2 * options.deliveryAttemptsKept - attempts.length}`] = { $exists: false };
+  return {
+    uetr: group.uetr,
+    filter,
+    update: snapshotUpdate(fresh, next, riding ? attempts.map(attemptEntry) : []),
+    next,
+    outcome: {
+      writes: 0,
+      applied: fresh.length,
+      skipped: group.changes.length - fresh.length,
+      attemptsLeft: riding ? [] : [...attempts],
+    },
+    position,
+    riding,
+  };
+}
 
 /**
  * Snapshots of transactions: a projection of the state changes, written by `_id` only.
@@ -163,8 +239,9 @@ export class TransactionRepository {
   }
 
   /**
-   * Applies a batch of state changes: one guarded write per transaction, at most
-   * `limits.writeConcurrency` in flight. Safe to call again with the same batch.
+   * Applies a batch of state changes: one guarded write per transaction, and those writes sent together,
+   * up to `limits.bulkBatchSize` transactions in one command (two such commands in flight at most).
+   * Safe to call again with the same batch.
    *
    * `attempts` (delivery attempts by UETR, in order) ride in the same write as their transaction's
    * changes; a transaction with attempts and no fresh change gets them as `recordDeliveryAttempt` would,
@@ -175,38 +252,167 @@ export class TransactionRepository {
     attempts: ReadonlyMap<string, readonly TransactionDeliveryAttempt[]> = new Map(),
   ): Promise<ApplyChangesResult> {
     const groups = groupChangesByTransaction(changes);
-    const work: { uetr: string; group?: TransactionChangeGroup; attempts: TransactionDeliveryAttempt[] }[] =
-      groups.map((group) => ({ uetr: group.uetr, group, attempts: [...(attempts.get(group.uetr) ?? [])] }));
+    const work: ChangeWork[] = groups.map((group) => ({
+      uetr: group.uetr,
+      group,
+      attempts: [...(attempts.get(group.uetr) ?? [])],
+    }));
+    const grouped = new Set(groups.map((group) => group.uetr));
     for (const [uetr, list] of attempts) {
-      if (list.length > 0 && !groups.some((group) => group.uetr === uetr))
-        work.push({ uetr, attempts: [...list] });
+      if (list.length > 0 && !grouped.has(uetr)) work.push({ uetr, attempts: [...list] });
     }
-    const outcomes = await mapBounded(work, this.#options.limits.writeConcurrency, (item) =>
-      this.#writes.run(item.uetr, async () => {
-        const outcome = item.group
-          ? await this.#applyGroup(item.group, item.attempts)
-          : { writes: 0, applied: 0, skipped: 0, attemptsLeft: item.attempts };
-        for (const attempt of outcome.attemptsLeft) {
-          outcome.writes += 1;
-          await this.#pushAttempt(item.uetr, attempt);
-        }
-        return outcome;
-      }),
+    const outcomes = await this.#writes.runAll(
+      work.map((item) => item.uetr),
+      () => this.#applyAll(work),
     );
     const result: ApplyChangesResult = {
       transactions: groups.length,
       writes: 0,
       changesApplied: 0,
       changesSkipped: 0,
+      skippedIn: [],
     };
-    for (const outcome of outcomes) {
+    for (const [index, outcome] of outcomes.entries()) {
       result.writes += outcome.writes;
       result.changesApplied += outcome.applied;
       result.changesSkipped += outcome.skipped;
+      if (outcome.skipped > 0) result.skippedIn.push((work[index] as ChangeWork).uetr);
     }
     this.#stats.changesApplied += result.changesApplied;
     this.#stats.changesSkipped += result.changesSkipped;
     return result;
+  }
+
+  async #applyAll(work: readonly ChangeWork[]): Promise<GroupOutcome[]> {
+    const outcomes: GroupOutcome[] = work.map((item) => ({
+      writes: 0,
+      applied: 0,
+      skipped: 0,
+      attemptsLeft: item.attempts,
+    }));
+    // Where each snapshot stands: remembered, assumed new, or read (a transaction not seen lately).
+    const withChanges = work.flatMap((item, index) => (item.group === undefined ? [] : [{ item, index }]));
+    const positions = await mapBounded(
+      withChanges,
+      this.#options.limits.writeConcurrency,
+      async ({ item }) =>
+        this.#positions.get(item.uetr) ?? (await this.#coldPosition(item.group as TransactionChangeGroup)),
+    );
+    const planned: PlannedWrite[] = [];
+    withChanges.forEach(({ item, index }, at) => {
+      const group = item.group as TransactionChangeGroup;
+      const plan = planWrite(group, positions[at] as SnapshotPosition, item.attempts, this.#options);
+      if (plan === undefined) {
+        this.#positions.set(item.uetr, positions[at] as SnapshotPosition);
+        outcomes[index] = {
+          writes: 0,
+          applied: 0,
+          skipped: group.changes.length,
+          attemptsLeft: item.attempts,
+        };
+      } else planned.push({ ...plan, index });
+    });
+    const chunks = chunk(planned, Math.max(1, this.#options.limits.bulkBatchSize));
+    await mapBounded(chunks, bulkWritesInFlight, async (writes) => {
+      if (writes.length === 1) {
+        const only = writes[0] as PlannedWrite;
+        const item = work[only.index] as ChangeWork;
+        outcomes[only.index] = await this.#applyGroup(
+          item.group as TransactionChangeGroup,
+          item.attempts,
+          only,
+        );
+        return;
+      }
+      await this.#applyBulk(writes, work, outcomes);
+    });
+    for (const [index, outcome] of outcomes.entries()) {
+      const uetr = (work[index] as ChangeWork).uetr;
+      for (const attempt of outcome.attemptsLeft) {
+        outcome.writes += 1;
+        await this.#pushAttempt(uetr, attempt);
+      }
+    }
+    return outcomes;
+  }
+
+  /**
+   * Several transactions' guarded writes in one ordered command. A refusal stops the command there:
+   * the writes before it went, the rest did not. The local server stops at the first refusal whatever
+   * the order and names the first write as refused, so from the position the server names on, each
+   * snapshot is read again: its changes go on their own, as after any conflict (those it has already
+   * are skipped), and its attempts went with them only if the snapshot holds them.
+   */
+  async #applyBulk(
+    writes: readonly PlannedWrite[],
+    work: readonly ChangeWork[],
+    outcomes: GroupOutcome[],
+  ): Promise<void> {
+    const first = writes[0] as PlannedWrite;
+    this.#stats.snapshotWrites += 1;
+    let refused: number;
+    try {
+      await this.#collection.bulkWrite(
+        writes.map((write) => ({
+          updateOne: {
+            filter: write.filter as Filter<TransactionDocument>,
+            update: write.update,
+            upsert: true,
+          },
+        })),
+        { ordered: true, maxTimeMS: this.#options.limits.operationMaxTimeMs },
+      );
+      refused = writes.length;
+    } catch (error) {
+      if (!onlyDuplicateKeys(error))
+        throw toStoreError(error, `apply changes to ${writes.length} transactions from ${first.uetr}`);
+      this.#stats.guardConflicts += 1;
+      refused = firstWriteError(error);
+    }
+    for (const [at, write] of writes.entries()) {
+      const counted = at === 0 ? 1 : 0;
+      if (at < refused) {
+        this.#positions.set(write.uetr, write.next);
+        outcomes[write.index] = { ...write.outcome, writes: counted };
+        continue;
+      }
+      const item = work[write.index] as ChangeWork;
+      const stored = await this.#readStored(write.uetr);
+      const attemptsTaken =
+        write.riding &&
+        item.attempts.every((attempt) => stored.attempts.some((kept) => sameAttempt(kept, attempt)));
+      const outcome = await this.#applyGroup(item.group as TransactionChangeGroup, item.attempts, {
+        position: stored.position,
+        riding: false,
+      });
+      outcomes[write.index] = {
+        ...outcome,
+        writes: outcome.writes + counted,
+        attemptsLeft: attemptsTaken ? [] : outcome.attemptsLeft,
+      };
+    }
+  }
+
+  /** A snapshot's position and the delivery attempts it holds (after a refused command). */
+  async #readStored(
+    uetr: string,
+  ): Promise<{ position: SnapshotPosition; attempts: TransactionDeliveryAttempt[] }> {
+    this.#stats.snapshotReads += 1;
+    try {
+      const document = await this.#collection.findOne(
+        { _id: uetr },
+        {
+          projection: { version: 1, lastSeq: 1, deliveryAttempts: 1 },
+          maxTimeMS: this.#options.limits.operationMaxTimeMs,
+        },
+      );
+      return {
+        position: { version: document?.version ?? 0, lastSeq: document?.lastSeq ?? 0 },
+        attempts: document?.deliveryAttempts ?? [],
+      };
+    } catch (error) {
+      throw toStoreError(error, `read position of transaction ${uetr}`);
+    }
   }
 
   /**
@@ -217,50 +423,27 @@ export class TransactionRepository {
   async #applyGroup(
     group: TransactionChangeGroup,
     attempts: readonly TransactionDeliveryAttempt[],
-  ): Promise<{
-    writes: number;
-    applied: number;
-    skipped: number;
-    attemptsLeft: TransactionDeliveryAttempt[];
-  }> {
+    start: { position: SnapshotPosition; riding: boolean },
+  ): Promise<GroupOutcome> {
     const { uetr, changes } = group;
-    let position = this.#positions.get(uetr) ?? (await this.#coldPosition(group));
+    let position = start.position;
     let writes = 0;
-    let riding = attempts.length > 0 && attempts.length <= this.#options.deliveryAttemptsKept;
+    let riding = start.riding;
     for (let attempt = 1; attempt <= maxGuardAttempts; attempt += 1) {
-      const fresh = changes.filter((change) => change.seq > position.lastSeq);
-      if (fresh.length === 0) {
+      const plan = planWrite(group, position, riding ? attempts : [], this.#options);
+      if (plan === undefined) {
         this.#positions.set(uetr, position);
         return { writes, applied: 0, skipped: changes.length, attemptsLeft: [...attempts] };
       }
-      const next: SnapshotPosition = {
-        version: position.version + fresh.length,
-        lastSeq: (fresh[fresh.length - 1] as TransactionStateChange).seq,
-      };
-      const filter: Document = { _id: uetr, version: position.version };
-      // Room for the attempts in the bounded list (see pushBounded: it holds at most twice what is kept).
-      if (riding)
-        filter[`deliveryAttempts.${2 * this.#options.deliveryAttemptsKept - attempts.length}`] = {
-          $exists: false,
-        };
       try {
         writes += 1;
         this.#stats.snapshotWrites += 1;
-        await this.#collection.updateOne(
-          filter as Filter<TransactionDocument>,
-          snapshotUpdate(fresh, next, riding ? attempts.map(attemptEntry) : []),
-          {
-            upsert: true,
-            maxTimeMS: this.#options.limits.operationMaxTimeMs,
-          },
-        );
-        this.#positions.set(uetr, next);
-        return {
-          writes,
-          applied: fresh.length,
-          skipped: changes.length - fresh.length,
-          attemptsLeft: riding ? [] : [...attempts],
-        };
+        await this.#collection.updateOne(plan.filter as Filter<TransactionDocument>, plan.update, {
+          upsert: true,
+          maxTimeMS: this.#options.limits.operationMaxTimeMs,
+        });
+        this.#positions.set(uetr, plan.next);
+        return { ...plan.outcome, writes, attemptsLeft: plan.riding ? [] : [...attempts] };
       } catch (error) {
         if (!isDuplicateKey(error)) throw toStoreError(error, `apply changes to transaction ${uetr}`);
         this.#stats.guardConflicts += 1;
@@ -368,6 +551,28 @@ export class TransactionRepository {
       operation: `record delivery attempt of transaction ${uetr}`,
     });
   }
+}
+
+/** Where an ordered bulk write stopped: the position of its first refused write. */
+function firstWriteError(error: unknown): number {
+  if (!(error instanceof MongoBulkWriteError)) return 0;
+  const writeErrors = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
+  const indexes = writeErrors
+    .map((writeError) => writeError.index)
+    .filter((index) => Number.isInteger(index));
+  return indexes.length === 0 ? 0 : Math.min(...indexes);
+}
+
+function sameAttempt(stored: TransactionDeliveryAttempt, attempt: TransactionDeliveryAttempt): boolean {
+  return (
+    stored.at.getTime() === attempt.at.getTime() &&
+    stored.messageIdentification === attempt.messageIdentification &&
+    stored.memberId === attempt.memberId &&
+    stored.endpoint === attempt.endpoint &&
+    stored.httpStatus === attempt.httpStatus &&
+    stored.latencyMs === attempt.latencyMs &&
+    stored.outcome === attempt.outcome
+  );
 }
 
 function historyEntry(change: TransactionStateChange): TransactionHistoryEntry {

@@ -117,7 +117,6 @@ export function createTrackerService(deps: TrackerDeps): TrackerService {
     transactions: deps.store.transactions,
     metrics,
     logger,
-    writeConcurrency: options.readConcurrency ?? 16,
     onConflict: (uetr) => cache.delete(uetr),
   });
   const snapshotIntervalMs = options.snapshotIntervalMs ?? 500;

@@ -6,8 +6,6 @@ export interface SnapshotWriterDeps {
   readonly transactions: Pick<TransactionRepository, 'applyChanges'>;
   readonly metrics: TrackerMetrics;
   readonly logger: Logger;
-  /** Snapshot writes in flight at once during a flush. */
-  readonly writeConcurrency: number;
   /**
    * A snapshot held changes this process sequenced as new: another owner moved the transaction (a
    * partition hand-over). The caller forgets what it knows of it and reads it again.
@@ -24,8 +22,9 @@ interface Waiting {
 /**
  * Write-behind of the transaction snapshots. The tracker hands each batch's applied changes to `add`
  * once their postings are produced, and the delivery attempts it hears of to `addAttempts`; what one
- * transaction has waiting here goes to MongoDB together,
- * in one guarded write, when the consumer commits (`flush`, before every commit of its offsets), when
+ * transaction has waiting here goes to MongoDB together, in one guarded write, and the writes of every
+ * transaction written at the same moment go in as few commands as the repository allows (see
+ * `TransactionRepository.applyChanges`): when the consumer commits (`flush`, before every commit of its offsets), when
  * the tracker needs the snapshot itself (`write`: a transaction's first change, which other services read
  * back at once; a cache miss), or when too many wait. A journey's state changes arrive a few at a time
  * from different services, so most of them share a write with others of their transaction; a delivery
@@ -87,66 +86,87 @@ export class SnapshotWriter {
     await this.#writeAll([...new Set([...this.#pending.keys(), ...this.#inFlight.keys()])]);
   }
 
+  /**
+   * Writes what waits for these transactions in one repository call (which sends many transactions'
+   * writes in one command), after the writes of theirs already in flight: those are waited for, and
+   * what waits for their transactions then goes in the next round.
+   */
   async #writeAll(uetrs: readonly string[]): Promise<void> {
     let failure: { error: unknown } | undefined;
-    let next = 0;
-    const worker = async () => {
-      while (next < uetrs.length) {
-        const uetr = uetrs[next] as string;
-        next += 1;
-        try {
-          await this.#writeOne(uetr);
-        } catch (error) {
-          failure ??= { error };
+    let remaining = uetrs;
+    while (remaining.length > 0) {
+      const busy: Promise<void>[] = [];
+      const free: string[] = [];
+      const later: string[] = [];
+      for (const uetr of remaining) {
+        const inFlight = this.#inFlight.get(uetr);
+        if (inFlight === undefined) {
+          if (this.#pending.has(uetr)) free.push(uetr);
+        } else {
+          busy.push(inFlight);
+          later.push(uetr);
         }
       }
-    };
-    const workers = Math.max(1, Math.min(this.#deps.writeConcurrency, uetrs.length));
-    await Promise.all(Array.from({ length: workers }, worker));
+      const round = free.length === 0 ? [] : [this.#writeBatch(free)];
+      const settled = await Promise.allSettled([...round, ...busy]);
+      const written = settled[0];
+      if (round.length > 0 && written?.status === 'rejected') failure ??= { error: written.reason };
+      remaining = later;
+    }
     if (failure) throw failure.error;
   }
 
-  #writeOne(uetr: string): Promise<void> {
-    const previous = this.#inFlight.get(uetr) ?? Promise.resolve();
-    const write = previous
-      .catch(() => undefined)
-      .then(async () => {
-        const waiting = this.#pending.get(uetr);
-        if (!waiting) return;
-        this.#pending.delete(uetr);
-        this.#deps.metrics.snapshotsWaiting(this.#pending.size);
-        const { changes, attempts } = waiting;
-        try {
-          const result = await this.#deps.transactions.applyChanges(
-            changes,
-            attempts.length === 0 ? undefined : new Map([[uetr, attempts]]),
-          );
-          this.#deps.metrics.snapshotWrites(result.writes);
-          if (result.changesSkipped > 0) {
-            this.#deps.metrics.snapshotConflicts(result.changesSkipped);
-            this.#deps.logger.error(
-              { uetr, skipped: result.changesSkipped },
-              'snapshot already held changes sequenced as new; the transaction is read again',
-            );
-            this.#deps.onConflict(uetr);
-          }
-        } catch (error) {
-          // A failed write may have applied some of it: the changes are guarded, the attempts may repeat.
-          const arrived = this.#pending.get(uetr);
-          this.#pending.set(uetr, {
-            changes: [...changes, ...(arrived?.changes ?? [])],
-            attempts: [...attempts, ...(arrived?.attempts ?? [])],
-          });
-          this.#deps.metrics.snapshotsWaiting(this.#pending.size);
-          throw error;
-        }
-      });
-    this.#inFlight.set(uetr, write);
+  /** One write of what waits for these transactions (none of them in flight). */
+  #writeBatch(uetrs: readonly string[]): Promise<void> {
+    const taken = new Map<string, Waiting>();
+    for (const uetr of uetrs) {
+      const waiting = this.#pending.get(uetr);
+      if (waiting === undefined) continue;
+      taken.set(uetr, waiting);
+      this.#pending.delete(uetr);
+    }
+    this.#deps.metrics.snapshotsWaiting(this.#pending.size);
+    const write = this.#write(taken);
+    for (const uetr of taken.keys()) this.#inFlight.set(uetr, write);
     void write
       .catch(() => undefined)
       .then(() => {
-        if (this.#inFlight.get(uetr) === write) this.#inFlight.delete(uetr);
+        for (const uetr of taken.keys()) if (this.#inFlight.get(uetr) === write) this.#inFlight.delete(uetr);
       });
     return write;
+  }
+
+  async #write(taken: ReadonlyMap<string, Waiting>): Promise<void> {
+    const changes: TransactionStateChange[] = [];
+    const attempts = new Map<string, TransactionDeliveryAttempt[]>();
+    for (const [uetr, waiting] of taken) {
+      changes.push(...waiting.changes);
+      if (waiting.attempts.length > 0) attempts.set(uetr, waiting.attempts);
+    }
+    try {
+      const result = await this.#deps.transactions.applyChanges(changes, attempts);
+      this.#deps.metrics.snapshotWrites(result.writes);
+      if (result.changesSkipped > 0) {
+        this.#deps.metrics.snapshotConflicts(result.changesSkipped);
+        for (const uetr of result.skippedIn) {
+          this.#deps.logger.error(
+            { uetr },
+            'snapshot already held changes sequenced as new; the transaction is read again',
+          );
+          this.#deps.onConflict(uetr);
+        }
+      }
+    } catch (error) {
+      // A failed write may have applied some of it: the changes are guarded, the attempts may repeat.
+      for (const [uetr, { changes: mine, attempts: theirs }] of taken) {
+        const arrived = this.#pending.get(uetr);
+        this.#pending.set(uetr, {
+          changes: [...mine, ...(arrived?.changes ?? [])],
+          attempts: [...theirs, ...(arrived?.attempts ?? [])],
+        });
+      }
+      this.#deps.metrics.snapshotsWaiting(this.#pending.size);
+      throw error;
+    }
   }
 }
