@@ -154,7 +154,7 @@ export class DeliveryLogRepository {
 
   /**
    * Records postings' first attempts together: their entries are created by unordered inserts of
-   * `bulkBatchSize` documents (one command for a consumer batch's postings, where one upsert each cost
+   * `bulkInsertSize` documents (one command for a consumer batch's postings, where one upsert each cost
    * the local server a read and a write apiece). An entry that exists already (a redelivered record, a
    * posting logged twice in `records`) is appended to by its own upsert, as `recordAttempt` does, in the
    * order of `records`. Resolves once every record is written; a failure leaves the records that were
@@ -173,7 +173,7 @@ export class DeliveryLogRepository {
         firsts.push(record);
       }
     }
-    for (const group of chunk(firsts, this.#limits.bulkBatchSize)) {
+    for (const group of chunk(firsts, this.#limits.bulkInsertSize)) {
       const duplicates = await this.#insertFirsts(group);
       later.unshift(...duplicates);
     }

@@ -85,13 +85,13 @@ export class IdempotencyRepository {
   }
 
   /**
-   * Claims many keys without their outcomes, in one unordered insert command per `bulkBatchSize`: for
+   * Claims many keys without their outcomes, in one unordered insert command per `bulkInsertSize`: for
    * keys whose later claims need no answer (the ingress's "produced" markers). A key taken already is
    * left as it is. Resolves once every claim is in; a failure leaves the claims that went in in place.
    */
   async claimMany(claims: readonly IdempotencyClaim[]): Promise<void> {
     for (const claim of claims) checkClaim(claim);
-    for (const group of chunk(claims, this.#limits.bulkBatchSize)) {
+    for (const group of chunk(claims, this.#limits.bulkInsertSize)) {
       try {
         await this.#collection.insertMany(group.map(toDocument), {
           ordered: false,

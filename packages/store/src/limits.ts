@@ -9,6 +9,11 @@ export interface StoreLimits {
   queryMaxTimeMs: number;
   /** Most documents in one bulk write: bulk updates above a few dozen stall the local server. */
   bulkBatchSize: number;
+  /**
+   * Most documents in one insert command. Inserts go in bulk well where updates do not: the local server
+   * takes a few hundred small documents in one command in a few tens of milliseconds.
+   */
+  bulkInsertSize: number;
   /** Most single-document writes one repository call keeps in flight. */
   writeConcurrency: number;
 }
@@ -17,6 +22,7 @@ export const defaultStoreLimits: StoreLimits = {
   operationMaxTimeMs: 5_000,
   queryMaxTimeMs: 30_000,
   bulkBatchSize: 25,
+  bulkInsertSize: 250,
   writeConcurrency: 16,
 };
 

@@ -19,7 +19,7 @@ import {
   serviceTracing,
   startHttpServer,
 } from '@rp/runtime';
-import { connectStore } from '@rp/store';
+import { connectStore, storeCommandMetrics } from '@rp/store';
 import { ingressConfigSpec } from './config.ts';
 import { loadSchemeClients } from './schemes.ts';
 import { createIngressService, producedTopics, serviceName } from './service.ts';
@@ -70,6 +70,7 @@ try {
     database: config.MONGODB_DATABASE,
     appName: serviceName,
     logger,
+    onCommand: storeCommandMetrics(metrics),
   });
   lifecycle.onStop('store', 'mongodb', () => store.close());
   await store.ensureIndexes();

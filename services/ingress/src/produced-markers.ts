@@ -9,7 +9,7 @@ export interface ProducedMarkersOptions {
   readonly batchSize: number;
 }
 
-export const defaultProducedMarkers: ProducedMarkersOptions = { delayMs: 100, batchSize: 25 };
+export const defaultProducedMarkers: ProducedMarkersOptions = { delayMs: 1_000, batchSize: 100 };
 
 export interface ProducedMarkersDeps {
   readonly idempotency: Pick<IdempotencyRepository, 'claimMany'>;
@@ -23,7 +23,7 @@ export interface ProducedMarkersDeps {
  * one insert command, up to `delayMs` after their 202s, rather than one command each before them. A
  * marker only spares a resend the produce (the records are durable when it is made), so until it is
  * written this instance answers from memory: a resend here is answered from the idempotency record, as
- * with the marker stored. A resend at another instance within those milliseconds, or after this one
+ * with the marker stored. A resend at another instance within that second, or after this one
  * died before writing, finds no marker and produces the message again; downstream drops the repeat, as
  * for any resend whose first attempt's marker is missing. `flush` writes what waits (at shutdown).
  */

@@ -71,7 +71,7 @@ export interface IngressDeps {
   readonly retryAfterSeconds?: number;
   /** Default: the contracts' maxRequestBodyBytes. */
   readonly maxBodyBytes?: number;
-  /** How the "produced" markers are written behind (default: within 100 ms, 25 a command). */
+  /** How the "produced" markers are written behind (default: within 1 s, 100 a command). */
   readonly producedMarkers?: Partial<ProducedMarkersOptions>;
 }
 
