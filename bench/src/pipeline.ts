@@ -81,16 +81,36 @@ export async function servicesMemory(pipeline: Pipeline): Promise<Record<string,
   return Object.fromEntries(entries);
 }
 
+/** MongoDB write commands each service has sent so far, from its own command metrics. */
+async function servicesWriteCommands(pipeline: Pipeline): Promise<Record<string, number>> {
+  const entries = await Promise.all(
+    pipelineServices
+      .filter((service) => pipeline.isRunning(service))
+      .map(async (service) => {
+        const metrics = await serviceMetrics(pipeline, service);
+        const writes = mongoWriteCommands.reduce(
+          (sum, command) => sum + metricValue(metrics, 'rp_mongodb_commands_total', { command }),
+          0,
+        );
+        return [service, writes] as const;
+      }),
+  );
+  return Object.fromEntries(entries);
+}
+
+/** The commands that write, as the server counts them (`serverStatus.metrics.commands`). */
+const mongoWriteCommands = ['insert', 'update', 'delete', 'findAndModify'] as const;
+
 /** Everything the pipeline bench measures from outside: ingress, bank simulator, metrics, the servers. */
 class Probe {
-  readonly #pipeline: Pipeline;
+  readonly pipeline: Pipeline;
   readonly #kafka: Kafka;
   readonly #mongo: MongoClient;
   readonly bank: BankSimulatorClient;
   readonly #ingress: Pool;
 
   constructor(pipeline: Pipeline, endpoints: PipelineEndpoints) {
-    this.#pipeline = pipeline;
+    this.pipeline = pipeline;
     this.#kafka = new Kafka({
       clientId: 'bench-probe',
       brokers: [...endpoints.kafkaBrokers],
@@ -123,7 +143,7 @@ class Probe {
         path: '/api/v1/outbound/direct-debit',
         headers: {
           'content-type': 'application/json',
-          authorization: await this.#pipeline.bankAuthorization(defaultBank.memberId),
+          authorization: await this.pipeline.bankAuthorization(defaultBank.memberId),
         },
         body: sample.body,
       });
@@ -141,7 +161,7 @@ class Probe {
   }
 
   metrics(service: PipelineService): Promise<Map<string, number>> {
-    return serviceMetrics(this.#pipeline, service);
+    return serviceMetrics(this.pipeline, service);
   }
 
   /**
@@ -155,7 +175,7 @@ class Probe {
 
   /** Resident set of every service (MB), from each one's own process metrics. */
   memory(): Promise<Record<string, number>> {
-    return servicesMemory(this.#pipeline);
+    return servicesMemory(this.pipeline);
   }
 
   /**
@@ -187,7 +207,7 @@ class Probe {
     const total = (names: readonly string[]) =>
       names.reduce((sum, name) => sum + Number(commands[name]?.total ?? 0), 0);
     return {
-      writes: total(['insert', 'update', 'delete', 'findAndModify']),
+      writes: total(mongoWriteCommands),
       reads: total(['find', 'aggregate', 'getMore', 'count']),
     };
   }
@@ -197,7 +217,7 @@ class Probe {
     const admin = this.#kafka.admin();
     await admin.connect();
     try {
-      const topics = (await admin.listTopics()).filter((topic) => topic.startsWith(`${this.#pipeline.run}.`));
+      const topics = (await admin.listTopics()).filter((topic) => topic.startsWith(`${this.pipeline.run}.`));
       let total = 0;
       for (const topic of topics) {
         for (const partition of await admin.fetchTopicOffsets(topic)) total += Number(partition.high);
@@ -607,6 +627,8 @@ interface SteadyWindow {
   readonly signatureFailures: number;
   readonly kafkaRecords: number;
   readonly mongo: { writes: number; reads: number };
+  /** Write commands by the service that sent them. */
+  readonly mongoWritesBy: Record<string, number>;
   readonly http: number;
   readonly cpu: { before: CpuReading; after: CpuReading };
   readonly examined: Awaited<ReturnType<typeof examine>>;
@@ -633,6 +655,7 @@ async function offerSteady(
   const before = {
     completed: await probe.completed(),
     mongo: await probe.mongoCommands(),
+    mongoBy: await servicesWriteCommands(probe.pipeline),
     kafka: await probe.kafkaRecords(),
     http: await probe.httpAtBank(),
     cpu: await probe.cpu(infrastructure),
@@ -656,6 +679,7 @@ async function offerSteady(
   const drainSeconds = (Date.now() - windowEnd) / 1000;
   const after = {
     mongo: await probe.mongoCommands(),
+    mongoBy: await servicesWriteCommands(probe.pipeline),
     kafka: await probe.kafkaRecords(),
     http: await probe.httpAtBank(),
     cpu: await probe.cpu(infrastructure),
@@ -677,6 +701,12 @@ async function offerSteady(
       writes: after.mongo.writes - before.mongo.writes,
       reads: after.mongo.reads - before.mongo.reads,
     },
+    mongoWritesBy: Object.fromEntries(
+      Object.entries(after.mongoBy).map(([service, writes]) => [
+        service,
+        writes - (before.mongoBy[service] ?? 0),
+      ]),
+    ),
     http: after.http - before.http,
     cpu: { before: before.cpu, after: after.cpu },
     examined,
@@ -715,7 +745,13 @@ function steadyRows(window: SteadyWindow, tried: readonly string[], durationSeco
       name: 'mongodb write commands per debit',
       value: round(window.mongo.writes / debits, 1),
       unit: 'commands',
-      detail: `reads ${round(window.mongo.reads / debits, 1)} per debit (server-wide counters)`,
+      detail: `reads ${round(window.mongo.reads / debits, 1)} per debit (server-wide counters); by service: ${Object.entries(
+        window.mongoWritesBy,
+      )
+        .filter(([, writes]) => writes > 0)
+        .sort(([, a], [, b]) => b - a)
+        .map(([service, writes]) => `${service} ${round(writes / debits, 2)}`)
+        .join(', ')}`,
     },
     {
       group: 'pipeline',

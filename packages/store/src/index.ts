@@ -4,6 +4,7 @@ export {
   AuditRepository,
   type RecordedAuditEntry,
 } from './audit.ts';
+export { storeCommandMetrics, watchCommands } from './command-metrics.ts';
 export { type DebitOrder, debitOrderKey } from './debit-order.ts';
 export {
   type DebitEntry,

@@ -1,12 +1,6 @@
-import {
-  type CommandFailedEvent,
-  type CommandSucceededEvent,
-  type Db,
-  MongoClient,
-  type MongoClientOptions,
-  MongoServerError,
-} from 'mongodb';
+import { type Db, MongoClient, type MongoClientOptions, MongoServerError } from 'mongodb';
 import { type AuditDocument, AuditRepository } from './audit.ts';
+import { watchCommands } from './command-metrics.ts';
 import { type DebitQueueDocument, DebitQueueRepository } from './debit-queue.ts';
 import { type DeliveryLogDocument, DeliveryLogRepository } from './delivery-log.ts';
 import { toStoreError } from './errors.ts';
@@ -107,18 +101,7 @@ export function storeClientOptions(options: StoreOptions, limits: StoreLimits): 
 export async function connectStore(options: StoreOptions): Promise<Store> {
   const limits: StoreLimits = { ...defaultStoreLimits, ...options.limits };
   const client = new MongoClient(options.uri, storeClientOptions(options, limits));
-  const onCommand = options.onCommand;
-  if (onCommand !== undefined) {
-    const report = (event: CommandSucceededEvent | CommandFailedEvent, ok: boolean) =>
-      onCommand({
-        commandName: event.commandName,
-        databaseName: event.databaseName,
-        durationMs: event.duration,
-        ok,
-      });
-    client.on('commandSucceeded', (event) => report(event, true));
-    client.on('commandFailed', (event) => report(event, false));
-  }
+  if (options.onCommand !== undefined) watchCommands(client, options.onCommand);
   try {
     await client.connect();
   } catch (error) {

@@ -25,7 +25,7 @@ import {
   systemClock,
 } from '@rp/runtime';
 import { WindowCalendar, windowSettingsFromConfig } from '@rp/scheduler/windows';
-import { connectStore } from '@rp/store';
+import { connectStore, storeCommandMetrics } from '@rp/store';
 import { dispatcherConfigSpec } from './config.ts';
 import { consumedTopics, createDispatcherService, producedTopics, serviceName } from './service.ts';
 import { parseSigningSecrets } from './signing.ts';
@@ -85,6 +85,7 @@ try {
     database: config.MONGODB_DATABASE,
     appName: serviceName,
     logger,
+    onCommand: storeCommandMetrics(metrics),
   });
   lifecycle.onStop('store', 'mongodb', () => store.close());
 

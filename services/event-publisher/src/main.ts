@@ -17,7 +17,14 @@ import {
   serviceTracing,
   startHttpServer,
 } from '@rp/runtime';
-import { connectStore, defaultStoreLimits, redactedHosts, storeClientOptions } from '@rp/store';
+import {
+  connectStore,
+  defaultStoreLimits,
+  redactedHosts,
+  storeClientOptions,
+  storeCommandMetrics,
+  watchCommands,
+} from '@rp/store';
 import { MongoClient } from 'mongodb';
 import { eventPublisherConfigSpec } from './config.ts';
 import { DeliveryStore } from './delivery-store.ts';
@@ -71,12 +78,14 @@ try {
     database: config.MONGODB_DATABASE,
     appName: serviceName,
     logger,
+    onCommand: storeCommandMetrics(metrics),
   };
   const store = await connectStore(storeOptions);
   lifecycle.onStop('store', 'mongodb', () => store.close());
   await store.ensureIndexes();
   // The publisher's own collections, on a client of its own with the store's settings.
   const mongo = new MongoClient(config.MONGODB_URI, storeClientOptions(storeOptions, defaultStoreLimits));
+  watchCommands(mongo, storeOptions.onCommand);
   await mongo.connect();
   lifecycle.onStop('store', 'mongodb-deliveries', () => mongo.close());
   logger.info({ hosts: redactedHosts(config.MONGODB_URI) }, 'delivery store connected');

@@ -18,7 +18,7 @@ import {
   startHttpServer,
   systemClock,
 } from '@rp/runtime';
-import { connectStore } from '@rp/store';
+import { connectStore, storeCommandMetrics } from '@rp/store';
 import { schedulerConfigSpec } from './config.ts';
 import { consumedTopics, createSchedulerService, producedTopics, serviceName } from './service.ts';
 import { windowSettingsFromConfig } from './windows.ts';
@@ -73,6 +73,7 @@ try {
     database: config.MONGODB_DATABASE,
     appName: serviceName,
     logger,
+    onCommand: storeCommandMetrics(metrics),
   });
   lifecycle.onStop('store', 'mongodb', () => store.close());
   await store.ensureIndexes();

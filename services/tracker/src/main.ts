@@ -16,7 +16,7 @@ import {
   serviceTracing,
   startHttpServer,
 } from '@rp/runtime';
-import { connectStore } from '@rp/store';
+import { connectStore, storeCommandMetrics } from '@rp/store';
 import { trackerConfigSpec } from './config.ts';
 import { consumedTopics, createTrackerService, producedTopics, serviceName } from './service.ts';
 
@@ -60,6 +60,7 @@ try {
     database: config.MONGODB_DATABASE,
     appName: serviceName,
     logger,
+    onCommand: storeCommandMetrics(metrics),
   });
   lifecycle.onStop('store', 'mongodb', () => store.close());
   await store.ensureIndexes();

@@ -21,7 +21,7 @@ import {
   serviceTracing,
   startHttpServer,
 } from '@rp/runtime';
-import { connectStore } from '@rp/store';
+import { connectStore, storeCommandMetrics } from '@rp/store';
 import { startCdv } from './cdv.ts';
 import { validatorConfigSpec } from './config.ts';
 import { consumedTopics, createValidatorService, producedTopics, serviceName } from './service.ts';
@@ -99,6 +99,7 @@ try {
     database: config.MONGODB_DATABASE,
     appName: serviceName,
     logger,
+    onCommand: storeCommandMetrics(metrics),
   });
   lifecycle.onStop('store', 'mongodb', () => store.close());
   await store.ensureIndexes();
