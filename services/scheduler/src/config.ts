@@ -28,6 +28,10 @@ export const schedulerConfigSpec = defineConfig({
     max: 1_000,
     doc: 'Debits released per batch when the debit window opens (bounded memory)',
   }),
+  RELEASE_DELAY: duration({
+    default: 250,
+    doc: 'While the debit window is open, how long a debit just queued waits for others before the queue is drained, so that they go out in one drain (0: a drain for each)',
+  }),
   SCHEDULER_KEY_CONCURRENCY: int({
     default: 32,
     min: 1,

@@ -93,6 +93,7 @@ try {
     options: {
       tickIntervalMs: config.WINDOW_TICK,
       releaseBatchSize: config.RELEASE_BATCH_SIZE,
+      releaseDelayMs: config.RELEASE_DELAY,
       keyConcurrency: config.SCHEDULER_KEY_CONCURRENCY,
       intakeRetentionMs: config.INTAKE_RETENTION,
       acceptedHoldMs: config.SCHEDULER_ACCEPTED_HOLD,

@@ -151,6 +151,15 @@ function acceptFromScheme(value: DirectDebit): Promise<void> {
   ]);
 }
 
+/** A metric of the scheduler without labels (0 before its first value). */
+async function schedulerMetric(name: string): Promise<number> {
+  const text = await (await service.app.request('/metrics')).text();
+  const line = text
+    .split('\n')
+    .find((candidate) => candidate.startsWith(`${name} `) || candidate.startsWith(`${name}{`));
+  return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(' ') + 1));
+}
+
 /** Accepted records the scheduler handled and left alone for `reason` so far. */
 async function ignoredAccepted(reason: string): Promise<number> {
   const text = await (await service.app.request('/metrics')).text();
@@ -378,6 +387,31 @@ describe('the debit queue', () => {
     await acknowledge(prompt);
     const released = await due.waitFor((record) => record.key === uetrOf(prompt));
     expect(released.headers['rp-window-date']).toBe(monday);
+  });
+
+  test('debits that become ready together while the window is open leave in one drain', async () => {
+    const pair = [
+      debit({ creditorAgent: '250655', collectionDate: monday }),
+      debit({ creditorAgent: '632005', collectionDate: monday }),
+    ];
+    await accept(...pair);
+    const drainsBefore = await schedulerMetric('rp_scheduler_drain_duration_seconds_count');
+    // Both acknowledgements in one send: the debits become ready within the release delay of each other.
+    await input.send(
+      'rp.delivery.outcome.v1',
+      pair.map((value) => {
+        const outcome = acknowledgementOf(value);
+        return { key: outcome.uetr, value: outcome, headers: { 'rp-state': 'DEBIT_ACCEPTANCE_DELIVERED' } };
+      }),
+    );
+    for (const value of pair) await due.waitFor((record) => record.key === uetrOf(value));
+    // The drain is counted once it has marked them dispatched, just after their records went out.
+    const drains = await eventually(async () => {
+      const count = (await schedulerMetric('rp_scheduler_drain_duration_seconds_count')) - drainsBefore;
+      expect(count).toBeGreaterThan(0);
+      return count;
+    });
+    expect(drains).toBe(1);
   });
 
   test('an operator closes the window: what becomes ready waits for the next business day', async () => {
