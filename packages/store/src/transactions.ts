@@ -83,7 +83,10 @@ export interface ApplyChangesResult {
   changesApplied: number;
   /** Changes already in their snapshot: redelivered or stale. */
   changesSkipped: number;
-  /** The transactions whose snapshots held some of their changes already. */
+  /**
+   * The transactions whose snapshots held changes this process did not know they held (another writer,
+   * a replay after a restart); not those it had written itself and was handed again.
+   */
   skippedIn: string[];
 }
 
@@ -138,6 +141,8 @@ interface GroupOutcome {
   writes: number;
   applied: number;
   skipped: number;
+  /** Some changes were in the snapshot without this process knowing (see `skippedIn`). */
+  stale: boolean;
   /** Attempts that did not ride with the changes: pushed one by one. */
   attemptsLeft: TransactionDeliveryAttempt[];
 }
@@ -189,6 +194,7 @@ function planWrite(
       writes: 0,
       applied: fresh.length,
       skipped: group.changes.length - fresh.length,
+      stale: false,
       attemptsLeft: riding ? [] : [...attempts],
     },
     position,
@@ -276,7 +282,7 @@ export class TransactionRepository {
       result.writes += outcome.writes;
       result.changesApplied += outcome.applied;
       result.changesSkipped += outcome.skipped;
-      if (outcome.skipped > 0) result.skippedIn.push((work[index] as ChangeWork).uetr);
+      if (outcome.stale) result.skippedIn.push((work[index] as ChangeWork).uetr);
     }
     this.#stats.changesApplied += result.changesApplied;
     this.#stats.changesSkipped += result.changesSkipped;
@@ -288,40 +294,47 @@ export class TransactionRepository {
       writes: 0,
       applied: 0,
       skipped: 0,
+      stale: false,
       attemptsLeft: item.attempts,
     }));
     // Where each snapshot stands: remembered, assumed new, or read (a transaction not seen lately).
     const withChanges = work.flatMap((item, index) => (item.group === undefined ? [] : [{ item, index }]));
+    const known = withChanges.map(({ item }) => this.#positions.get(item.uetr));
     const positions = await mapBounded(
       withChanges,
       this.#options.limits.writeConcurrency,
-      async ({ item }) =>
-        this.#positions.get(item.uetr) ?? (await this.#coldPosition(item.group as TransactionChangeGroup)),
+      async ({ item }, at) => known[at] ?? (await this.#coldPosition(item.group as TransactionChangeGroup)),
     );
     const planned: PlannedWrite[] = [];
     withChanges.forEach(({ item, index }, at) => {
       const group = item.group as TransactionChangeGroup;
       const plan = planWrite(group, positions[at] as SnapshotPosition, item.attempts, this.#options);
+      // Changes below a position this process wrote itself are its own, handed over again (a retried
+      // flush); below a position read from the database, another writer's.
+      const stale = known[at] === undefined;
       if (plan === undefined) {
         this.#positions.set(item.uetr, positions[at] as SnapshotPosition);
         outcomes[index] = {
           writes: 0,
           applied: 0,
           skipped: group.changes.length,
+          stale,
           attemptsLeft: item.attempts,
         };
-      } else planned.push({ ...plan, index });
+      } else
+        planned.push({
+          ...plan,
+          index,
+          outcome: { ...plan.outcome, stale: stale && plan.outcome.skipped > 0 },
+        });
     });
     const chunks = chunk(planned, Math.max(1, this.#options.limits.bulkBatchSize));
     await mapBounded(chunks, bulkWritesInFlight, async (writes) => {
       if (writes.length === 1) {
         const only = writes[0] as PlannedWrite;
         const item = work[only.index] as ChangeWork;
-        outcomes[only.index] = await this.#applyGroup(
-          item.group as TransactionChangeGroup,
-          item.attempts,
-          only,
-        );
+        const outcome = await this.#applyGroup(item.group as TransactionChangeGroup, item.attempts, only);
+        outcomes[only.index] = { ...outcome, stale: outcome.stale || only.outcome.stale };
         return;
       }
       await this.#applyBulk(writes, work, outcomes);
@@ -384,7 +397,10 @@ export class TransactionRepository {
       const outcome = await this.#applyGroup(item.group as TransactionChangeGroup, item.attempts, {
         position: stored.position,
         riding: false,
+        fromDatabase: true,
       });
+      // Changes found there count as another writer's: on the local server, which names no position,
+      // the writes this command made before the refusal count so too (they are read again; no harm).
       outcomes[write.index] = {
         ...outcome,
         writes: outcome.writes + counted,
@@ -423,7 +439,7 @@ export class TransactionRepository {
   async #applyGroup(
     group: TransactionChangeGroup,
     attempts: readonly TransactionDeliveryAttempt[],
-    start: { position: SnapshotPosition; riding: boolean },
+    start: { position: SnapshotPosition; riding: boolean; fromDatabase?: boolean },
   ): Promise<GroupOutcome> {
     const { uetr, changes } = group;
     let position = start.position;
@@ -433,7 +449,13 @@ export class TransactionRepository {
       const plan = planWrite(group, position, riding ? attempts : [], this.#options);
       if (plan === undefined) {
         this.#positions.set(uetr, position);
-        return { writes, applied: 0, skipped: changes.length, attemptsLeft: [...attempts] };
+        return {
+          writes,
+          applied: 0,
+          skipped: changes.length,
+          stale: writes > 0 || start.fromDatabase === true,
+          attemptsLeft: [...attempts],
+        };
       }
       try {
         writes += 1;
@@ -443,7 +465,12 @@ export class TransactionRepository {
           maxTimeMS: this.#options.limits.operationMaxTimeMs,
         });
         this.#positions.set(uetr, plan.next);
-        return { ...plan.outcome, writes, attemptsLeft: plan.riding ? [] : [...attempts] };
+        return {
+          ...plan.outcome,
+          writes,
+          stale: plan.outcome.skipped > 0 && (writes > 1 || start.fromDatabase === true),
+          attemptsLeft: plan.riding ? [] : [...attempts],
+        };
       } catch (error) {
         if (!isDuplicateKey(error)) throw toStoreError(error, `apply changes to transaction ${uetr}`);
         this.#stats.guardConflicts += 1;

@@ -14,7 +14,7 @@ export interface TrackerMetrics {
   /** Transactions whose applied changes wait for their snapshot write. */
   snapshotsWaiting(count: number): void;
   snapshotWrites(count: number): void;
-  /** Changes the snapshot already held although the tracker thought them new: a stale cache. */
+  /** Transactions whose snapshot held changes the tracker thought new: a stale cache. */
   snapshotConflicts(count: number): void;
   batchFailed(topic: 'state' | 'outcomes'): void;
   deliveryAttempt(operation: string, result: string, outcome: 'recorded' | 'repeat' | 'skipped'): void;
@@ -61,7 +61,7 @@ export function trackerMetrics(metrics: Metrics): TrackerMetrics {
   );
   const conflicts = metrics.counter(
     'rp_tracker_snapshot_conflicts_total',
-    'Changes the snapshot already held although the cache said they were new',
+    'Transactions whose snapshot held changes the cache said were new',
   );
   const failed = metrics.counter(
     'rp_tracker_batches_failed_total',

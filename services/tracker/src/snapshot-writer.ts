@@ -146,8 +146,8 @@ export class SnapshotWriter {
     try {
       const result = await this.#deps.transactions.applyChanges(changes, attempts);
       this.#deps.metrics.snapshotWrites(result.writes);
-      if (result.changesSkipped > 0) {
-        this.#deps.metrics.snapshotConflicts(result.changesSkipped);
+      if (result.skippedIn.length > 0) {
+        this.#deps.metrics.snapshotConflicts(result.skippedIn.length);
         for (const uetr of result.skippedIn) {
           this.#deps.logger.error(
             { uetr },
