@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openTestStore, type TestStore } from '../test/store-fixture.ts';
+import { StoreError } from './errors.ts';
 import type { TransactionStateChange } from './transaction-changes.ts';
 import type { TransactionDeliveryAttempt } from './transactions.ts';
 
@@ -44,6 +45,19 @@ function changesOf(uetr: string, seqs: number[]): TransactionStateChange[] {
         }
       : {}),
   }));
+}
+
+/** An accepted delivery of MSG-1 at 09:00:`second`, taking `latencyMs`. */
+function acceptedAttempt(second: number, latencyMs: number): TransactionDeliveryAttempt {
+  return {
+    at: new Date(Date.UTC(2026, 10, 23, 9, 0, second)),
+    messageIdentification: 'MSG-1',
+    memberId: '250655',
+    endpoint: 'inbound/direct-debit',
+    httpStatus: 202,
+    latencyMs,
+    outcome: 'accepted',
+  };
 }
 
 /** Interleaves the transactions' changes as a partition would deliver them. */
@@ -140,17 +154,7 @@ describe('TransactionRepository', () => {
     const attempts = new Map(
       uetrs.map((uetr, index): [string, TransactionDeliveryAttempt[]] => [
         uetr,
-        [
-          {
-            at: new Date(Date.UTC(2026, 10, 23, 9, 0, index)),
-            messageIdentification: `MSG-${index}`,
-            memberId: '250655',
-            endpoint: 'inbound/direct-debit',
-            httpStatus: 202,
-            latencyMs: index,
-            outcome: 'accepted',
-          },
-        ],
+        [acceptedAttempt(index, index)],
       ]),
     );
     const conflictsBefore = context.store.transactions.stats().guardConflicts;
@@ -175,6 +179,40 @@ describe('TransactionRepository', () => {
       expect(snapshot?.version).toBe(4);
       expect(snapshot?.deliveryAttemptCount).toBe(1);
       expect(snapshot?.deliveryAttempts.map((attempt) => attempt.latencyMs)).toEqual([index]);
+    }
+  });
+
+  it('tells which transactions were written wholly when a call fails part way', async () => {
+    const store = await context.openAnother({ limits: { bulkBatchSize: 2 } });
+    const [first, second, broken] = [randomUUID(), randomUUID(), randomUUID()];
+    // A snapshot whose history is not a list: its write is refused, and not for a taken key.
+    await context.raw
+      .db(context.databaseName)
+      .collection('transactions')
+      .insertOne({ _id: broken as never, version: 1, lastSeq: 1, history: 'not a list' });
+    const attempt = (latencyMs: number) => acceptedAttempt(latencyMs, latencyMs);
+    const written: string[] = [];
+
+    await expect(
+      store.transactions.applyChanges(
+        [...changesOf(first, [1, 2]), ...changesOf(second, [1, 2]), ...changesOf(broken, [2])],
+        new Map([
+          [first, [attempt(1)]],
+          [second, [attempt(2)]],
+          [broken, [attempt(3)]],
+        ]),
+        { onWritten: (uetr) => written.push(uetr) },
+      ),
+    ).rejects.toBeInstanceOf(StoreError);
+
+    expect(written.sort()).toEqual([first, second].sort());
+    for (const [uetr, latencyMs] of [
+      [first, 1],
+      [second, 2],
+    ] as const) {
+      const snapshot = await store.transactions.get(uetr);
+      expect(snapshot?.version).toBe(2);
+      expect(snapshot?.deliveryAttempts.map((each) => each.latencyMs)).toEqual([latencyMs]);
     }
   });
 
@@ -269,15 +307,7 @@ describe('TransactionRepository', () => {
   it("writes delivery attempts in the same write as their transaction's changes, and on their own when the list is full", async () => {
     const store = await context.openAnother({ deliveryAttemptsKept: 2 });
     const [together, alone] = [randomUUID(), randomUUID()];
-    const attemptAt = (second: number, latencyMs: number): TransactionDeliveryAttempt => ({
-      at: new Date(Date.UTC(2026, 10, 23, 9, 0, second)),
-      messageIdentification: 'MSG-1',
-      memberId: '250655',
-      endpoint: 'inbound/direct-debit',
-      httpStatus: 202,
-      latencyMs,
-      outcome: 'accepted',
-    });
+    const attemptAt = acceptedAttempt;
     await store.transactions.applyChanges([...changesOf(together, [1]), ...changesOf(alone, [1])]);
 
     const before = store.transactions.stats();

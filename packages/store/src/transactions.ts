@@ -252,10 +252,15 @@ export class TransactionRepository {
    * `attempts` (delivery attempts by UETR, in order) ride in the same write as their transaction's
    * changes; a transaction with attempts and no fresh change gets them as `recordDeliveryAttempt` would,
    * one write each. The attempts are not idempotent: the caller hands each over once.
+   *
+   * `onWritten` is told each transaction whose changes and attempts are all in, as soon as they are:
+   * when the call fails, the caller hands over again only what it was not told of, so that the attempts
+   * of a transaction written before the failure are not written twice.
    */
   async applyChanges(
     changes: readonly TransactionStateChange[],
     attempts: ReadonlyMap<string, readonly TransactionDeliveryAttempt[]> = new Map(),
+    options: { onWritten?: (uetr: string) => void } = {},
   ): Promise<ApplyChangesResult> {
     const groups = groupChangesByTransaction(changes);
     const work: ChangeWork[] = groups.map((group) => ({
@@ -269,7 +274,7 @@ export class TransactionRepository {
     }
     const outcomes = await this.#writes.runAll(
       work.map((item) => item.uetr),
-      () => this.#applyAll(work),
+      () => this.#applyAll(work, options.onWritten ?? (() => undefined)),
     );
     const result: ApplyChangesResult = {
       transactions: groups.length,
@@ -289,7 +294,7 @@ export class TransactionRepository {
     return result;
   }
 
-  async #applyAll(work: readonly ChangeWork[]): Promise<GroupOutcome[]> {
+  async #applyAll(work: readonly ChangeWork[], onWritten: (uetr: string) => void): Promise<GroupOutcome[]> {
     const outcomes: GroupOutcome[] = work.map((item) => ({
       writes: 0,
       applied: 0,
@@ -297,6 +302,11 @@ export class TransactionRepository {
       stale: false,
       attemptsLeft: item.attempts,
     }));
+    /** Tells the caller of a transaction with nothing left to write. */
+    const settled = (index: number) => {
+      if ((outcomes[index] as GroupOutcome).attemptsLeft.length === 0)
+        onWritten((work[index] as ChangeWork).uetr);
+    };
     // Where each snapshot stands: remembered, assumed new, or read (a transaction not seen lately).
     const withChanges = work.flatMap((item, index) => (item.group === undefined ? [] : [{ item, index }]));
     const known = withChanges.map(({ item }) => this.#positions.get(item.uetr));
@@ -321,6 +331,7 @@ export class TransactionRepository {
           stale,
           attemptsLeft: item.attempts,
         };
+        settled(index);
       } else
         planned.push({
           ...plan,
@@ -335,16 +346,19 @@ export class TransactionRepository {
         const item = work[only.index] as ChangeWork;
         const outcome = await this.#applyGroup(item.group as TransactionChangeGroup, item.attempts, only);
         outcomes[only.index] = { ...outcome, stale: outcome.stale || only.outcome.stale };
+        settled(only.index);
         return;
       }
-      await this.#applyBulk(writes, work, outcomes);
+      await this.#applyBulk(writes, work, outcomes, settled);
     });
     for (const [index, outcome] of outcomes.entries()) {
+      if (outcome.attemptsLeft.length === 0) continue;
       const uetr = (work[index] as ChangeWork).uetr;
       for (const attempt of outcome.attemptsLeft) {
         outcome.writes += 1;
         await this.#pushAttempt(uetr, attempt);
       }
+      onWritten(uetr);
     }
     return outcomes;
   }
@@ -360,6 +374,7 @@ export class TransactionRepository {
     writes: readonly PlannedWrite[],
     work: readonly ChangeWork[],
     outcomes: GroupOutcome[],
+    settled: (index: number) => void,
   ): Promise<void> {
     const first = writes[0] as PlannedWrite;
     this.#stats.snapshotWrites += 1;
@@ -387,6 +402,7 @@ export class TransactionRepository {
       if (at < refused) {
         this.#positions.set(write.uetr, write.next);
         outcomes[write.index] = { ...write.outcome, writes: counted };
+        settled(write.index);
         continue;
       }
       const item = work[write.index] as ChangeWork;
@@ -406,6 +422,7 @@ export class TransactionRepository {
         writes: outcome.writes + counted,
         attemptsLeft: attemptsTaken ? [] : outcome.attemptsLeft,
       };
+      settled(write.index);
     }
   }
 

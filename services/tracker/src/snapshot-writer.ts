@@ -36,7 +36,8 @@ interface Waiting {
  *
  * One transaction's writes never overlap and never skip: each write takes what waits when it starts,
  * after the transaction's previous write ended, and a failed write puts its changes back in front of
- * what arrived meanwhile, for the next write.
+ * what arrived meanwhile, for the next write: those of the transactions the repository did not report
+ * written, so that a write failing part way records no delivery attempt twice.
  */
 export class SnapshotWriter {
   readonly #deps: SnapshotWriterDeps;
@@ -143,8 +144,11 @@ export class SnapshotWriter {
       changes.push(...waiting.changes);
       if (waiting.attempts.length > 0) attempts.set(uetr, waiting.attempts);
     }
+    const written = new Set<string>();
     try {
-      const result = await this.#deps.transactions.applyChanges(changes, attempts);
+      const result = await this.#deps.transactions.applyChanges(changes, attempts, {
+        onWritten: (uetr) => written.add(uetr),
+      });
       this.#deps.metrics.snapshotWrites(result.writes);
       if (result.skippedIn.length > 0) {
         this.#deps.metrics.snapshotConflicts(result.skippedIn.length);
@@ -157,8 +161,9 @@ export class SnapshotWriter {
         }
       }
     } catch (error) {
-      // A failed write may have applied some of it: the changes are guarded, the attempts may repeat.
+      // What was not written wholly waits again: its changes are guarded, its attempts may repeat.
       for (const [uetr, { changes: mine, attempts: theirs }] of taken) {
+        if (written.has(uetr)) continue;
         const arrived = this.#pending.get(uetr);
         this.#pending.set(uetr, {
           changes: [...mine, ...(arrived?.changes ?? [])],
