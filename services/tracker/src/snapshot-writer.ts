@@ -24,9 +24,9 @@ interface Waiting {
  * once their postings are produced, and the delivery attempts it hears of to `addAttempts`; what one
  * transaction has waiting here goes to MongoDB together, in one guarded write, and the writes of every
  * transaction written at the same moment go in as few commands as the repository allows (see
- * `TransactionRepository.applyChanges`): when the consumer commits (`flush`, before every commit of its offsets), when
- * the tracker needs the snapshot itself (`write`: a transaction's first change, which other services read
- * back at once; a cache miss), or when too many wait. A journey's state changes arrive a few at a time
+ * `TransactionRepository.applyChanges`): when the consumer commits (`flush`, before every commit of its
+ * offsets), when the tracker needs the snapshot itself (`write`: a transaction's first change, which
+ * other services read back at once; a cache miss), or when too many wait. A journey's state changes arrive a few at a time
  * from different services, so most of them share a write with others of their transaction; a delivery
  * attempt arrives with the state change it led to, and rides in that change's write.
  *
