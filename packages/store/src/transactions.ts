@@ -426,16 +426,22 @@ export class TransactionRepository {
     }
   }
 
-  /** A snapshot's position and the delivery attempts it holds (after a refused command). */
+  /**
+   * A snapshot's position, and with `withAttempts` the delivery attempts it holds (after a refused
+   * command). One read by `_id`.
+   */
   async #readStored(
     uetr: string,
+    withAttempts = true,
   ): Promise<{ position: SnapshotPosition; attempts: TransactionDeliveryAttempt[] }> {
     this.#stats.snapshotReads += 1;
     try {
       const document = await this.#collection.findOne(
         { _id: uetr },
         {
-          projection: { version: 1, lastSeq: 1, deliveryAttempts: 1 },
+          projection: withAttempts
+            ? { version: 1, lastSeq: 1, deliveryAttempts: 1 }
+            : { version: 1, lastSeq: 1 },
           maxTimeMS: this.#options.limits.operationMaxTimeMs,
         },
       );
@@ -514,16 +520,7 @@ export class TransactionRepository {
   }
 
   async #readPosition(uetr: string): Promise<SnapshotPosition> {
-    this.#stats.snapshotReads += 1;
-    try {
-      const document = await this.#collection.findOne(
-        { _id: uetr },
-        { projection: { version: 1, lastSeq: 1 }, maxTimeMS: this.#options.limits.operationMaxTimeMs },
-      );
-      return { version: document?.version ?? 0, lastSeq: document?.lastSeq ?? 0 };
-    } catch (error) {
-      throw toStoreError(error, `read position of transaction ${uetr}`);
-    }
+    return (await this.#readStored(uetr, false)).position;
   }
 
   async get(uetr: string): Promise<TransactionSnapshot | null> {
