@@ -100,6 +100,36 @@ describe('DebitQueueRepository', () => {
     expect((await context.store.debitQueue.get(debit.uetr))?.enqueuedAt).toEqual(debit.enqueuedAt);
   });
 
+  it('queues the debits of one moment in one command, each told its own outcome even when one moved on', async () => {
+    const { debitQueue } = context.store;
+    const moment = Array.from({ length: 8 }, () => item());
+    context.resetCommands();
+    const outcomes = await Promise.all(moment.map((debit) => debitQueue.enqueue(debit)));
+    expect(outcomes.map((result) => result.outcome)).toEqual(Array(8).fill('enqueued'));
+    expect(context.commands.get('update')).toBe(1);
+
+    // One debit of the next moment is queued already, one released: the others are queued all the same.
+    const next = Array.from({ length: 6 }, () => item());
+    await debitQueue.markDispatched([(moment[0] as DebitQueueItem).uetr]);
+    const again = await Promise.all(
+      [...next.slice(0, 3), moment[0] as DebitQueueItem, moment[1] as DebitQueueItem, ...next.slice(3)].map(
+        (debit) => debitQueue.enqueue({ ...debit, enqueuedAt: new Date('2026-11-23T12:00:00Z') }),
+      ),
+    );
+    expect(again.map((result) => result.outcome)).toEqual([
+      ...Array(3).fill('enqueued'),
+      'already-queued',
+      'already-queued',
+      ...Array(3).fill('enqueued'),
+    ]);
+    expect(await debitQueue.depth(windowDate)).toBe(7 + 6);
+    expect((await debitQueue.entry((moment[0] as DebitQueueItem).uetr))?.status).toBe('dispatched');
+    // The one queued before kept its place.
+    expect((await debitQueue.get((moment[1] as DebitQueueItem).uetr))?.enqueuedAt).toEqual(
+      (moment[1] as DebitQueueItem).enqueuedAt,
+    );
+  });
+
   it('streams 5,000 debits in order in bounded batches, and resumes after a partial drain', async () => {
     const total = 5_000;
     const items = Array.from({ length: total }, (_, index) =>

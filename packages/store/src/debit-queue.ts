@@ -1,6 +1,8 @@
-import type { Collection, Filter } from 'mongodb';
+import type { Collection, Filter, UpdateFilter } from 'mongodb';
+import { withinDeadline } from './deadline.ts';
 import { assertIsoDate, debitOrderKey } from './debit-order.ts';
 import { isDuplicateKey, StoreError, toStoreError } from './errors.ts';
+import { GroupCommit, type Settled } from './group-commit.ts';
 import { chunk, mapBounded, type StoreLimits } from './limits.ts';
 
 /** A debit waiting for its debit window. */
@@ -77,22 +79,43 @@ interface DebitQueueDocument {
 
 const maxDrainResumes = 3;
 
+/** The two intake halves `enqueue` can record with the debit. */
+type EnqueueHalves = Pick<
+  DebitEntry,
+  'acceptedAt' | 'statusReportAcknowledgedAt' | 'statusReportId' | 'fromScheme'
+>;
+
+interface EnqueueRequest {
+  readonly item: DebitQueueItem;
+  readonly orderKey: string;
+  readonly at: Date;
+  readonly halves: EnqueueHalves | undefined;
+}
+
+type EnqueueOutcome = 'enqueued' | 'already-queued';
+
 /** What a tombstone drops: it no longer waits for a window, and its message was sent or never will be. */
 const tombstoneUnset = { windowDate: '', orderKey: '', messageJson: '' } as const;
 
 /**
  * The scheduler's debits from the first record seen to their release, one document each (`_id` = UETR):
  * the two halves of the intake joined by atomic upserts, the queue ordered for its window and drained
- * through one cursor, and a tombstone once released or withdrawn. A debit costs three writes of its
- * own (each half, then queued) and a share of a bulk write when its window releases it.
+ * through one cursor, and a tombstone once released or withdrawn. A debit costs at most three writes of
+ * its own (each half, then queued; one when its halves met in the caller's memory), the last shared with
+ * the debits queued at the same moment, and a share of a bulk write when its window releases it.
  */
 export class DebitQueueRepository {
   readonly #collection: Collection<DebitQueueDocument>;
   readonly #limits: StoreLimits;
+  readonly #enqueues: GroupCommit<EnqueueRequest, EnqueueOutcome>;
 
   constructor(collection: Collection<DebitQueueDocument>, limits: StoreLimits) {
     this.#collection = collection;
     this.#limits = limits;
+    this.#enqueues = new GroupCommit((requests) => this.#enqueueGroup(requests), {
+      maxBatch: limits.bulkBatchSize,
+      maxInFlight: Math.max(1, Math.floor(limits.writeConcurrency / 4)),
+    });
   }
 
   /**
@@ -121,47 +144,89 @@ export class DebitQueueRepository {
 
   /**
    * Queues a debit for its window, once: an awaiting entry (or none) becomes queued; a debit already
-   * queued, released or withdrawn is left as it is. One write either way. `halves` records the intake
-   * in the same write, for a debit whose halves met in the caller's memory and were never written.
+   * queued, released or withdrawn is left as it is. One write either way, in one command with the other
+   * debits queued at the same moment (a group commit). `halves` records the intake in the same write, for
+   * a debit whose halves met in the caller's memory and were never written.
    */
   async enqueue(
     item: DebitQueueItem,
     at: Date = new Date(),
-    halves?: Pick<DebitEntry, 'acceptedAt' | 'statusReportAcknowledgedAt' | 'statusReportId' | 'fromScheme'>,
-  ): Promise<{ outcome: 'enqueued' | 'already-queued'; orderKey: string }> {
+    halves?: EnqueueHalves,
+  ): Promise<{ outcome: EnqueueOutcome; orderKey: string }> {
     assertIsoDate(item.windowDate, 'windowDate');
     const orderKey = debitOrderKey(item);
-    const min: Partial<DebitQueueDocument> = {};
-    if (halves?.acceptedAt !== undefined) min.acceptedAt = halves.acceptedAt;
-    if (halves?.statusReportAcknowledgedAt !== undefined)
-      min.statusReportAcknowledgedAt = halves.statusReportAcknowledgedAt;
+    const outcome = await this.#enqueues.submit({ item, orderKey, at, halves });
+    return { outcome, orderKey };
+  }
+
+  /**
+   * The debits queued at one moment: one ordered bulk write; a single debit is one update. A bulk that
+   * fails (a debit in it moved on already, or the server) is done again one debit at a time: each write
+   * is safe to repeat, and a repeat that finds the debit queued by this very request says `enqueued`
+   * (the local server names no position for the write it refused in a bulk, so what went before it is
+   * not known otherwise).
+   */
+  async #enqueueGroup(requests: readonly EnqueueRequest[]): Promise<Settled<EnqueueOutcome>[]> {
+    if (requests.length > 1) {
+      try {
+        await withinDeadline(
+          this.#limits.writeDeadlineMs,
+          `${this.#collection.collectionName}.bulkWrite`,
+          this.#collection.bulkWrite(
+            requests.map((request) => ({ updateOne: { ...enqueueWrite(request), upsert: true } })),
+            { ordered: true, maxTimeMS: this.#limits.operationMaxTimeMs },
+          ),
+        );
+        return requests.map(() => ({ ok: true, value: 'enqueued' }));
+      } catch {
+        // One at a time below.
+      }
+    }
+    return Promise.all(
+      requests.map(async (request): Promise<Settled<EnqueueOutcome>> => {
+        try {
+          const outcome = await this.#enqueueOne(request);
+          if (outcome === 'already-queued' && requests.length > 1 && (await this.#queuedBy(request)))
+            return { ok: true, value: 'enqueued' };
+          return { ok: true, value: outcome };
+        } catch (error) {
+          return { ok: false, error: toStoreError(error, `enqueue debit ${request.item.uetr}`) };
+        }
+      }),
+    );
+  }
+
+  async #enqueueOne(request: EnqueueRequest): Promise<EnqueueOutcome> {
+    const { filter, update } = enqueueWrite(request);
     try {
-      await this.#collection.updateOne(
-        { _id: item.uetr, status: 'awaiting' },
-        {
-          ...(Object.keys(min).length > 0 ? { $min: min } : {}),
-          $set: {
-            ...(halves?.statusReportId === undefined ? {} : { statusReportId: halves.statusReportId }),
-            ...(halves?.fromScheme === true ? { fromScheme: true } : {}),
-            status: 'queued',
-            windowDate: item.windowDate,
-            orderKey,
-            requestedCollectionDate: item.requestedCollectionDate,
-            creditorAgentMemberId: item.creditorAgentMemberId,
-            origin: item.origin,
-            enqueuedAt: item.enqueuedAt,
-            messageJson: item.messageJson,
-            updatedAt: at,
-          },
-        },
-        { upsert: true, maxTimeMS: this.#limits.operationMaxTimeMs },
+      await withinDeadline(
+        this.#limits.writeDeadlineMs,
+        `${this.#collection.collectionName}.updateOne`,
+        this.#collection.updateOne(filter, update, {
+          upsert: true,
+          maxTimeMS: this.#limits.operationMaxTimeMs,
+        }),
       );
-      return { outcome: 'enqueued', orderKey };
+      return 'enqueued';
     } catch (error) {
       // Not awaiting: the upsert's insert met the entry that moved on.
-      if (isDuplicateKey(error)) return { outcome: 'already-queued', orderKey };
-      throw toStoreError(error, `enqueue debit ${item.uetr}`);
+      if (isDuplicateKey(error)) return 'already-queued';
+      throw error;
     }
+  }
+
+  /** Whether the debit is queued by this request's own write (a bulk that failed after it). */
+  async #queuedBy(request: EnqueueRequest): Promise<boolean> {
+    const document = await this.#collection.findOne(
+      { _id: request.item.uetr },
+      { projection: { status: 1, orderKey: 1, updatedAt: 1 }, maxTimeMS: this.#limits.operationMaxTimeMs },
+    );
+    return (
+      document !== null &&
+      document.status === 'queued' &&
+      document.orderKey === request.orderKey &&
+      document.updatedAt.getTime() === request.at.getTime()
+    );
   }
 
   /** Debits queued for one window, or for any window. */
@@ -260,9 +325,13 @@ export class DebitQueueRepository {
     let purged = 0;
     for (const status of ['dispatched', 'withdrawn', 'awaiting'] as const) {
       try {
-        const result = await this.#collection.deleteMany(
-          { status, updatedAt: { $lt: before } },
-          { maxTimeMS: this.#limits.queryMaxTimeMs },
+        const result = await withinDeadline(
+          this.#limits.writeDeadlineMs,
+          `${this.#collection.collectionName}.deleteMany`,
+          this.#collection.deleteMany(
+            { status, updatedAt: { $lt: before } },
+            { maxTimeMS: this.#limits.queryMaxTimeMs },
+          ),
         );
         purged += result.deletedCount;
       } catch (error) {
@@ -294,10 +363,14 @@ export class DebitQueueRepository {
     update: { $set: Partial<DebitQueueDocument>; $min: Partial<DebitQueueDocument> },
   ): Promise<DebitEntry> {
     const upsert = () =>
-      this.#collection.findOneAndUpdate(
-        { _id: uetr },
-        { ...update, $setOnInsert: { status: 'awaiting' } },
-        { upsert: true, returnDocument: 'after', maxTimeMS: this.#limits.operationMaxTimeMs },
+      withinDeadline(
+        this.#limits.writeDeadlineMs,
+        `${this.#collection.collectionName}.findOneAndUpdate`,
+        this.#collection.findOneAndUpdate(
+          { _id: uetr },
+          { ...update, $setOnInsert: { status: 'awaiting' } },
+          { upsert: true, returnDocument: 'after', maxTimeMS: this.#limits.operationMaxTimeMs },
+        ),
       );
     let document: DebitQueueDocument | null;
     try {
@@ -332,11 +405,15 @@ export class DebitQueueRepository {
     try {
       const counts = await mapBounded(batches, parallel, async (batch) => {
         if (status === 'dispatched') {
-          const result = await this.#collection.bulkWrite(
-            batch.map((uetr) => ({
-              updateOne: { filter: { _id: uetr, status: 'queued' as const }, update },
-            })),
-            { ordered: false, maxTimeMS: this.#limits.operationMaxTimeMs },
+          const result = await withinDeadline(
+            this.#limits.writeDeadlineMs,
+            `${this.#collection.collectionName}.bulkWrite`,
+            this.#collection.bulkWrite(
+              batch.map((uetr) => ({
+                updateOne: { filter: { _id: uetr, status: 'queued' as const }, update },
+              })),
+              { ordered: false, maxTimeMS: this.#limits.operationMaxTimeMs },
+            ),
           );
           return result.modifiedCount;
         }
@@ -348,9 +425,13 @@ export class DebitQueueRepository {
           );
           return document !== null && isQueued(document) ? 1 : 0;
         });
-        await this.#collection.bulkWrite(
-          batch.map((uetr) => ({ updateOne: { filter: { _id: uetr }, update, upsert: true } })),
-          { ordered: false, maxTimeMS: this.#limits.operationMaxTimeMs },
+        await withinDeadline(
+          this.#limits.writeDeadlineMs,
+          `${this.#collection.collectionName}.bulkWrite`,
+          this.#collection.bulkWrite(
+            batch.map((uetr) => ({ updateOne: { filter: { _id: uetr }, update, upsert: true } })),
+            { ordered: false, maxTimeMS: this.#limits.operationMaxTimeMs },
+          ),
         );
         return queued.reduce<number>((sum, count) => sum + count, 0);
       });
@@ -359,6 +440,36 @@ export class DebitQueueRepository {
       throw toStoreError(error, operation);
     }
   }
+}
+
+/** The write that queues a debit: matches only an awaiting entry; none there, it inserts one. */
+function enqueueWrite({ item, orderKey, at, halves }: EnqueueRequest): {
+  filter: Filter<DebitQueueDocument>;
+  update: UpdateFilter<DebitQueueDocument>;
+} {
+  const min: Partial<DebitQueueDocument> = {};
+  if (halves?.acceptedAt !== undefined) min.acceptedAt = halves.acceptedAt;
+  if (halves?.statusReportAcknowledgedAt !== undefined)
+    min.statusReportAcknowledgedAt = halves.statusReportAcknowledgedAt;
+  return {
+    filter: { _id: item.uetr, status: 'awaiting' },
+    update: {
+      ...(Object.keys(min).length > 0 ? { $min: min } : {}),
+      $set: {
+        ...(halves?.statusReportId === undefined ? {} : { statusReportId: halves.statusReportId }),
+        ...(halves?.fromScheme === true ? { fromScheme: true } : {}),
+        status: 'queued',
+        windowDate: item.windowDate,
+        orderKey,
+        requestedCollectionDate: item.requestedCollectionDate,
+        creditorAgentMemberId: item.creditorAgentMemberId,
+        origin: item.origin,
+        enqueuedAt: item.enqueuedAt,
+        messageJson: item.messageJson,
+        updatedAt: at,
+      },
+    },
+  };
 }
 
 function isQueued(document: Pick<DebitQueueDocument, 'status'>): boolean {

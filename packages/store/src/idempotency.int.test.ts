@@ -83,6 +83,38 @@ describe('IdempotencyRepository', () => {
     });
   });
 
+  it('sends the claims of one moment in one command, and tells each caller its own outcome', async () => {
+    const { idempotency } = context.store;
+    await idempotency.claim(claim('MOMENT-TAKEN', 'hash-a'));
+    context.resetCommands();
+    const [singles, resent, altered, pairs, refusedPair] = await Promise.all([
+      Promise.all(
+        Array.from({ length: 10 }, (_, index) => idempotency.claim(claim(`MOMENT-${index}`, 'hash-a'))),
+      ),
+      idempotency.claim(claim('MOMENT-TAKEN', 'hash-a')),
+      idempotency.claim(claim('MOMENT-TAKEN', 'hash-b')),
+      Promise.all(
+        Array.from({ length: 3 }, (_, index) =>
+          idempotency.claimBoth(
+            claim(`MOMENT-MSG-${index}`, 'hash-c'),
+            claim(`MOMENT-TX-${index}`, 'hash-c'),
+          ),
+        ),
+      ),
+      idempotency.claimBoth(claim('MOMENT-TAKEN', 'hash-d'), claim('MOMENT-TX-REFUSED', 'hash-d')),
+    ]);
+    expect(singles.map((outcome) => outcome.outcome)).toEqual(Array(10).fill('new'));
+    expect(resent.outcome).toBe('duplicate');
+    expect(altered.outcome).toBe('conflict');
+    expect(pairs).toEqual(Array(3).fill({ first: { outcome: 'new' }, second: { outcome: 'new' } }));
+    expect(refusedPair).toEqual({ first: expect.objectContaining({ outcome: 'conflict' }) });
+    // The refused message's UETR claim was written with the others and taken back.
+    expect(await idempotency.get('MOMENT-TX-REFUSED')).toBeNull();
+    expect((await idempotency.get('MOMENT-TX-2'))?.payloadHash).toBe('hash-c');
+    // One insert for the twenty documents; a read for each taken key; the delete that took one back.
+    expect(Object.fromEntries(context.commands)).toMatchObject({ insert: 1, delete: 1 });
+  });
+
   it('claims many keys an insert command at a time, leaving the keys taken already as they were', async () => {
     let inserts = 0;
     const { idempotency } = await context.openAnother({

@@ -1,5 +1,7 @@
-import { type Collection, MongoBulkWriteError } from 'mongodb';
-import { isDuplicateKey, onlyDuplicateKeys, StoreError, toStoreError } from './errors.ts';
+import { type Collection, MongoBulkWriteError, MongoServerError } from 'mongodb';
+import { withinDeadline } from './deadline.ts';
+import { DUPLICATE_KEY, onlyDuplicateKeys, StoreError, toStoreError } from './errors.ts';
+import { GroupCommit, type Settled } from './group-commit.ts';
 import { chunk, type StoreLimits } from './limits.ts';
 
 export interface IdempotencyClaim {
@@ -30,37 +32,44 @@ interface IdempotencyDocument {
   receivedAt: Date;
 }
 
+/** What one insert of a grouped claim came to: stored, or its key was taken already (nothing written). */
+type InsertFate = 'inserted' | 'duplicate';
+
 /**
  * Idempotency the Mojaloop way: the first claim of a key wins; a later claim with the same payload
  * hash is a duplicate (answer as the first time), with another hash a conflict. One insert by `_id` on
- * the happy path; a second round trip only when the key is already there.
+ * the happy path, in one command with the other claims made at the same moment (a group commit); a
+ * second round trip only when the key is already there.
  */
 export class IdempotencyRepository {
   readonly #collection: Collection<IdempotencyDocument>;
   readonly #limits: StoreLimits;
+  /** Each request: the documents of one `claim` or `claimBoth`, never split between commands. */
+  readonly #claims: GroupCommit<readonly IdempotencyDocument[], InsertFate[]>;
 
   constructor(collection: Collection<IdempotencyDocument>, limits: StoreLimits) {
     this.#collection = collection;
     this.#limits = limits;
+    this.#claims = new GroupCommit((requests) => this.#insertGroup(requests), {
+      maxBatch: limits.bulkInsertSize,
+      maxInFlight: Math.max(1, Math.floor(limits.writeConcurrency / 4)),
+      weight: (documents) => documents.length,
+    });
   }
 
   async claim(claim: IdempotencyClaim): Promise<ClaimOutcome> {
     checkClaim(claim);
-    try {
-      await this.#collection.insertOne(toDocument(claim), { maxTimeMS: this.#limits.operationMaxTimeMs });
-      return { outcome: 'new' };
-    } catch (error) {
-      if (!isDuplicateKey(error)) throw toStoreError(error, `claim idempotency key ${claim.key}`);
-    }
-    return this.#existing(claim);
+    const [fate] = await this.#claims.submit([toDocument(claim)]);
+    return fate === 'inserted' ? { outcome: 'new' } : this.#existing(claim);
   }
 
   /**
-   * Two claims in one insert command, in order: `first`, and `second` only when `first` is new (a
-   * message's claim, then the UETR of the transaction it starts). `second` is undefined when `first`
-   * was not new: it was not attempted, and the caller claims it on its own if it still needs it (a
-   * first attempt may have stopped between the two). Same outcomes as two `claim` calls in a row, one
-   * round trip fewer on the happy path.
+   * Two claims in one command: `first`, and `second` only when `first` is new (a message's claim, then
+   * the UETR of the transaction it starts). `second` is undefined when `first` was not new: it counts as
+   * not attempted (the claim this call made of it is taken back, so a UETR is only held by a message that
+   * was claimed), and the caller claims it on its own if it still needs it (a first attempt may have
+   * stopped between the two). Same outcomes as two `claim` calls in a row, one round trip fewer on the
+   * happy path.
    */
   async claimBoth(
     first: IdempotencyClaim,
@@ -68,19 +77,77 @@ export class IdempotencyRepository {
   ): Promise<{ first: ClaimOutcome; second?: ClaimOutcome }> {
     checkClaim(first);
     checkClaim(second);
+    const [firstFate, secondFate] = await this.#claims.submit([toDocument(first), toDocument(second)]);
+    if (firstFate === 'inserted') {
+      return {
+        first: { outcome: 'new' },
+        second: secondFate === 'inserted' ? { outcome: 'new' } : await this.#existing(second),
+      };
+    }
+    if (secondFate === 'inserted') await this.#release(second);
+    return { first: await this.#existing(first) };
+  }
+
+  /** Takes back a claim this repository made, only if it is still that claim (its hash and instant). */
+  async #release(claim: IdempotencyClaim): Promise<void> {
     try {
-      await this.#collection.insertMany([toDocument(first), toDocument(second)], {
-        ordered: true,
-        maxTimeMS: this.#limits.operationMaxTimeMs,
-      });
-      return { first: { outcome: 'new' }, second: { outcome: 'new' } };
+      await withinDeadline(
+        this.#limits.writeDeadlineMs,
+        `${this.#collection.collectionName}.deleteOne`,
+        this.#collection.deleteOne(
+          { _id: claim.key, payloadHash: claim.payloadHash, receivedAt: claim.receivedAt },
+          { maxTimeMS: this.#limits.operationMaxTimeMs },
+        ),
+      );
     } catch (error) {
-      if (!isDuplicateKey(error))
-        throw toStoreError(error, `claim idempotency keys ${first.key}, ${second.key}`);
-      const refused = firstRefusedIndex(error);
-      if (refused === 0) return { first: await this.#existing(first) };
-      if (refused === 1) return { first: { outcome: 'new' }, second: await this.#existing(second) };
-      throw toStoreError(error, `claim idempotency keys ${first.key}, ${second.key}: which one was refused`);
+      throw toStoreError(error, `take back idempotency key ${claim.key}`);
+    }
+  }
+
+  /**
+   * One unordered insert of every request's documents. A duplicate key is an answer, not a failure; any
+   * other error the server names for a document fails that document's request alone. An error without
+   * per-document detail (the connection, a timeout) fails them all: a retried claim of a document that
+   * went in comes back as a duplicate with its own hash.
+   */
+  async #insertGroup(
+    requests: readonly (readonly IdempotencyDocument[])[],
+  ): Promise<Settled<InsertFate[]>[]> {
+    const documents = requests.flat();
+    let refused = new Map<number, { code?: number; errmsg?: string }>();
+    try {
+      await withinDeadline(
+        this.#limits.writeDeadlineMs,
+        `${this.#collection.collectionName}.insertMany`,
+        this.#collection.insertMany(documents, {
+          ordered: false,
+          maxTimeMS: this.#limits.operationMaxTimeMs,
+        }),
+      );
+    } catch (error) {
+      refused = perDocumentErrors(error) ?? fail(error);
+    }
+    let index = 0;
+    return requests.map((request) => {
+      const fates: InsertFate[] = [];
+      let failure: unknown;
+      for (const document of request) {
+        const writeError = refused.get(index);
+        index += 1;
+        if (writeError === undefined) fates.push('inserted');
+        else if (writeError.code === DUPLICATE_KEY || writeError.code === 11001) fates.push('duplicate');
+        else
+          failure ??= toStoreError(
+            // As a server error, so that its code (or a backing-database failure in its message) is classified.
+            new MongoServerError({ message: writeError.errmsg ?? '', code: writeError.code }),
+            `claim idempotency key ${document._id}`,
+          );
+      }
+      return failure === undefined ? { ok: true, value: fates } : { ok: false, error: failure };
+    });
+
+    function fail(error: unknown): never {
+      throw toStoreError(error, `claim ${documents.length} idempotency keys`);
     }
   }
 
@@ -93,10 +160,14 @@ export class IdempotencyRepository {
     for (const claim of claims) checkClaim(claim);
     for (const group of chunk(claims, this.#limits.bulkInsertSize)) {
       try {
-        await this.#collection.insertMany(group.map(toDocument), {
-          ordered: false,
-          maxTimeMS: this.#limits.operationMaxTimeMs,
-        });
+        await withinDeadline(
+          this.#limits.writeDeadlineMs,
+          `${this.#collection.collectionName}.insertMany`,
+          this.#collection.insertMany(group.map(toDocument), {
+            ordered: false,
+            maxTimeMS: this.#limits.operationMaxTimeMs,
+          }),
+        );
       } catch (error) {
         if (!onlyDuplicateKeys(error)) throw toStoreError(error, `claim ${group.length} idempotency keys`);
       }
@@ -149,11 +220,15 @@ function toDocument(claim: IdempotencyClaim): IdempotencyDocument {
   return { _id: claim.key, payloadHash: claim.payloadHash, uetr: claim.uetr, receivedAt: claim.receivedAt };
 }
 
-/** The index of the first document an ordered insert refused (a single insert's error counts as 0). */
-function firstRefusedIndex(error: unknown): number | undefined {
-  if (!(error instanceof MongoBulkWriteError)) return 0;
-  const [refused] = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
-  return refused?.index;
+/**
+ * The documents an unordered insert refused, by index; undefined when the error says nothing per document
+ * (or the write concern failed, which puts every document in doubt).
+ */
+function perDocumentErrors(error: unknown): Map<number, { code?: number; errmsg?: string }> | undefined {
+  if (!(error instanceof MongoBulkWriteError) || error.err !== undefined) return undefined;
+  const writeErrors = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
+  if (writeErrors.length === 0) return undefined;
+  return new Map(writeErrors.map((writeError) => [writeError.index, writeError]));
 }
 
 export type { IdempotencyDocument };

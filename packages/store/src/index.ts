@@ -5,6 +5,7 @@ export {
   type RecordedAuditEntry,
 } from './audit.ts';
 export { storeCommandMetrics, watchCommands } from './command-metrics.ts';
+export { expiredWrites, withinDeadline } from './deadline.ts';
 export { type DebitOrder, debitOrderKey } from './debit-order.ts';
 export {
   type DebitEntry,
@@ -34,6 +35,7 @@ export {
   storeFailures,
   toStoreError,
 } from './errors.ts';
+export { GroupCommit, type GroupCommitOptions, type Settled } from './group-commit.ts';
 export {
   type ClaimOutcome,
   type IdempotencyClaim,

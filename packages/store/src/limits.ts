@@ -16,6 +16,11 @@ export interface StoreLimits {
   bulkInsertSize: number;
   /** Most single-document writes one repository call keeps in flight. */
   writeConcurrency: number;
+  /**
+   * How long a write may go unanswered before it fails as retriable (see `withinDeadline`): above the
+   * driver's socket timeout (`queryMaxTimeMs` + 15 s), so only a write the driver lost is given up on.
+   */
+  writeDeadlineMs: number;
 }
 
 export const defaultStoreLimits: StoreLimits = {
@@ -24,6 +29,7 @@ export const defaultStoreLimits: StoreLimits = {
   bulkBatchSize: 25,
   bulkInsertSize: 250,
   writeConcurrency: 16,
+  writeDeadlineMs: 60_000,
 };
 
 export function chunk<T>(items: readonly T[], size: number): T[][] {

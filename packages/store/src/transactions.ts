@@ -1,5 +1,6 @@
 import { type Collection, type Document, type Filter, MongoBulkWriteError, type UpdateFilter } from 'mongodb';
 import { pushBounded } from './bounded-list.ts';
+import { withinDeadline } from './deadline.ts';
 import { isDuplicateKey, onlyDuplicateKeys, StoreError, toStoreError } from './errors.ts';
 import { KeyedSerial } from './keyed-serial.ts';
 import { chunk, mapBounded, type StoreLimits } from './limits.ts';
@@ -380,15 +381,19 @@ export class TransactionRepository {
     this.#stats.snapshotWrites += 1;
     let refused: number;
     try {
-      await this.#collection.bulkWrite(
-        writes.map((write) => ({
-          updateOne: {
-            filter: write.filter as Filter<TransactionDocument>,
-            update: write.update,
-            upsert: true,
-          },
-        })),
-        { ordered: true, maxTimeMS: this.#options.limits.operationMaxTimeMs },
+      await withinDeadline(
+        this.#options.limits.writeDeadlineMs,
+        `${this.#collection.collectionName}.bulkWrite`,
+        this.#collection.bulkWrite(
+          writes.map((write) => ({
+            updateOne: {
+              filter: write.filter as Filter<TransactionDocument>,
+              update: write.update,
+              upsert: true,
+            },
+          })),
+          { ordered: true, maxTimeMS: this.#options.limits.operationMaxTimeMs },
+        ),
       );
       refused = writes.length;
     } catch (error) {
@@ -483,10 +488,14 @@ export class TransactionRepository {
       try {
         writes += 1;
         this.#stats.snapshotWrites += 1;
-        await this.#collection.updateOne(plan.filter as Filter<TransactionDocument>, plan.update, {
-          upsert: true,
-          maxTimeMS: this.#options.limits.operationMaxTimeMs,
-        });
+        await withinDeadline(
+          this.#options.limits.writeDeadlineMs,
+          `${this.#collection.collectionName}.updateOne`,
+          this.#collection.updateOne(plan.filter as Filter<TransactionDocument>, plan.update, {
+            upsert: true,
+            maxTimeMS: this.#options.limits.operationMaxTimeMs,
+          }),
+        );
         this.#positions.set(uetr, plan.next);
         return {
           ...plan.outcome,
