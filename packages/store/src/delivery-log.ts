@@ -149,6 +149,7 @@ export class DeliveryLogRepository {
         createdAt: attempt.at,
       },
       maxTimeMs: this.#limits.operationMaxTimeMs,
+      deadlineMs: this.#limits.writeDeadlineMs,
       operation: `record delivery attempt of event ${posting.eventId}`,
     };
   }

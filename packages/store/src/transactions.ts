@@ -598,6 +598,7 @@ export class TransactionRepository {
       max: { updatedAt: attempt.at },
       setOnInsert: { version: 0, lastSeq: 0, createdAt: attempt.at },
       maxTimeMs: this.#options.limits.operationMaxTimeMs,
+      deadlineMs: this.#options.limits.writeDeadlineMs,
       operation: `record delivery attempt of transaction ${uetr}`,
     });
   }
