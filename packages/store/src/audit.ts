@@ -1,5 +1,4 @@
 import type { Collection } from 'mongodb';
-import { withinDeadline } from './deadline.ts';
 import { isDuplicateKey, StoreError, toStoreError } from './errors.ts';
 import type { StoreLimits } from './limits.ts';
 
@@ -60,11 +59,7 @@ export class AuditRepository {
       at: entry.at,
     };
     try {
-      await withinDeadline(
-        this.#limits.writeDeadlineMs,
-        `${this.#collection.collectionName}.insertOne`,
-        this.#collection.insertOne(document, { maxTimeMS: this.#limits.operationMaxTimeMs }),
-      );
+      await this.#collection.insertOne(document, { maxTimeMS: this.#limits.operationMaxTimeMs });
       return { outcome: 'recorded' };
     } catch (error) {
       if (!isDuplicateKey(error)) throw toStoreError(error, `record audit entry ${id}`);
@@ -79,11 +74,7 @@ export class AuditRepository {
   /** Takes back an entry whose action then failed, so that it can be tried again. */
   async withdraw(id: string): Promise<void> {
     try {
-      await withinDeadline(
-        this.#limits.writeDeadlineMs,
-        `${this.#collection.collectionName}.deleteOne`,
-        this.#collection.deleteOne({ _id: id }, { maxTimeMS: this.#limits.operationMaxTimeMs }),
-      );
+      await this.#collection.deleteOne({ _id: id }, { maxTimeMS: this.#limits.operationMaxTimeMs });
     } catch (error) {
       throw toStoreError(error, `withdraw audit entry ${id}`);
     }

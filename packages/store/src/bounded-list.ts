@@ -1,5 +1,4 @@
 import type { Collection, Document } from 'mongodb';
-import { withinDeadline } from './deadline.ts';
 import { isDuplicateKey, StoreError, toStoreError } from './errors.ts';
 
 export interface BoundedPush {
@@ -16,8 +15,6 @@ export interface BoundedPush {
   max?: Document;
   setOnInsert?: Document;
   maxTimeMs: number;
-  /** How long a write may go unanswered (`StoreLimits.writeDeadlineMs`; see `withinDeadline`). */
-  deadlineMs: number;
   operation: string;
 }
 
@@ -36,20 +33,16 @@ const maxTrimAttempts = 3;
 export async function pushBounded(collection: Collection<Document>, push: BoundedPush): Promise<void> {
   const capacity = 2 * push.keep;
   try {
-    await withinDeadline(
-      push.deadlineMs,
-      `${collection.collectionName}.updateOne`,
-      collection.updateOne(
-        { _id: push.id, [`${push.arrayField}.${capacity - 1}`]: { $exists: false } } as Document,
-        {
-          $push: { [push.arrayField]: push.entry },
-          $inc: { [push.countField]: 1 },
-          ...(push.set === undefined ? {} : { $set: push.set }),
-          ...(push.max === undefined ? {} : { $max: push.max }),
-          ...(push.setOnInsert === undefined ? {} : { $setOnInsert: push.setOnInsert }),
-        } as Document,
-        { upsert: true, maxTimeMS: push.maxTimeMs },
-      ),
+    await collection.updateOne(
+      { _id: push.id, [`${push.arrayField}.${capacity - 1}`]: { $exists: false } } as Document,
+      {
+        $push: { [push.arrayField]: push.entry },
+        $inc: { [push.countField]: 1 },
+        ...(push.set === undefined ? {} : { $set: push.set }),
+        ...(push.max === undefined ? {} : { $max: push.max }),
+        ...(push.setOnInsert === undefined ? {} : { $setOnInsert: push.setOnInsert }),
+      } as Document,
+      { upsert: true, maxTimeMS: push.maxTimeMs },
     );
     return;
   } catch (error) {
@@ -70,18 +63,14 @@ export async function pushBounded(collection: Collection<Document>, push: Bounde
         );
       }
       const kept = [...(push.keep > 1 ? current.slice(-(push.keep - 1)) : []), push.entry];
-      const result = await withinDeadline(
-        push.deadlineMs,
-        `${collection.collectionName}.updateOne`,
-        collection.updateOne(
-          { _id: push.id, [push.countField]: count } as Document,
-          {
-            $set: { ...push.set, [push.arrayField]: kept },
-            $inc: { [push.countField]: 1 },
-            ...(push.max === undefined ? {} : { $max: push.max }),
-          },
-          { maxTimeMS: push.maxTimeMs },
-        ),
+      const result = await collection.updateOne(
+        { _id: push.id, [push.countField]: count } as Document,
+        {
+          $set: { ...push.set, [push.arrayField]: kept },
+          $inc: { [push.countField]: 1 },
+          ...(push.max === undefined ? {} : { $max: push.max }),
+        },
+        { maxTimeMS: push.maxTimeMs },
       );
       if (result.matchedCount === 1) return;
     } catch (error) {

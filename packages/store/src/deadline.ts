@@ -1,3 +1,4 @@
+import type { Collection, Document } from 'mongodb';
 import { StoreError } from './errors.ts';
 
 /** Writes given up on by their deadline since the process started (a gauge for tests and diagnostics). */
@@ -38,4 +39,43 @@ export async function withinDeadline<T>(deadlineMs: number, operation: string, w
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** The collection methods that write: each goes to the server as a write command. */
+const writeMethods = new Set<PropertyKey>([
+  'insertOne',
+  'insertMany',
+  'updateOne',
+  'updateMany',
+  'replaceOne',
+  'deleteOne',
+  'deleteMany',
+  'bulkWrite',
+  'findOneAndUpdate',
+  'findOneAndReplace',
+  'findOneAndDelete',
+]);
+
+/**
+ * The collection with every write under `withinDeadline`: what the repositories are given, so that no
+ * write, however it is added later, can be lost on a closed connection for ever. Everything else is the
+ * collection's own, bound to it.
+ */
+export function guardWrites<T extends Document>(
+  collection: Collection<T>,
+  deadlineMs: number,
+): Collection<T> {
+  return new Proxy(collection, {
+    get(target, property) {
+      const value: unknown = Reflect.get(target, property, target);
+      if (typeof value !== 'function') return value;
+      if (!writeMethods.has(property)) return value.bind(target);
+      return (...args: unknown[]) =>
+        withinDeadline(
+          deadlineMs,
+          `${target.collectionName}.${String(property)}`,
+          value.apply(target, args) as Promise<unknown>,
+        );
+    },
+  });
 }

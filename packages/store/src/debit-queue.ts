@@ -1,5 +1,4 @@
 import type { Collection, Filter, UpdateFilter } from 'mongodb';
-import { withinDeadline } from './deadline.ts';
 import { assertIsoDate, debitOrderKey } from './debit-order.ts';
 import { isDuplicateKey, StoreError, toStoreError } from './errors.ts';
 import { GroupCommit, type Settled } from './group-commit.ts';
@@ -169,13 +168,9 @@ export class DebitQueueRepository {
   async #enqueueGroup(requests: readonly EnqueueRequest[]): Promise<Settled<EnqueueOutcome>[]> {
     if (requests.length > 1) {
       try {
-        await withinDeadline(
-          this.#limits.writeDeadlineMs,
-          `${this.#collection.collectionName}.bulkWrite`,
-          this.#collection.bulkWrite(
-            requests.map((request) => ({ updateOne: { ...enqueueWrite(request), upsert: true } })),
-            { ordered: true, maxTimeMS: this.#limits.operationMaxTimeMs },
-          ),
+        await this.#collection.bulkWrite(
+          requests.map((request) => ({ updateOne: { ...enqueueWrite(request), upsert: true } })),
+          { ordered: true, maxTimeMS: this.#limits.operationMaxTimeMs },
         );
         return requests.map(() => ({ ok: true, value: 'enqueued' }));
       } catch {
@@ -199,14 +194,10 @@ export class DebitQueueRepository {
   async #enqueueOne(request: EnqueueRequest): Promise<EnqueueOutcome> {
     const { filter, update } = enqueueWrite(request);
     try {
-      await withinDeadline(
-        this.#limits.writeDeadlineMs,
-        `${this.#collection.collectionName}.updateOne`,
-        this.#collection.updateOne(filter, update, {
-          upsert: true,
-          maxTimeMS: this.#limits.operationMaxTimeMs,
-        }),
-      );
+      await this.#collection.updateOne(filter, update, {
+        upsert: true,
+        maxTimeMS: this.#limits.operationMaxTimeMs,
+      });
       return 'enqueued';
     } catch (error) {
       // Not awaiting: the upsert's insert met the entry that moved on.
@@ -325,13 +316,9 @@ export class DebitQueueRepository {
     let purged = 0;
     for (const status of ['dispatched', 'withdrawn', 'awaiting'] as const) {
       try {
-        const result = await withinDeadline(
-          this.#limits.writeDeadlineMs,
-          `${this.#collection.collectionName}.deleteMany`,
-          this.#collection.deleteMany(
-            { status, updatedAt: { $lt: before } },
-            { maxTimeMS: this.#limits.queryMaxTimeMs },
-          ),
+        const result = await this.#collection.deleteMany(
+          { status, updatedAt: { $lt: before } },
+          { maxTimeMS: this.#limits.queryMaxTimeMs },
         );
         purged += result.deletedCount;
       } catch (error) {
@@ -363,14 +350,10 @@ export class DebitQueueRepository {
     update: { $set: Partial<DebitQueueDocument>; $min: Partial<DebitQueueDocument> },
   ): Promise<DebitEntry> {
     const upsert = () =>
-      withinDeadline(
-        this.#limits.writeDeadlineMs,
-        `${this.#collection.collectionName}.findOneAndUpdate`,
-        this.#collection.findOneAndUpdate(
-          { _id: uetr },
-          { ...update, $setOnInsert: { status: 'awaiting' } },
-          { upsert: true, returnDocument: 'after', maxTimeMS: this.#limits.operationMaxTimeMs },
-        ),
+      this.#collection.findOneAndUpdate(
+        { _id: uetr },
+        { ...update, $setOnInsert: { status: 'awaiting' } },
+        { upsert: true, returnDocument: 'after', maxTimeMS: this.#limits.operationMaxTimeMs },
       );
     let document: DebitQueueDocument | null;
     try {
@@ -405,15 +388,11 @@ export class DebitQueueRepository {
     try {
       const counts = await mapBounded(batches, parallel, async (batch) => {
         if (status === 'dispatched') {
-          const result = await withinDeadline(
-            this.#limits.writeDeadlineMs,
-            `${this.#collection.collectionName}.bulkWrite`,
-            this.#collection.bulkWrite(
-              batch.map((uetr) => ({
-                updateOne: { filter: { _id: uetr, status: 'queued' as const }, update },
-              })),
-              { ordered: false, maxTimeMS: this.#limits.operationMaxTimeMs },
-            ),
+          const result = await this.#collection.bulkWrite(
+            batch.map((uetr) => ({
+              updateOne: { filter: { _id: uetr, status: 'queued' as const }, update },
+            })),
+            { ordered: false, maxTimeMS: this.#limits.operationMaxTimeMs },
           );
           return result.modifiedCount;
         }
@@ -425,13 +404,9 @@ export class DebitQueueRepository {
           );
           return document !== null && isQueued(document) ? 1 : 0;
         });
-        await withinDeadline(
-          this.#limits.writeDeadlineMs,
-          `${this.#collection.collectionName}.bulkWrite`,
-          this.#collection.bulkWrite(
-            batch.map((uetr) => ({ updateOne: { filter: { _id: uetr }, update, upsert: true } })),
-            { ordered: false, maxTimeMS: this.#limits.operationMaxTimeMs },
-          ),
+        await this.#collection.bulkWrite(
+          batch.map((uetr) => ({ updateOne: { filter: { _id: uetr }, update, upsert: true } })),
+          { ordered: false, maxTimeMS: this.#limits.operationMaxTimeMs },
         );
         return queued.reduce<number>((sum, count) => sum + count, 0);
       });

@@ -1,6 +1,5 @@
 import { type Collection, type Document, MongoBulkWriteError, MongoServerError } from 'mongodb';
 import { type BoundedPush, pushBounded } from './bounded-list.ts';
-import { withinDeadline } from './deadline.ts';
 import { isDuplicateKey, StoreError, toStoreError } from './errors.ts';
 import { chunk, mapBounded, type StoreLimits } from './limits.ts';
 
@@ -149,7 +148,6 @@ export class DeliveryLogRepository {
         createdAt: attempt.at,
       },
       maxTimeMs: this.#limits.operationMaxTimeMs,
-      deadlineMs: this.#limits.writeDeadlineMs,
       operation: `record delivery attempt of event ${posting.eventId}`,
     };
   }
@@ -221,25 +219,21 @@ export class DeliveryLogRepository {
   async #insertFirsts(group: readonly EventDeliveryRecord[]): Promise<EventDeliveryRecord[]> {
     const operation = `record the first delivery attempts of ${group.length} postings`;
     try {
-      await withinDeadline(
-        this.#limits.writeDeadlineMs,
-        `${this.#collection.collectionName}.insertMany`,
-        this.#collection.insertMany(
-          group.map(({ posting, attempt, outcome }) => ({
-            _id: posting.eventId,
-            uetr: posting.uetr,
-            memberId: posting.memberId,
-            eventType: posting.eventType,
-            ...(posting.source === undefined ? {} : { source: postingSourceOf(posting.source) }),
-            outcome,
-            attempts: [attemptEntry(attempt)],
-            attemptCount: 1,
-            createdAt: attempt.at,
-            updatedAt: attempt.at,
-            ...(outcome === 'pending' ? {} : { completedAt: attempt.at }),
-          })),
-          { ordered: false, maxTimeMS: this.#limits.operationMaxTimeMs },
-        ),
+      await this.#collection.insertMany(
+        group.map(({ posting, attempt, outcome }) => ({
+          _id: posting.eventId,
+          uetr: posting.uetr,
+          memberId: posting.memberId,
+          eventType: posting.eventType,
+          ...(posting.source === undefined ? {} : { source: postingSourceOf(posting.source) }),
+          outcome,
+          attempts: [attemptEntry(attempt)],
+          attemptCount: 1,
+          createdAt: attempt.at,
+          updatedAt: attempt.at,
+          ...(outcome === 'pending' ? {} : { completedAt: attempt.at }),
+        })),
+        { ordered: false, maxTimeMS: this.#limits.operationMaxTimeMs },
       );
       return [];
     } catch (error) {
@@ -267,14 +261,10 @@ export class DeliveryLogRepository {
     at: Date,
   ): Promise<boolean> {
     try {
-      const result = await withinDeadline(
-        this.#limits.writeDeadlineMs,
-        `${this.#collection.collectionName}.updateOne`,
-        this.#collection.updateOne(
-          { _id: eventId },
-          { $set: { outcome, completedAt: at }, $max: { updatedAt: at } },
-          { maxTimeMS: this.#limits.operationMaxTimeMs },
-        ),
+      const result = await this.#collection.updateOne(
+        { _id: eventId },
+        { $set: { outcome, completedAt: at }, $max: { updatedAt: at } },
+        { maxTimeMS: this.#limits.operationMaxTimeMs },
       );
       return result.matchedCount === 1;
     } catch (error) {

@@ -1,5 +1,4 @@
 import { type Collection, MongoBulkWriteError, MongoServerError } from 'mongodb';
-import { withinDeadline } from './deadline.ts';
 import { DUPLICATE_KEY, onlyDuplicateKeys, StoreError, toStoreError } from './errors.ts';
 import { GroupCommit, type Settled } from './group-commit.ts';
 import { chunk, type StoreLimits } from './limits.ts';
@@ -91,13 +90,9 @@ export class IdempotencyRepository {
   /** Takes back a claim this repository made, only if it is still that claim (its hash and instant). */
   async #release(claim: IdempotencyClaim): Promise<void> {
     try {
-      await withinDeadline(
-        this.#limits.writeDeadlineMs,
-        `${this.#collection.collectionName}.deleteOne`,
-        this.#collection.deleteOne(
-          { _id: claim.key, payloadHash: claim.payloadHash, receivedAt: claim.receivedAt },
-          { maxTimeMS: this.#limits.operationMaxTimeMs },
-        ),
+      await this.#collection.deleteOne(
+        { _id: claim.key, payloadHash: claim.payloadHash, receivedAt: claim.receivedAt },
+        { maxTimeMS: this.#limits.operationMaxTimeMs },
       );
     } catch (error) {
       throw toStoreError(error, `take back idempotency key ${claim.key}`);
@@ -116,14 +111,10 @@ export class IdempotencyRepository {
     const documents = requests.flat();
     let refused = new Map<number, { code?: number; errmsg?: string }>();
     try {
-      await withinDeadline(
-        this.#limits.writeDeadlineMs,
-        `${this.#collection.collectionName}.insertMany`,
-        this.#collection.insertMany(documents, {
-          ordered: false,
-          maxTimeMS: this.#limits.operationMaxTimeMs,
-        }),
-      );
+      await this.#collection.insertMany(documents, {
+        ordered: false,
+        maxTimeMS: this.#limits.operationMaxTimeMs,
+      });
     } catch (error) {
       refused = perDocumentErrors(error) ?? fail(error);
     }
@@ -160,14 +151,10 @@ export class IdempotencyRepository {
     for (const claim of claims) checkClaim(claim);
     for (const group of chunk(claims, this.#limits.bulkInsertSize)) {
       try {
-        await withinDeadline(
-          this.#limits.writeDeadlineMs,
-          `${this.#collection.collectionName}.insertMany`,
-          this.#collection.insertMany(group.map(toDocument), {
-            ordered: false,
-            maxTimeMS: this.#limits.operationMaxTimeMs,
-          }),
-        );
+        await this.#collection.insertMany(group.map(toDocument), {
+          ordered: false,
+          maxTimeMS: this.#limits.operationMaxTimeMs,
+        });
       } catch (error) {
         if (!onlyDuplicateKeys(error)) throw toStoreError(error, `claim ${group.length} idempotency keys`);
       }

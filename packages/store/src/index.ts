@@ -5,7 +5,7 @@ export {
   type RecordedAuditEntry,
 } from './audit.ts';
 export { storeCommandMetrics, watchCommands } from './command-metrics.ts';
-export { withinDeadline } from './deadline.ts';
+export { guardWrites } from './deadline.ts';
 export { type DebitOrder, debitOrderKey } from './debit-order.ts';
 export {
   type DebitEntry,

@@ -17,7 +17,7 @@ export interface StoreLimits {
   /** Most single-document writes one repository call keeps in flight. */
   writeConcurrency: number;
   /**
-   * How long a write may go unanswered before it fails as retriable (see `withinDeadline`): above the
+   * How long a write may go unanswered before it fails as retriable (see `guardWrites`): above the
    * driver's socket timeout (`queryMaxTimeMs` + 15 s), so only a write the driver lost is given up on.
    */
   writeDeadlineMs: number;

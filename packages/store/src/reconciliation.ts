@@ -1,5 +1,4 @@
 import { type Collection, type Filter, MongoBulkWriteError } from 'mongodb';
-import { withinDeadline } from './deadline.ts';
 import { DUPLICATE_KEY, StoreError, toStoreError } from './errors.ts';
 import { chunk, type StoreLimits } from './limits.ts';
 
@@ -81,14 +80,10 @@ export class ReconciliationRepository {
         }),
       );
       try {
-        const result = await withinDeadline(
-          this.#limits.writeDeadlineMs,
-          `${this.#collection.collectionName}.insertMany`,
-          this.#collection.insertMany(documents, {
-            ordered: false,
-            maxTimeMS: this.#limits.operationMaxTimeMs,
-          }),
-        );
+        const result = await this.#collection.insertMany(documents, {
+          ordered: false,
+          maxTimeMS: this.#limits.operationMaxTimeMs,
+        });
         recorded += result.insertedCount;
       } catch (error) {
         const duplicates = duplicateWriteErrors(error);
@@ -147,14 +142,10 @@ export class ReconciliationRepository {
   /** Marks an item resolved by an operator. False when there is no such open item. */
   async resolve(windowId: string, uetr: string, resolution: { at: Date; note: string }): Promise<boolean> {
     try {
-      const result = await withinDeadline(
-        this.#limits.writeDeadlineMs,
-        `${this.#collection.collectionName}.updateOne`,
-        this.#collection.updateOne(
-          { _id: reconciliationItemId(windowId, uetr), status: 'open' },
-          { $set: { status: 'resolved', resolvedAt: resolution.at, resolution: resolution.note } },
-          { maxTimeMS: this.#limits.operationMaxTimeMs },
-        ),
+      const result = await this.#collection.updateOne(
+        { _id: reconciliationItemId(windowId, uetr), status: 'open' },
+        { $set: { status: 'resolved', resolvedAt: resolution.at, resolution: resolution.note } },
+        { maxTimeMS: this.#limits.operationMaxTimeMs },
       );
       return result.modifiedCount === 1;
     } catch (error) {

@@ -1,6 +1,7 @@
 import { type Db, MongoClient, type MongoClientOptions, MongoServerError } from 'mongodb';
 import { type AuditDocument, AuditRepository } from './audit.ts';
 import { watchCommands } from './command-metrics.ts';
+import { guardWrites } from './deadline.ts';
 import { type DebitQueueDocument, DebitQueueRepository } from './debit-queue.ts';
 import { type DeliveryLogDocument, DeliveryLogRepository } from './delivery-log.ts';
 import { toStoreError } from './errors.ts';
@@ -159,11 +160,14 @@ class MongoStore implements Store {
     this.databaseName = db.databaseName;
     const attemptsKept = options.deliveryAttemptsKept ?? 20;
     this.idempotency = new IdempotencyRepository(
-      db.collection<IdempotencyDocument>(collectionNames.idempotencyKeys),
+      guardWrites(
+        db.collection<IdempotencyDocument>(collectionNames.idempotencyKeys),
+        limits.writeDeadlineMs,
+      ),
       limits,
     );
     this.transactions = new TransactionRepository(
-      db.collection<TransactionDocument>(collectionNames.transactions),
+      guardWrites(db.collection<TransactionDocument>(collectionNames.transactions), limits.writeDeadlineMs),
       {
         limits,
         deliveryAttemptsKept: attemptsKept,
@@ -171,21 +175,33 @@ class MongoStore implements Store {
       },
     );
     this.debitQueue = new DebitQueueRepository(
-      db.collection<DebitQueueDocument>(collectionNames.debitQueue),
+      guardWrites(db.collection<DebitQueueDocument>(collectionNames.debitQueue), limits.writeDeadlineMs),
       limits,
     );
     this.reconciliation = new ReconciliationRepository(
-      db.collection<ReconciliationDocument>(collectionNames.reconciliationItems),
+      guardWrites(
+        db.collection<ReconciliationDocument>(collectionNames.reconciliationItems),
+        limits.writeDeadlineMs,
+      ),
       limits,
     );
     this.deliveryLog = new DeliveryLogRepository(
-      db.collection<DeliveryLogDocument>(collectionNames.eventDeliveryLog),
+      guardWrites(
+        db.collection<DeliveryLogDocument>(collectionNames.eventDeliveryLog),
+        limits.writeDeadlineMs,
+      ),
       limits,
       attemptsKept,
     );
-    this.audit = new AuditRepository(db.collection<AuditDocument>(collectionNames.operatorAudit), limits);
+    this.audit = new AuditRepository(
+      guardWrites(db.collection<AuditDocument>(collectionNames.operatorAudit), limits.writeDeadlineMs),
+      limits,
+    );
     this.windowOverrides = new WindowOverrideRepository(
-      db.collection<WindowOverrideDocument>(collectionNames.windowOverrides),
+      guardWrites(
+        db.collection<WindowOverrideDocument>(collectionNames.windowOverrides),
+        limits.writeDeadlineMs,
+      ),
       limits,
     );
   }

@@ -1,6 +1,5 @@
 import { type Collection, type Document, type Filter, MongoBulkWriteError, type UpdateFilter } from 'mongodb';
 import { pushBounded } from './bounded-list.ts';
-import { withinDeadline } from './deadline.ts';
 import { isDuplicateKey, onlyDuplicateKeys, StoreError, toStoreError } from './errors.ts';
 import { KeyedSerial } from './keyed-serial.ts';
 import { chunk, mapBounded, type StoreLimits } from './limits.ts';
@@ -381,19 +380,15 @@ export class TransactionRepository {
     this.#stats.snapshotWrites += 1;
     let refused: number;
     try {
-      await withinDeadline(
-        this.#options.limits.writeDeadlineMs,
-        `${this.#collection.collectionName}.bulkWrite`,
-        this.#collection.bulkWrite(
-          writes.map((write) => ({
-            updateOne: {
-              filter: write.filter as Filter<TransactionDocument>,
-              update: write.update,
-              upsert: true,
-            },
-          })),
-          { ordered: true, maxTimeMS: this.#options.limits.operationMaxTimeMs },
-        ),
+      await this.#collection.bulkWrite(
+        writes.map((write) => ({
+          updateOne: {
+            filter: write.filter as Filter<TransactionDocument>,
+            update: write.update,
+            upsert: true,
+          },
+        })),
+        { ordered: true, maxTimeMS: this.#options.limits.operationMaxTimeMs },
       );
       refused = writes.length;
     } catch (error) {
@@ -488,14 +483,10 @@ export class TransactionRepository {
       try {
         writes += 1;
         this.#stats.snapshotWrites += 1;
-        await withinDeadline(
-          this.#options.limits.writeDeadlineMs,
-          `${this.#collection.collectionName}.updateOne`,
-          this.#collection.updateOne(plan.filter as Filter<TransactionDocument>, plan.update, {
-            upsert: true,
-            maxTimeMS: this.#options.limits.operationMaxTimeMs,
-          }),
-        );
+        await this.#collection.updateOne(plan.filter as Filter<TransactionDocument>, plan.update, {
+          upsert: true,
+          maxTimeMS: this.#options.limits.operationMaxTimeMs,
+        });
         this.#positions.set(uetr, plan.next);
         return {
           ...plan.outcome,
@@ -598,7 +589,6 @@ export class TransactionRepository {
       max: { updatedAt: attempt.at },
       setOnInsert: { version: 0, lastSeq: 0, createdAt: attempt.at },
       maxTimeMs: this.#options.limits.operationMaxTimeMs,
-      deadlineMs: this.#options.limits.writeDeadlineMs,
       operation: `record delivery attempt of transaction ${uetr}`,
     });
   }

@@ -1,5 +1,4 @@
 import type { Collection } from 'mongodb';
-import { withinDeadline } from './deadline.ts';
 import { StoreError, toStoreError } from './errors.ts';
 import type { StoreLimits } from './limits.ts';
 
@@ -43,14 +42,10 @@ export class WindowOverrideRepository {
       throw new StoreError('invalid-input', `not a business date: ${override.businessDate}`);
     }
     try {
-      await withinDeadline(
-        this.#limits.writeDeadlineMs,
-        `${this.#collection.collectionName}.updateOne`,
-        this.#collection.updateOne(
-          { _id: override.businessDate },
-          { $set: { debit: override.debit, actor: override.actor, at: override.at } },
-          { upsert: true, maxTimeMS: this.#limits.operationMaxTimeMs },
-        ),
+      await this.#collection.updateOne(
+        { _id: override.businessDate },
+        { $set: { debit: override.debit, actor: override.actor, at: override.at } },
+        { upsert: true, maxTimeMS: this.#limits.operationMaxTimeMs },
       );
     } catch (error) {
       throw toStoreError(error, `record the window override of ${override.businessDate}`);

@@ -2,12 +2,12 @@ import type { EventPostingSource } from '@rp/store';
 import {
   chunk,
   defaultStoreLimits,
+  guardWrites,
   onlyDuplicateKeys,
   postingSourceOf,
   StoreError,
   type StoreLimits,
   toStoreError,
-  withinDeadline,
 } from '@rp/store';
 import {
   type Collection,
@@ -158,8 +158,15 @@ export class DeliveryStore {
   constructor(db: Db, limits: Partial<StoreLimits> = {}) {
     this.#db = db;
     this.#limits = { ...defaultStoreLimits, ...limits };
-    this.#postings = db.collection<PostingDocument>(publisherCollections.postings);
-    this.#lanes = db.collection<LaneDocument>(publisherCollections.lanes);
+    // Every write under the store's deadline: a write the driver loses on a closed connection fails, in time.
+    this.#postings = guardWrites(
+      db.collection<PostingDocument>(publisherCollections.postings),
+      this.#limits.writeDeadlineMs,
+    );
+    this.#lanes = guardWrites(
+      db.collection<LaneDocument>(publisherCollections.lanes),
+      this.#limits.writeDeadlineMs,
+    );
   }
 
   /** Runs `write` once every earlier write of this process to the lane has ended. */
@@ -214,29 +221,21 @@ export class DeliveryStore {
       chunks.map(async (documents) => {
         let stored: string[];
         try {
-          await withinDeadline(
-            this.#limits.writeDeadlineMs,
-            `${this.#postings.collectionName}.insertMany`,
-            this.#postings.insertMany(documents, {
-              ordered: false,
-              maxTimeMS: this.#limits.operationMaxTimeMs,
-            }),
-          );
+          await this.#postings.insertMany(documents, {
+            ordered: false,
+            maxTimeMS: this.#limits.operationMaxTimeMs,
+          });
           return;
         } catch (error) {
           if (!onlyDuplicateKeys(error)) throw toStoreError(error, `store ${documents.length} postings`);
           stored = duplicateIndexes(error, documents.length).map((index) => documents[index]?._id ?? '');
         }
         try {
-          await withinDeadline(
-            this.#limits.writeDeadlineMs,
-            `${this.#postings.collectionName}.bulkWrite`,
-            this.#postings.bulkWrite(
-              stored
-                .filter((id) => id !== '')
-                .map((id) => ({ updateOne: { filter: { _id: id }, update: { $max: { storedAt: now } } } })),
-              { ordered: false, maxTimeMS: this.#limits.operationMaxTimeMs },
-            ),
+          await this.#postings.bulkWrite(
+            stored
+              .filter((id) => id !== '')
+              .map((id) => ({ updateOne: { filter: { _id: id }, update: { $max: { storedAt: now } } } })),
+            { ordered: false, maxTimeMS: this.#limits.operationMaxTimeMs },
           );
         } catch (error) {
           throw toStoreError(error, `mark ${stored.length} postings stored again`);
@@ -262,13 +261,9 @@ export class DeliveryStore {
       ).map((document) => document._id);
       let deleted = 0;
       for (const group of chunk(ids, postingWriteChunk)) {
-        const result = await withinDeadline(
-          this.#limits.writeDeadlineMs,
-          `${this.#postings.collectionName}.bulkWrite`,
-          this.#postings.bulkWrite(
-            group.map((id) => ({ deleteOne: { filter: { _id: id } } })),
-            { ordered: false, maxTimeMS: this.#limits.operationMaxTimeMs },
-          ),
+        const result = await this.#postings.bulkWrite(
+          group.map((id) => ({ deleteOne: { filter: { _id: id } } })),
+          { ordered: false, maxTimeMS: this.#limits.operationMaxTimeMs },
         );
         deleted += result.deletedCount;
       }
@@ -331,29 +326,25 @@ export class DeliveryStore {
     now: Date,
   ): Promise<boolean> {
     try {
-      const result = await withinDeadline(
-        this.#limits.writeDeadlineMs,
-        `${this.#lanes.collectionName}.updateOne`,
-        this.#lanes.updateOne(
-          { _id: lane.laneId },
-          {
-            $push: { pending: { $each: entries.map(toEntryDocument) } },
-            $inc: { count: entries.length },
-            $setOnInsert: {
-              memberId: lane.memberId,
-              uetr: lane.uetr,
-              topic: lane.topic,
-              partition: lane.partition,
-              headFailures: schedule.headFailures ?? 0,
-              nextAttemptAt: schedule.nextAttemptAt,
-              notBefore: schedule.notBefore,
-              leaseUntil: epoch,
-              parkedAt: now,
-              ...(schedule.lastError === undefined ? {} : { lastError: schedule.lastError }),
-            },
+      const result = await this.#lanes.updateOne(
+        { _id: lane.laneId },
+        {
+          $push: { pending: { $each: entries.map(toEntryDocument) } },
+          $inc: { count: entries.length },
+          $setOnInsert: {
+            memberId: lane.memberId,
+            uetr: lane.uetr,
+            topic: lane.topic,
+            partition: lane.partition,
+            headFailures: schedule.headFailures ?? 0,
+            nextAttemptAt: schedule.nextAttemptAt,
+            notBefore: schedule.notBefore,
+            leaseUntil: epoch,
+            parkedAt: now,
+            ...(schedule.lastError === undefined ? {} : { lastError: schedule.lastError }),
           },
-          { upsert: true, maxTimeMS: this.#limits.operationMaxTimeMs },
-        ),
+        },
+        { upsert: true, maxTimeMS: this.#limits.operationMaxTimeMs },
       );
       return result.upsertedCount === 1;
     } catch (error) {
@@ -380,14 +371,10 @@ export class DeliveryStore {
 
   async #claim(laneId: string, owner: string, now: Date, leaseMs: number): Promise<Lane | null> {
     try {
-      const document = await withinDeadline(
-        this.#limits.writeDeadlineMs,
-        `${this.#lanes.collectionName}.findOneAndUpdate`,
-        this.#lanes.findOneAndUpdate(
-          { _id: laneId, leaseUntil: { $lte: now } },
-          { $set: { leaseOwner: owner, leaseUntil: new Date(now.getTime() + leaseMs) } },
-          { returnDocument: 'after', maxTimeMS: this.#limits.operationMaxTimeMs },
-        ),
+      const document = await this.#lanes.findOneAndUpdate(
+        { _id: laneId, leaseUntil: { $lte: now } },
+        { $set: { leaseOwner: owner, leaseUntil: new Date(now.getTime() + leaseMs) } },
+        { returnDocument: 'after', maxTimeMS: this.#limits.operationMaxTimeMs },
       );
       return document === null ? null : fromLaneDocument(document);
     } catch (error) {
@@ -420,24 +407,16 @@ export class DeliveryStore {
     try {
       for (let attempt = 1; attempt <= settleAttempts; attempt += 1) {
         if (done === known.count && done === known.pending.length && then.kind !== 'reschedule') {
-          const deleted = await withinDeadline(
-            this.#limits.writeDeadlineMs,
-            `${this.#lanes.collectionName}.deleteOne`,
-            this.#lanes.deleteOne(
-              { _id: known.laneId, leaseOwner: owner, count: known.count },
-              { maxTimeMS: this.#limits.operationMaxTimeMs },
-            ),
+          const deleted = await this.#lanes.deleteOne(
+            { _id: known.laneId, leaseOwner: owner, count: known.count },
+            { maxTimeMS: this.#limits.operationMaxTimeMs },
           );
           if (deleted.deletedCount === 1) return 'deleted';
         } else {
           const { filter, update, settled } = settlement(known, owner, done, then);
-          const result = await withinDeadline(
-            this.#limits.writeDeadlineMs,
-            `${this.#lanes.collectionName}.updateOne`,
-            this.#lanes.updateOne(filter, update, {
-              maxTimeMS: this.#limits.operationMaxTimeMs,
-            }),
-          );
+          const result = await this.#lanes.updateOne(filter, update, {
+            maxTimeMS: this.#limits.operationMaxTimeMs,
+          });
           if (result.matchedCount === 1) return settled;
         }
         // Appended to since it was read, or no longer ours: see which.
@@ -458,14 +437,10 @@ export class DeliveryStore {
 
   async #release(laneId: string, owner: string): Promise<void> {
     try {
-      await withinDeadline(
-        this.#limits.writeDeadlineMs,
-        `${this.#lanes.collectionName}.updateOne`,
-        this.#lanes.updateOne(
-          { _id: laneId, leaseOwner: owner },
-          { $set: { leaseUntil: epoch } },
-          { maxTimeMS: this.#limits.operationMaxTimeMs },
-        ),
+      await this.#lanes.updateOne(
+        { _id: laneId, leaseOwner: owner },
+        { $set: { leaseUntil: epoch } },
+        { maxTimeMS: this.#limits.operationMaxTimeMs },
       );
     } catch (error) {
       throw toStoreError(error, `release lane ${laneId}`);
