@@ -430,6 +430,17 @@ export async function pipelineBench(
         `a journey has ${one.length} postings, not ${postingsPerDebit}: the bench needs updating`,
       );
 
+    // The fixed cost: what the pipeline and its stack spend with nothing to do (consumers polling every
+    // topic and retry tier, heartbeats, offset commits, timers), which every figure below carries.
+    const idleSeconds = Math.min(20, options.durationSeconds);
+    log(`idle: ${idleSeconds} s with nothing sent`);
+    const idleBefore = await probe.cpu(infrastructure);
+    const idleStarted = performance.now();
+    await new Promise((resolve) => setTimeout(resolve, idleSeconds * 1000));
+    rows.push(
+      ...idleCpuRows(idleBefore, await probe.cpu(infrastructure), (performance.now() - idleStarted) / 1000),
+    );
+
     // Phase 1: the burst, a closed loop at the given concurrency for the duration: the ingress takes debits
     // faster than the journeys complete, so this is the rate at which a backlog drains.
     log(`burst: ${options.concurrency} debits in flight for ${options.durationSeconds} s`);
@@ -805,6 +816,38 @@ export function profileRows(profiles: ReadonlyMap<string, ProfileSummary>): Row[
 }
 
 type CpuReading = Awaited<ReturnType<Probe['cpu']>>;
+
+/**
+ * The CPU spent with nothing sent: the machine's busy share and each process's, as a percentage of one
+ * core (the bench's own process left out: it is waiting).
+ */
+export function idleCpuRows(before: CpuReading, after: CpuReading, seconds: number): Row[] {
+  const rows: Row[] = [];
+  if (before.machine && after.machine) {
+    const busy = after.machine.busySeconds - before.machine.busySeconds;
+    const total = after.machine.totalSeconds - before.machine.totalSeconds;
+    rows.push({
+      group: 'pipeline',
+      name: 'machine CPU busy while idle',
+      value: round((100 * busy) / total, 1),
+      unit: '% of all cores',
+      detail: `${round(busy, 1)} of ${round(total, 0)} core-seconds with nothing sent`,
+    });
+  }
+  const used = [...after.processes]
+    .filter(([name]) => before.processes.has(name) && !name.startsWith('bench'))
+    .map(([name, total]) => [name, total - (before.processes.get(name) ?? total)] as const)
+    .sort((a, b) => b[1] - a[1]);
+  for (const [name, cpuSeconds] of used) {
+    rows.push({
+      group: 'pipeline',
+      name: `CPU while idle: ${name}`,
+      value: round((100 * cpuSeconds) / seconds, 1),
+      unit: '% of a core',
+    });
+  }
+  return rows;
+}
 
 /**
  * The CPU of the sustained window: how busy the machine was, and each process's CPU time per completed

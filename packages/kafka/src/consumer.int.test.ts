@@ -99,19 +99,25 @@ function rawDeps(raw: KafkaJs, admin: Admin): ConsumerDeps {
 }
 
 /** A kafkajs client whose consumers the test can reach, to act on them behind the runner's back. */
-function capturingConsumers(raw: KafkaJs): { kafka: KafkaJs; consumers: Consumer[] } {
+function capturingConsumers(raw: KafkaJs): {
+  kafka: KafkaJs;
+  consumers: Consumer[];
+  configs: Parameters<KafkaJs['consumer']>[0][];
+} {
   const consumers: Consumer[] = [];
+  const configs: Parameters<KafkaJs['consumer']>[0][] = [];
   const kafka = new Proxy(raw, {
     get(target, property, receiver) {
       if (property !== 'consumer') return Reflect.get(target, property, receiver);
       return (config: Parameters<typeof raw.consumer>[0]): Consumer => {
         const consumer = target.consumer(config);
         consumers.push(consumer);
+        configs.push(config);
         return consumer;
       };
     },
   });
-  return { kafka, consumers };
+  return { kafka, consumers, configs };
 }
 
 /**
@@ -813,6 +819,40 @@ describe('consumer runner', () => {
       expect(paused.seen.slice(5)).toEqual(range(1, 5));
     } finally {
       await paused.close();
+    }
+  });
+  test('(l) a fetch that waits for a megabyte still hands over what came within its wait, in order', async () => {
+    const topic = uniqueName('min-bytes');
+    await kafka.ensureTopics([{ topic, partitions: 1 }]);
+    const raw = new KafkaJs({ brokers, clientId: 'kafka-test-min-bytes', logLevel: logLevel.NOTHING });
+    const capturing = capturingConsumers(raw);
+    const admin = raw.admin();
+    await admin.connect();
+    const seen: number[] = [];
+    const all = signal();
+    const runner = await startConsumer(
+      { ...rawDeps(raw, admin), kafka: capturing.kafka },
+      {
+        groupId: uniqueName('min-bytes-group'),
+        topics: [topic],
+        codec,
+        fetchMinBytes: 1_000_000,
+        maxWaitTimeMs: 200,
+        handleBatch: async (records) => {
+          for (const record of records) seen.push(record.value.sequence);
+          if (seen.length === 10) all.resolve();
+        },
+      },
+    );
+    try {
+      // Far less than a megabyte, produced while the consumer's fetches wait for one.
+      await produceSteps(topic, ['a'], 10);
+      await within(all.promise, 30_000, 'the ten records');
+      expect(seen).toEqual(range(1, 10));
+      expect(capturing.configs[0]).toMatchObject({ minBytes: 1_000_000, maxWaitTimeInMs: 200 });
+    } finally {
+      await runner.stop();
+      await admin.disconnect();
     }
   });
 });

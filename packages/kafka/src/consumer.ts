@@ -68,6 +68,11 @@ interface ConsumerOptionsBase<T> {
   /** How long a fetch waits for records; also bounds how long `stop` waits for the fetch loop. Default 500. */
   maxWaitTimeMs?: number;
   /**
+   * Bytes a fetch waits for (up to `maxWaitTimeMs`) before it returns. Default 1: every record as soon as
+   * it is there. More makes a busy consumer's batches larger and its fetches fewer.
+   */
+  fetchMinBytes?: number;
+  /**
    * How long a ready source partition with records waiting may go without a record handled before the
    * runner logs it as stalled and resumes it: a pause whose resume was lost, whatever lost it, costs this
    * long instead of the partition. Resuming a partition that waits for a reason does no harm: it pauses
@@ -225,6 +230,7 @@ export async function startConsumer<T>(
     sessionTimeout: options.sessionTimeoutMs ?? 30_000,
     heartbeatInterval: 3_000,
     maxWaitTimeInMs: options.maxWaitTimeMs ?? 500,
+    minBytes: options.fetchMinBytes ?? 1,
   });
 
   const lanes = new Map<number, Lane>();

@@ -32,6 +32,13 @@ export interface KafkaOptions {
   tracing?: Tracing;
   /** `commitIntervalMs` of every consumer that does not set its own. Default 0 (commit every batch). */
   commitIntervalMs?: number;
+  /**
+   * `fetchMinBytes` and `maxWaitTimeMs` of every consumer that does not set its own: a fetch returns once
+   * this many bytes wait or this long has passed. Above 1 byte, a busy consumer takes its records in fewer,
+   * larger batches (fewer fetches, handler calls, produce requests and batched writes) at the cost of up
+   * to the wait per hop. Default: 1 byte and 500 ms (each record as soon as it is there).
+   */
+  fetch?: { minBytes?: number; maxWaitMs?: number };
 }
 
 /** A topic as the project declares it (the broker does not create topics on first use). */
@@ -205,9 +212,7 @@ export function createKafka(options: KafkaOptions): KafkaClient {
           createKafkaJsProducer: kafkaJsProducer,
           ...(options.tracing ? { tracing: options.tracing } : {}),
         },
-        consumerOptions.commitIntervalMs === undefined && options.commitIntervalMs !== undefined
-          ? { ...consumerOptions, commitIntervalMs: options.commitIntervalMs }
-          : consumerOptions,
+        withConsumerDefaults(consumerOptions, options),
       );
     },
     deadLetters() {
@@ -221,5 +226,18 @@ export function createKafka(options: KafkaOptions): KafkaClient {
       admin = undefined;
       if (client) await (await client.catch(() => undefined))?.disconnect();
     },
+  };
+}
+
+/** The client-wide consumer settings under what a consumer sets itself. */
+export function withConsumerDefaults<T>(
+  consumer: ConsumerOptions<T>,
+  client: KafkaOptions,
+): ConsumerOptions<T> {
+  return {
+    ...(client.commitIntervalMs === undefined ? {} : { commitIntervalMs: client.commitIntervalMs }),
+    ...(client.fetch?.minBytes === undefined ? {} : { fetchMinBytes: client.fetch.minBytes }),
+    ...(client.fetch?.maxWaitMs === undefined ? {} : { maxWaitTimeMs: client.fetch.maxWaitMs }),
+    ...consumer,
   };
 }

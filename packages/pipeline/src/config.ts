@@ -30,5 +30,14 @@ export function pipelineConfig(storeUse: string) {
       default: 250,
       doc: "Longest wait before a consumer commits what it handled, every partition's offsets in one request (0: after every batch); a crash re-delivers up to this much",
     }),
+    KAFKA_FETCH_MIN_BYTES: int({
+      default: 1,
+      min: 1,
+      doc: 'Bytes a consumer fetch waits for (up to KAFKA_FETCH_MAX_WAIT) before it returns: above 1, a busy consumer handles fewer, larger batches, each hop waiting up to KAFKA_FETCH_MAX_WAIT',
+    }),
+    KAFKA_FETCH_MAX_WAIT: duration({
+      default: 500,
+      doc: 'Longest a consumer fetch waits for KAFKA_FETCH_MIN_BYTES; also how often an idle consumer asks',
+    }),
   };
 }

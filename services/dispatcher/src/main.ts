@@ -66,6 +66,7 @@ try {
     clientId: clientIdFor(serviceName, 'main'),
     logger,
     commitIntervalMs: config.KAFKA_COMMIT_INTERVAL,
+    fetch: { minBytes: config.KAFKA_FETCH_MIN_BYTES, maxWaitMs: config.KAFKA_FETCH_MAX_WAIT },
   });
   lifecycle.onStop('other', 'kafka', () => kafka.close());
   await kafka.ensureTopics(

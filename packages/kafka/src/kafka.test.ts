@@ -1,0 +1,46 @@
+import { describe, expect, test } from 'vitest';
+import type { AvroCodec } from './avro-serde.ts';
+import type { ConsumerOptions } from './consumer.ts';
+import { withConsumerDefaults } from './kafka.ts';
+
+const codec = {} as AvroCodec<{ sequence: number }>;
+const consumer = (extra: Partial<ConsumerOptions<{ sequence: number }>> = {}) =>
+  ({
+    groupId: 'group',
+    topics: ['topic'],
+    codec,
+    handleBatch: async () => {},
+    ...extra,
+  }) as ConsumerOptions<{ sequence: number }>;
+
+describe("the client's consumer settings", () => {
+  test('fill in what a consumer leaves unset', () => {
+    const options = withConsumerDefaults(consumer(), {
+      brokers: ['broker:9092'],
+      clientId: 'test',
+      commitIntervalMs: 250,
+      fetch: { minBytes: 65_536, maxWaitMs: 50 },
+    });
+    expect(options).toMatchObject({ commitIntervalMs: 250, fetchMinBytes: 65_536, maxWaitTimeMs: 50 });
+  });
+
+  test("give way to the consumer's own", () => {
+    const options = withConsumerDefaults(consumer({ commitIntervalMs: 0, fetchMinBytes: 1 }), {
+      brokers: ['broker:9092'],
+      clientId: 'test',
+      commitIntervalMs: 250,
+      fetch: { maxWaitMs: 50 },
+    });
+    expect(options).toMatchObject({ commitIntervalMs: 0, fetchMinBytes: 1, maxWaitTimeMs: 50 });
+  });
+
+  test('without client settings, a consumer keeps only its own', () => {
+    const options = withConsumerDefaults(consumer({ maxWaitTimeMs: 100 }), {
+      brokers: ['broker:9092'],
+      clientId: 'test',
+    });
+    expect(options).toMatchObject({ maxWaitTimeMs: 100 });
+    expect(options).not.toHaveProperty('fetchMinBytes');
+    expect(options).not.toHaveProperty('commitIntervalMs');
+  });
+});
