@@ -90,9 +90,8 @@ export interface IngressRoutesOptions {
 
 /**
  * A bank's report on a transaction the engine accepted (its UETR is held) but whose snapshot the tracker
- * has not written yet: it writes a transaction's first change at once, but it can lag its topic (a
- * backlog, a restart) and a bank can answer within moments. Answered 503 with a short Retry-After, never
- * 422: the report is right, only early.
+ * has not written yet: it writes behind, so a bank that answers within moments of a delivery can be
+ * ahead of it. Answered 503 with a short Retry-After, never 422: the report is right, only early.
  */
 class TransactionNotYetRecorded extends AppError {
   constructor(uetr: string) {
