@@ -10,19 +10,15 @@ import {
 } from '@rp/contracts';
 import type { PipelineProducer } from './producer.ts';
 
-/**
- * A state change to emit. It carries the transaction's payload, except where the emitter does not hold
- * it and the change leaves it as it was (the dispatcher delivering the engine's status report): `uetr`
- * then names the transaction, and the tracker fills the payload in from what it recorded.
- */
-export type StateChangeInput = {
+export interface StateChangeInput {
   /** The state the emitter saw the transaction in; undefined for its first state. */
   fromState?: TransactionState;
   eventType: TransactionEventType;
+  transaction: DirectDebit | CreditTransfer;
   statusReport?: PaymentStatusReport;
   causedBy: StateChangeCause;
   occurredAt?: Date;
-} & ({ transaction: DirectDebit | CreditTransfer } | { uetr: string });
+}
 
 export interface StateEmitter {
   /**
@@ -45,14 +41,14 @@ export function buildStateChange(
 ): TransactionStateChanged {
   const toState = nextState(input.fromState, input.eventType);
   return {
-    uetr: 'transaction' in input ? uetrOf(input.transaction) : input.uetr,
+    uetr: uetrOf(input.transaction),
     ...(input.fromState ? { fromState: input.fromState } : {}),
     toState,
     eventType: input.eventType,
     occurredAt: (input.occurredAt ?? now).toISOString(),
     emittedBy: service,
     causedBy: input.causedBy,
-    ...('transaction' in input ? { transaction: input.transaction } : {}),
+    transaction: input.transaction,
     ...(input.statusReport ? { statusReport: input.statusReport } : {}),
   };
 }

@@ -124,6 +124,7 @@ beforeEach(() => {
     participants: parseParticipants(
       JSON.stringify([{ memberId: '250655', name: 'FNB (test)', baseUrl: 'https://fnb.example/rp' }]),
     ),
+    transactions: { get: async () => null },
     metrics,
   });
 });

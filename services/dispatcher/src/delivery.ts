@@ -65,10 +65,10 @@ export interface DeliveryJob {
   readonly messageType: DispatchMessageType;
   readonly statusReport?: PaymentStatusReport;
   /**
-   * The transaction's payload the state changes carry: its DirectDebit or its CreditTransfer. Absent for
-   * the engine's status report, which does not carry it: the tracker fills it in from what it recorded.
+   * The transaction's payload the state changes carry: its DirectDebit or its CreditTransfer (read lazily:
+   * a report's needs a snapshot read).
    */
-  readonly transaction?: DirectDebit | CreditTransfer;
+  readonly transaction: () => Promise<DirectDebit | CreditTransfer>;
   readonly record: ConsumedRecord<unknown>;
 }
 
@@ -168,14 +168,23 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
     }
     // Refuses an rp-state the transition table does not allow, before anything happens (dead-lettered).
     const pendingState = nextState(job.fromState, job.events.pending);
-    const payload = job.transaction === undefined ? { uetr: job.uetr } : { transaction: job.transaction };
+    let transaction: DirectDebit | CreditTransfer | undefined;
+    const payload = async () => {
+      try {
+        transaction ??= await job.transaction();
+        return transaction;
+      } catch (error) {
+        metrics.deferred(operation, 'no-payload-yet');
+        throw error;
+      }
+    };
     const statusReport = job.statusReport ? { statusReport: job.statusReport } : {};
     if (!state.pendingEmitted) {
       await emitter.emit([
         {
           fromState: job.fromState,
           eventType: job.events.pending,
-          ...payload,
+          transaction: await payload(),
           ...statusReport,
           causedBy: {
             messageType: job.messageType,
@@ -286,7 +295,7 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
         {
           fromState: pendingState,
           eventType: acknowledged ? job.events.delivered : job.events.failure,
-          ...payload,
+          transaction: await payload(),
           ...statusReport,
           causedBy: cause,
           occurredAt: clock.now(),

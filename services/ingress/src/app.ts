@@ -88,20 +88,6 @@ export interface IngressRoutesOptions {
   track<T>(work: () => Promise<T>): Promise<T>;
 }
 
-/**
- * A bank's report on a transaction the engine accepted (its UETR is held) but whose snapshot the tracker
- * has not written yet: it writes behind, so a bank that answers within moments of a delivery can be
- * ahead of it. Answered 503 with a short Retry-After, never 422: the report is right, only early.
- */
-class TransactionNotYetRecorded extends AppError {
-  constructor(uetr: string) {
-    super('NOT_FOUND', `transaction ${uetr} is not recorded yet`, { retriable: true });
-  }
-}
-
-/** How soon a report that came before its transaction's snapshot is to be sent again. */
-const notYetRecordedRetryAfterSeconds = 1;
-
 /** Admission checks that need the store; they run before the idempotency claim, so a refusal leaves none. */
 type Admission = { ok: true; produce(): Promise<void> } | { ok: false; errors: FieldError[] };
 
@@ -482,9 +468,6 @@ export function registerIngressRoutes(app: Hono<AppEnv>, options: IngressRoutesO
     const uetr = report.transactionIdentifiers.uetr;
     const snapshot = await transactions.get(uetr);
     const transaction = snapshot === null ? undefined : transactionOfSnapshot(snapshot, flow.kind);
-    if (snapshot === null && (await idempotency.get(transactionKey(uetr))) !== null) {
-      throw new TransactionNotYetRecorded(uetr);
-    }
     if (snapshot === null || transaction === undefined) {
       return {
         ok: false,
@@ -733,17 +716,6 @@ export function registerIngressRoutes(app: Hono<AppEnv>, options: IngressRoutesO
       settle?.(acknowledgement);
       return c.json(acknowledgement, 202);
     } catch (error) {
-      if (error instanceof TransactionNotYetRecorded) {
-        log.info("status report ahead of its transaction's snapshot: to be sent again");
-        return refuse(
-          'unavailable',
-          unavailableProblem(
-            'The transaction this report answers is not recorded yet; send it again in a moment',
-            instance,
-          ),
-          { 'Retry-After': String(notYetRecordedRetryAfterSeconds) },
-        );
-      }
       if (!isRetriable(error)) throw error;
       log.warn({ err: error }, `${operation} not accepted: a dependency is unavailable`);
       return refuse(
@@ -766,7 +738,7 @@ export function registerIngressRoutes(app: Hono<AppEnv>, options: IngressRoutesO
     extraHeaders: Record<string, string> = {},
   ): Response {
     const headers: Record<string, string> = { ...extraHeaders, 'Content-Type': problemContentType };
-    if (body.status === 503) headers['Retry-After'] ??= String(options.retryAfterSeconds);
+    if (body.status === 503) headers['Retry-After'] = String(options.retryAfterSeconds);
     return c.body(JSON.stringify(body), body.status as ContentfulStatusCode, headers);
   }
 }

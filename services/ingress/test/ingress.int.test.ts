@@ -643,7 +643,8 @@ async function seedSnapshot(
   );
 }
 
-async function deliveredDebit(debit = canonicalAmounts(debitBody())): Promise<DirectDebit> {
+async function deliveredDebit(): Promise<DirectDebit> {
+  const debit = canonicalAmounts(debitBody());
   await seedSnapshot(debit, [
     'DEBIT_RECEIVED',
     'DEBIT_ACCEPTED',
@@ -700,20 +701,6 @@ describe('POST inbound/direct-debit-response', () => {
       type: '/problems/validation-failed',
       errors: [{ pointer: '/transactionIdentifiers/uetr', detail: expect.stringContaining('does not name') }],
     });
-  });
-
-  test("a report that comes before its transaction's snapshot gets 503 with Retry-After 1, and 202 once the snapshot is written", async () => {
-    const sent = debitBody();
-    const debit = canonicalAmounts(sent);
-    // The ingress holds the debit's UETR; no tracker runs here, so its snapshot stays unwritten.
-    expect((await postDebit(sent)).status).toBe(202);
-    const report = reportBody(debit);
-    const early = await postReport(report);
-    expect(early.status).toBe(503);
-    expect(early.headers.get('retry-after')).toBe('1');
-    expect(await early.json()).toMatchObject({ detail: expect.stringContaining('not recorded yet') });
-    await deliveredDebit(debit);
-    expect((await postReport(report)).status).toBe(202);
   });
 
   test('a report from a bank that is not the actioning bank gets 422 at instructingAgent', async () => {

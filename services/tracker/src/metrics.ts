@@ -1,7 +1,6 @@
 import type { Metrics } from '@rp/runtime';
 
-/** `no-payload`: emitted without its payload, for a transaction the tracker has no record of yet (retried). */
-export type ChangeOutcome = 'applied' | 'repeat' | 'refused' | 'no-payload';
+export type ChangeOutcome = 'applied' | 'repeat' | 'refused';
 
 export interface TrackerMetrics {
   received(count: number): void;

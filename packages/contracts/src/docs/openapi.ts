@@ -394,7 +394,7 @@ export function buildOpenApiDocument(set: SchemaSet): Json {
           },
         ),
         Unavailable: problemResponse(
-          `${problemTypes.unavailable.title} (${problemTypes.unavailable.type}): shutting down, too many messages in progress, or the broker or the store away; nothing was acknowledged. A bank's report on a transaction the engine accepted but has not recorded yet (moments after a delivery) is answered so too, with Retry-After: 1.`,
+          `${problemTypes.unavailable.title} (${problemTypes.unavailable.type}): shutting down, too many messages in progress, or the broker or the store away; nothing was acknowledged.`,
           {
             headers: {
               'Retry-After': {

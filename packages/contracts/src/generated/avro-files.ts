@@ -3599,13 +3599,11 @@ export const avroFiles: readonly AvroFile[] = [
         },
         {
           "name": "transaction",
-          "doc": "Snapshot of the transaction payload after the change. Null when the change leaves the payload as the transaction's earlier changes carried it and the emitter does not hold it (the dispatcher delivering the engine's status report): the tracker, which sequences the changes, fills it in from what it recorded.",
+          "doc": "Snapshot of the transaction payload after the change.",
           "type": [
-            "null",
             "za.rp.v1.CreditTransfer",
             "za.rp.v1.DirectDebit"
-          ],
-          "default": null
+          ]
         },
         {
           "name": "statusReport",
