@@ -14,6 +14,11 @@ describe('CPU accounting from /proc', () => {
     expect(parseProcessStat('garbage')).toBeUndefined();
   });
 
+  it('counts the time of the children a process waited for, so that a tree does not lose a child that ended', () => {
+    const text = '4000 (postgres) S 1 4000 4000 0 -1 4194560 1200 0 3 0 250 75 40 12 20 0 1 0 99 1000 50';
+    expect(parseProcessStat(text)).toEqual({ pid: 4000, ppid: 1, ticks: 377 });
+  });
+
   it('sums a process with all of its descendants, and leaves out a root that is gone', () => {
     const table = [
       { pid: 10, ppid: 1, ticks: 5 },

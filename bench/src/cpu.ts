@@ -50,7 +50,10 @@ export function machineCpu(): MachineCpu | undefined {
 export interface ProcessTimes {
   readonly pid: number;
   readonly ppid: number;
-  /** User and system time, in ticks. */
+  /**
+   * User and system time, in ticks, with that of its children that ended and were waited for: a tree's
+   * sum then never falls when a child exits (a PostgreSQL backend at the end of its connection).
+   */
   readonly ticks: number;
 }
 
@@ -64,12 +67,11 @@ export function parseProcessStat(text: string): ProcessTimes | undefined {
     .slice(close + 1)
     .trim()
     .split(/\s+/);
-  // rest: state ppid pgrp session tty_nr tpgid flags minflt cminflt majflt cmajflt utime stime ...
+  // rest: state ppid pgrp session tty_nr tpgid flags minflt cminflt majflt cmajflt utime stime cutime cstime ...
   const ppid = Number(rest[1]);
-  const utime = Number(rest[11]);
-  const stime = Number(rest[12]);
-  if (![pid, ppid, utime, stime].every(Number.isFinite)) return undefined;
-  return { pid, ppid, ticks: utime + stime };
+  const [utime, stime, cutime, cstime] = [11, 12, 13, 14].map((index) => Number(rest[index]));
+  if (![pid, ppid, utime, stime, cutime, cstime].every(Number.isFinite)) return undefined;
+  return { pid, ppid, ticks: Number(utime) + Number(stime) + Number(cutime) + Number(cstime) };
 }
 
 /** Every process's times now. */
