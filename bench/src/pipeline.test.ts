@@ -1,16 +1,29 @@
 import { describe, expect, it } from 'vitest';
-import { idleCpuRows } from './pipeline.ts';
+import { cpuRows, idleCpuRows } from './pipeline.ts';
+
+const reading = (tracker: number, kafka: number, bench: number, busy: number, total: number) => ({
+  processes: new Map([
+    ['tracker', tracker],
+    ['kafka', kafka],
+    ['bench (load generator)', bench],
+  ]),
+  machine: { busySeconds: busy, totalSeconds: total },
+});
+
+describe('sustained-window CPU rows', () => {
+  it("gives the machine's busy share and each process's CPU per debit, busiest first, with its share of the busy time", () => {
+    const rows = cpuRows(reading(10, 50, 3, 100, 1_000), reading(14, 56, 4, 120, 1_040), 100);
+    expect(rows.map((row) => [row.name, row.value, row.detail])).toEqual([
+      ['machine CPU busy at the sustained rate', 50, '20 of 40 core-seconds; 200 ms per debit'],
+      ['CPU per debit: kafka', 60, "30% of the machine's busy time"],
+      ['CPU per debit: tracker', 40, "20% of the machine's busy time"],
+      ['CPU per debit: bench (load generator)', 10, "5% of the machine's busy time"],
+    ]);
+  });
+});
 
 describe('idle CPU rows', () => {
   it("gives the machine's busy share and each process's share of a core, busiest first, without the bench", () => {
-    const reading = (tracker: number, kafka: number, bench: number, busy: number, total: number) => ({
-      processes: new Map([
-        ['tracker', tracker],
-        ['kafka', kafka],
-        ['bench (load generator)', bench],
-      ]),
-      machine: { busySeconds: busy, totalSeconds: total },
-    });
     const rows = idleCpuRows(reading(10, 50, 3, 100, 1_000), reading(10.5, 53, 9, 104, 1_040), 20);
     expect(rows.map((row) => [row.name, row.value])).toEqual([
       ['machine CPU busy while idle', 10],

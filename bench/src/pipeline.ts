@@ -818,27 +818,42 @@ export function profileRows(profiles: ReadonlyMap<string, ProfileSummary>): Row[
 type CpuReading = Awaited<ReturnType<Probe['cpu']>>;
 
 /**
+ * What the CPU did between two readings: the machine's busy and total core-seconds (when /proc tells),
+ * and each process's seconds, most first (a process the first reading did not see left out).
+ */
+function cpuBetween(before: CpuReading, after: CpuReading) {
+  const machine =
+    before.machine && after.machine
+      ? {
+          busy: after.machine.busySeconds - before.machine.busySeconds,
+          total: after.machine.totalSeconds - before.machine.totalSeconds,
+        }
+      : undefined;
+  const processes = [...after.processes]
+    .filter(([name]) => before.processes.has(name))
+    .map(([name, seconds]) => [name, seconds - (before.processes.get(name) ?? seconds)] as const)
+    .sort((a, b) => b[1] - a[1]);
+  return { machine, processes };
+}
+
+/**
  * The CPU spent with nothing sent: the machine's busy share and each process's, as a percentage of one
  * core (the bench's own process left out: it is waiting).
  */
 export function idleCpuRows(before: CpuReading, after: CpuReading, seconds: number): Row[] {
   const rows: Row[] = [];
-  if (before.machine && after.machine) {
-    const busy = after.machine.busySeconds - before.machine.busySeconds;
-    const total = after.machine.totalSeconds - before.machine.totalSeconds;
+  const { machine, processes } = cpuBetween(before, after);
+  if (machine) {
     rows.push({
       group: 'pipeline',
       name: 'machine CPU busy while idle',
-      value: round((100 * busy) / total, 1),
+      value: round((100 * machine.busy) / machine.total, 1),
       unit: '% of all cores',
-      detail: `${round(busy, 1)} of ${round(total, 0)} core-seconds with nothing sent`,
+      detail: `${round(machine.busy, 1)} of ${round(machine.total, 0)} core-seconds with nothing sent`,
     });
   }
-  const used = [...after.processes]
-    .filter(([name]) => before.processes.has(name) && !name.startsWith('bench'))
-    .map(([name, total]) => [name, total - (before.processes.get(name) ?? total)] as const)
-    .sort((a, b) => b[1] - a[1]);
-  for (const [name, cpuSeconds] of used) {
+  for (const [name, cpuSeconds] of processes) {
+    if (name.startsWith('bench')) continue;
     rows.push({
       group: 'pipeline',
       name: `CPU while idle: ${name}`,
@@ -856,14 +871,7 @@ export function idleCpuRows(before: CpuReading, after: CpuReading, seconds: numb
  */
 export function cpuRows(before: CpuReading, after: CpuReading, completed: number): Row[] {
   const rows: Row[] = [];
-  const machine =
-    before.machine && after.machine
-      ? {
-          busy: after.machine.busySeconds - before.machine.busySeconds,
-          total: after.machine.totalSeconds - before.machine.totalSeconds,
-        }
-      : undefined;
-  const machineBusy = machine?.busy;
+  const { machine, processes } = cpuBetween(before, after);
   if (machine) {
     rows.push({
       group: 'pipeline',
@@ -873,20 +881,16 @@ export function cpuRows(before: CpuReading, after: CpuReading, completed: number
       detail: `${round(machine.busy, 0)} of ${round(machine.total, 0)} core-seconds; ${round((1000 * machine.busy) / completed, 0)} ms per debit`,
     });
   }
-  const used = [...after.processes]
-    .map(([name, seconds]) => [name, seconds - (before.processes.get(name) ?? seconds)] as const)
-    .filter(([name]) => before.processes.has(name))
-    .sort((a, b) => b[1] - a[1]);
-  for (const [name, seconds] of used) {
+  for (const [name, seconds] of processes) {
     rows.push({
       group: 'pipeline',
       name: `CPU per debit: ${name}`,
       value: round((1000 * seconds) / completed, 1),
       unit: 'ms',
       detail:
-        machineBusy === undefined
+        machine === undefined
           ? ''
-          : `${round((100 * seconds) / machineBusy, 0)}% of the machine's busy time`,
+          : `${round((100 * seconds) / machine.busy, 0)}% of the machine's busy time`,
     });
   }
   return rows;

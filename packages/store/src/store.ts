@@ -1,4 +1,4 @@
-import { type Db, MongoClient, type MongoClientOptions, MongoServerError } from 'mongodb';
+import { type Db, type Document, MongoClient, type MongoClientOptions, MongoServerError } from 'mongodb';
 import { type AuditDocument, AuditRepository } from './audit.ts';
 import { watchCommands } from './command-metrics.ts';
 import { guardWrites } from './deadline.ts';
@@ -159,15 +159,15 @@ class MongoStore implements Store {
     this.#watchTimer.unref();
     this.databaseName = db.databaseName;
     const attemptsKept = options.deliveryAttemptsKept ?? 20;
+    // What the repositories are given: every write under the deadline (see `guardWrites`).
+    const collection = <T extends Document>(name: string) =>
+      guardWrites(db.collection<T>(name), limits.writeDeadlineMs);
     this.idempotency = new IdempotencyRepository(
-      guardWrites(
-        db.collection<IdempotencyDocument>(collectionNames.idempotencyKeys),
-        limits.writeDeadlineMs,
-      ),
+      collection<IdempotencyDocument>(collectionNames.idempotencyKeys),
       limits,
     );
     this.transactions = new TransactionRepository(
-      guardWrites(db.collection<TransactionDocument>(collectionNames.transactions), limits.writeDeadlineMs),
+      collection<TransactionDocument>(collectionNames.transactions),
       {
         limits,
         deliveryAttemptsKept: attemptsKept,
@@ -175,33 +175,21 @@ class MongoStore implements Store {
       },
     );
     this.debitQueue = new DebitQueueRepository(
-      guardWrites(db.collection<DebitQueueDocument>(collectionNames.debitQueue), limits.writeDeadlineMs),
+      collection<DebitQueueDocument>(collectionNames.debitQueue),
       limits,
     );
     this.reconciliation = new ReconciliationRepository(
-      guardWrites(
-        db.collection<ReconciliationDocument>(collectionNames.reconciliationItems),
-        limits.writeDeadlineMs,
-      ),
+      collection<ReconciliationDocument>(collectionNames.reconciliationItems),
       limits,
     );
     this.deliveryLog = new DeliveryLogRepository(
-      guardWrites(
-        db.collection<DeliveryLogDocument>(collectionNames.eventDeliveryLog),
-        limits.writeDeadlineMs,
-      ),
+      collection<DeliveryLogDocument>(collectionNames.eventDeliveryLog),
       limits,
       attemptsKept,
     );
-    this.audit = new AuditRepository(
-      guardWrites(db.collection<AuditDocument>(collectionNames.operatorAudit), limits.writeDeadlineMs),
-      limits,
-    );
+    this.audit = new AuditRepository(collection<AuditDocument>(collectionNames.operatorAudit), limits);
     this.windowOverrides = new WindowOverrideRepository(
-      guardWrites(
-        db.collection<WindowOverrideDocument>(collectionNames.windowOverrides),
-        limits.writeDeadlineMs,
-      ),
+      collection<WindowOverrideDocument>(collectionNames.windowOverrides),
       limits,
     );
   }
