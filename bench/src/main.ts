@@ -199,6 +199,7 @@ const path = writeReport(
     settings,
     rows,
   },
-  settings.only === 'all',
+  // The run of record: every part at full length. A quick run or a single part is written beside it only.
+  settings.only === 'all' && !settings.quick,
 );
 console.log(`\nwritten to ${path.slice(root.length)}`);
