@@ -45,7 +45,7 @@ export {
   parseJsonExact,
   stringifyJsonExact,
 } from './json/exact-json.ts';
-export { jsonSchema, toJson } from './json/message-json.ts';
+export { fromStoredJson, jsonSchema, toJson } from './json/message-json.ts';
 export {
   type ValidationResult,
   validate,

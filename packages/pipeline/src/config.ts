@@ -7,15 +7,22 @@ import { duration, int, list, logLevels, oneOf, str, tracingConfig, url } from '
  */
 export function pipelineConfig(storeUse: string) {
   return {
-    LOG_LEVEL: oneOf(logLevels, { default: 'info', doc: 'Minimum level of the JSON log lines' }),
-    ...tracingConfig,
-    KAFKA_BROKERS: list({ doc: 'Kafka bootstrap brokers, host:port,...' }),
-    SCHEMA_REGISTRY_URL: url({ doc: 'Confluent-compatible schema registry API base URL' }),
+    ...streamConfig(),
     MONGODB_URI: url({
       protocols: ['mongodb:', 'mongodb+srv:'],
       doc: `MongoDB connection string (${storeUse})`,
     }),
     MONGODB_DATABASE: str({ default: 'rp', doc: 'Database holding the engine collections' }),
+  };
+}
+
+/** The settings of a pipeline service that keeps nothing in MongoDB: `pipelineConfig` without MongoDB. */
+export function streamConfig() {
+  return {
+    LOG_LEVEL: oneOf(logLevels, { default: 'info', doc: 'Minimum level of the JSON log lines' }),
+    ...tracingConfig,
+    KAFKA_BROKERS: list({ doc: 'Kafka bootstrap brokers, host:port,...' }),
+    SCHEMA_REGISTRY_URL: url({ doc: 'Confluent-compatible schema registry API base URL' }),
     TOPIC_NAMESPACE: str({
       optional: true,
       pattern: /^[a-zA-Z0-9._-]+$/,

@@ -1,4 +1,4 @@
-export { pipelineConfig } from './config.ts';
+export { pipelineConfig, streamConfig } from './config.ts';
 export { postingIdHeader, stateEventId, uuidV5 } from './event-id.ts';
 export { originHeader, schemeOrigin } from './headers.ts';
 export { loadParticipants, type Participant, type Participants, parseParticipants } from './participants.ts';

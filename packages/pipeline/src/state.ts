@@ -10,15 +10,19 @@ import {
 } from '@rp/contracts';
 import type { PipelineProducer } from './producer.ts';
 
-export interface StateChangeInput {
+/**
+ * A state change to emit. It carries the transaction's payload, except where the emitter does not hold
+ * it and the change leaves it as it was (the dispatcher delivering the engine's status report, the ingress
+ * taking a bank's report): `uetr` then names the transaction, and the tracker fills the payload in from what it recorded.
+ */
+export type StateChangeInput = {
   /** The state the emitter saw the transaction in; undefined for its first state. */
   fromState?: TransactionState;
   eventType: TransactionEventType;
-  transaction: DirectDebit | CreditTransfer;
   statusReport?: PaymentStatusReport;
   causedBy: StateChangeCause;
   occurredAt?: Date;
-}
+} & ({ transaction: DirectDebit | CreditTransfer } | { uetr: string });
 
 export interface StateEmitter {
   /**
@@ -41,14 +45,14 @@ export function buildStateChange(
 ): TransactionStateChanged {
   const toState = nextState(input.fromState, input.eventType);
   return {
-    uetr: uetrOf(input.transaction),
+    uetr: 'transaction' in input ? uetrOf(input.transaction) : input.uetr,
     ...(input.fromState ? { fromState: input.fromState } : {}),
     toState,
     eventType: input.eventType,
     occurredAt: (input.occurredAt ?? now).toISOString(),
     emittedBy: service,
     causedBy: input.causedBy,
-    transaction: input.transaction,
+    ...('transaction' in input ? { transaction: input.transaction } : {}),
     ...(input.statusReport ? { statusReport: input.statusReport } : {}),
   };
 }

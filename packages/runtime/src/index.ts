@@ -12,5 +12,6 @@ export * from './memory-logger.ts';
 export * from './metrics.ts';
 export * from './operator-auth.ts';
 export * from './problem.ts';
+export * from './recent.ts';
 export * from './timeout.ts';
 export * from './tracing.ts';

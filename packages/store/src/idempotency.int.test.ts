@@ -83,6 +83,27 @@ describe('IdempotencyRepository', () => {
     });
   });
 
+  it("records what a UETR's claim says of its transaction, and reads it back with the claim", async () => {
+    const { idempotency } = context.store;
+    const transaction = {
+      kind: 'DirectDebit',
+      debtorAgentMemberId: '210001',
+      creditorAgentMemberId: '250655',
+    };
+    await idempotency.claimBoth(claim('MSG-8', 'hash-a'), { ...claim('TX-8', 'hash-a'), transaction });
+    expect((await idempotency.get('TX-8'))?.transaction).toEqual(transaction);
+    // A message's claim records none; nor does a claim whose transaction names no agent's member id.
+    expect(await idempotency.get('MSG-8')).not.toHaveProperty('transaction');
+    await idempotency.claim({ ...claim('TX-9', 'hash-a'), transaction: { kind: 'CreditTransfer' } });
+    expect((await idempotency.get('TX-9'))?.transaction).toEqual({ kind: 'CreditTransfer' });
+    // A duplicate's record carries the first claim's transaction.
+    const again = await idempotency.claim({
+      ...claim('TX-8', 'hash-a'),
+      transaction: { kind: 'CreditTransfer' },
+    });
+    expect(again.outcome === 'duplicate' && again.record.transaction).toEqual(transaction);
+  });
+
   it('sends the claims of one moment in one command, and tells each caller its own outcome', async () => {
     const { idempotency } = context.store;
     await idempotency.claim(claim('MOMENT-TAKEN', 'hash-a'));

@@ -3,6 +3,17 @@ import { DUPLICATE_KEY, onlyDuplicateKeys, StoreError, toStoreError } from './er
 import { GroupCommit, type Settled } from './group-commit.ts';
 import { chunk, type StoreLimits } from './limits.ts';
 
+/**
+ * What the claim of a UETR records of the transaction it starts: its kind and the member ids of its
+ * agents, enough to admit the banks' answers to it without reading the transaction back.
+ */
+export interface ClaimedTransaction {
+  /** The kind of the message that started it (its schema's name, e.g. `DirectDebit`). */
+  kind: string;
+  debtorAgentMemberId?: string;
+  creditorAgentMemberId?: string;
+}
+
 export interface IdempotencyClaim {
   /** The message identification (or another key the caller scopes, e.g. `${memberId}:${msgId}`). */
   key: string;
@@ -10,6 +21,8 @@ export interface IdempotencyClaim {
   payloadHash: string;
   uetr: string;
   receivedAt: Date;
+  /** The claim of a transaction's UETR: what it records of the transaction. */
+  transaction?: ClaimedTransaction;
 }
 
 export interface IdempotencyRecord {
@@ -17,6 +30,8 @@ export interface IdempotencyRecord {
   payloadHash: string;
   uetr: string;
   receivedAt: Date;
+  /** Absent for a message's claim, and for a UETR claimed before transactions were recorded with it. */
+  transaction?: ClaimedTransaction;
 }
 
 export type ClaimOutcome =
@@ -29,6 +44,7 @@ interface IdempotencyDocument {
   payloadHash: string;
   uetr: string;
   receivedAt: Date;
+  transaction?: ClaimedTransaction;
 }
 
 /** What one insert of a grouped claim came to: stored, or its key was taken already (nothing written). */
@@ -190,6 +206,7 @@ export class IdempotencyRepository {
             payloadHash: document.payloadHash,
             uetr: document.uetr,
             receivedAt: document.receivedAt,
+            ...(document.transaction ? { transaction: claimedTransactionOf(document.transaction) } : {}),
           };
     } catch (error) {
       throw toStoreError(error, `read idempotency key ${key}`);
@@ -204,7 +221,23 @@ function checkClaim(claim: IdempotencyClaim): void {
 }
 
 function toDocument(claim: IdempotencyClaim): IdempotencyDocument {
-  return { _id: claim.key, payloadHash: claim.payloadHash, uetr: claim.uetr, receivedAt: claim.receivedAt };
+  return {
+    _id: claim.key,
+    payloadHash: claim.payloadHash,
+    uetr: claim.uetr,
+    receivedAt: claim.receivedAt,
+    ...(claim.transaction ? { transaction: claimedTransactionOf(claim.transaction) } : {}),
+  };
+}
+
+/** Only the members a claimed transaction has (a stored document may carry others; they are not read). */
+function claimedTransactionOf(transaction: ClaimedTransaction): ClaimedTransaction {
+  const { kind, debtorAgentMemberId, creditorAgentMemberId } = transaction;
+  return {
+    kind,
+    ...(debtorAgentMemberId === undefined ? {} : { debtorAgentMemberId }),
+    ...(creditorAgentMemberId === undefined ? {} : { creditorAgentMemberId }),
+  };
 }
 
 /**

@@ -37,6 +37,7 @@ export {
 } from './errors.ts';
 export { GroupCommit, type GroupCommitOptions, type Settled } from './group-commit.ts';
 export {
+  type ClaimedTransaction,
   type ClaimOutcome,
   type IdempotencyClaim,
   type IdempotencyRecord,

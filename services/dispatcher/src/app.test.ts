@@ -70,7 +70,6 @@ beforeEach(() => {
       jobs.push(job);
     },
     participants,
-    transactions: { get: async () => null },
     metrics: dispatcherMetrics(metrics),
   });
 });
@@ -102,7 +101,7 @@ describe('credit transfer authorisations', () => {
     // make the engine give up on a credit it has just accepted.
     expect(job?.origin.toISOString()).toBe('2026-11-23T08:00:00.000Z');
     expect(job?.statusReport).toBeUndefined();
-    expect(await job?.transaction()).toBe(credit);
+    expect(job?.transaction).toBe(credit);
     expect(await counter('rp_dispatcher_records_received_total', 'inboundCreditTransferAuthorization')).toBe(
       1,
     );

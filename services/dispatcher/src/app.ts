@@ -9,10 +9,8 @@ import {
 import type { ConsumedRecord, HandlerContext } from '@rp/kafka';
 import type { Participant, Participants } from '@rp/pipeline';
 import { AppError } from '@rp/runtime';
-import type { TransactionRepository } from '@rp/store';
 import { type Deliverer, type DeliveryJob, type DispatchOperation, stateHeader } from './delivery.ts';
 import type { DispatcherMetrics } from './metrics.ts';
-import { directDebitOfSnapshot } from './snapshot.ts';
 
 /** Header on due debits: when the scheduler released them, the start of their delivery. */
 export const releasedAtHeader = 'rp-released-at';
@@ -20,7 +18,6 @@ export const releasedAtHeader = 'rp-released-at';
 export interface DispatchHandlerDeps {
   readonly deliver: Deliverer;
   readonly participants: Participants;
-  readonly transactions: Pick<TransactionRepository, 'get'>;
   readonly metrics: DispatcherMetrics;
 }
 
@@ -86,7 +83,7 @@ function fromStateOf(record: ConsumedRecord<unknown>, otherwise: TransactionStat
 }
 
 export function createDispatchHandlers(deps: DispatchHandlerDeps): DispatchHandlers {
-  const { deliver, participants, transactions, metrics } = deps;
+  const { deliver, participants, metrics } = deps;
 
   /**
    * One record's delivery. The job is made inside, so that a record that cannot be delivered at all (its
@@ -128,17 +125,6 @@ export function createDispatchHandlers(deps: DispatchHandlerDeps): DispatchHandl
         origin: originOf(report.messageIdentifiers.creationDateTime, record.timestamp),
         messageType: 'PaymentStatusReport',
         statusReport: report,
-        // The state changes carry the DirectDebit, which the report does not: one read by _id.
-        async transaction() {
-          const snapshot = await transactions.get(uetr);
-          const debit = snapshot === null ? undefined : directDebitOfSnapshot(snapshot);
-          if (debit === undefined) {
-            throw new AppError('NOT_FOUND', `transaction ${uetr}: no DirectDebit in its snapshot yet`, {
-              retriable: true,
-            });
-          }
-          return debit;
-        },
         record,
       }));
     },
@@ -160,7 +146,7 @@ export function createDispatchHandlers(deps: DispatchHandlerDeps): DispatchHandl
         },
         origin: originOf(record.headers[releasedAtHeader], record.timestamp),
         messageType: 'DirectDebit',
-        transaction: async () => debit,
+        transaction: debit,
         record,
       }));
     },
@@ -184,7 +170,7 @@ export function createDispatchHandlers(deps: DispatchHandlerDeps): DispatchHandl
         // tried until the reconciliation window of that moment closes.
         origin: new Date(record.timestamp),
         messageType: 'CreditTransfer',
-        transaction: async () => credit,
+        transaction: credit,
         record,
       }));
     },

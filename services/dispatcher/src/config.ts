@@ -1,11 +1,11 @@
-import { pipelineConfig } from '@rp/pipeline';
+import { streamConfig } from '@rp/pipeline';
 import { defineConfig, duration, int, list, port, secret, str } from '@rp/runtime';
 import { windowConfig } from '@rp/scheduler/windows';
 
 /** Every variable the dispatcher reads; `loadConfig` refuses to start while any of them is invalid. */
 export const dispatcherConfigSpec = defineConfig({
   PORT: port({ default: 8084, doc: 'HTTP port of health and metrics' }),
-  ...pipelineConfig("transaction snapshots: the DirectDebit a status report's state changes carry"),
+  ...streamConfig(),
   PARTICIPANTS: str({
     doc: 'Participating banks (base URLs): path of a JSON file, or the JSON array itself',
   }),

@@ -124,7 +124,6 @@ beforeEach(() => {
     participants: parseParticipants(
       JSON.stringify([{ memberId: '250655', name: 'FNB (test)', baseUrl: 'https://fnb.example/rp' }]),
     ),
-    transactions: { get: async () => null },
     metrics,
   });
 });

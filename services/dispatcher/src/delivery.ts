@@ -65,10 +65,10 @@ export interface DeliveryJob {
   readonly messageType: DispatchMessageType;
   readonly statusReport?: PaymentStatusReport;
   /**
-   * The transaction's payload the state changes carry: its DirectDebit or its CreditTransfer (read lazily:
-   * a report's needs a snapshot read).
+   * The transaction's payload the state changes carry: its DirectDebit or its CreditTransfer. Absent for
+   * the engine's status report, which does not carry it: the tracker fills it in from what it recorded.
    */
-  readonly transaction: () => Promise<DirectDebit | CreditTransfer>;
+  readonly transaction?: DirectDebit | CreditTransfer;
   readonly record: ConsumedRecord<unknown>;
 }
 
@@ -168,23 +168,14 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
     }
     // Refuses an rp-state the transition table does not allow, before anything happens (dead-lettered).
     const pendingState = nextState(job.fromState, job.events.pending);
-    let transaction: DirectDebit | CreditTransfer | undefined;
-    const payload = async () => {
-      try {
-        transaction ??= await job.transaction();
-        return transaction;
-      } catch (error) {
-        metrics.deferred(operation, 'no-payload-yet');
-        throw error;
-      }
-    };
+    const payload = job.transaction === undefined ? { uetr: job.uetr } : { transaction: job.transaction };
     const statusReport = job.statusReport ? { statusReport: job.statusReport } : {};
     if (!state.pendingEmitted) {
       await emitter.emit([
         {
           fromState: job.fromState,
           eventType: job.events.pending,
-          transaction: await payload(),
+          ...payload,
           ...statusReport,
           causedBy: {
             messageType: job.messageType,
@@ -295,7 +286,7 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
         {
           fromState: pendingState,
           eventType: acknowledged ? job.events.delivered : job.events.failure,
-          transaction: await payload(),
+          ...payload,
           ...statusReport,
           causedBy: cause,
           occurredAt: clock.now(),

@@ -25,7 +25,6 @@ import {
   systemClock,
 } from '@rp/runtime';
 import { WindowCalendar, windowSettingsFromConfig } from '@rp/scheduler/windows';
-import { connectStore, storeCommandMetrics } from '@rp/store';
 import { dispatcherConfigSpec } from './config.ts';
 import { consumedTopics, createDispatcherService, producedTopics, serviceName } from './service.ts';
 import { parseSigningSecrets } from './signing.ts';
@@ -81,22 +80,12 @@ try {
   });
   lifecycle.onStop('producers', 'producer', () => producer.disconnect());
 
-  const store = await connectStore({
-    uri: config.MONGODB_URI,
-    database: config.MONGODB_DATABASE,
-    appName: serviceName,
-    logger,
-    onCommand: storeCommandMetrics(metrics),
-  });
-  lifecycle.onStop('store', 'mongodb', () => store.close());
-
   const service = createDispatcherService({
     tracing,
     kafka,
     names,
     codecs,
     producer,
-    store,
     participants,
     windows,
     signingKeys,
@@ -126,9 +115,6 @@ try {
   lifecycle.onStop('consumers', 'dispatcher', () => service.stop());
   health.addCheck('consumers', async () => {
     if (!service.isRunning()) throw new AppError('SHUTTING_DOWN', 'a consumer is not running');
-  });
-  health.addCheck('mongodb', async () => {
-    await store.ping();
   });
   health.markReady();
   logger.info(

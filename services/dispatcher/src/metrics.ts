@@ -1,7 +1,7 @@
 import type { Metrics } from '@rp/runtime';
 import type { DispatchOperation } from './delivery.ts';
 
-export type DeferReason = 'not-yet-due' | 'bank-unresponsive' | 'bank-busy' | 'no-payload-yet';
+export type DeferReason = 'not-yet-due' | 'bank-unresponsive' | 'bank-busy';
 
 /** Series are labelled by operation: the call on a bank they count (one of DispatchOperation). */
 export interface DispatcherMetrics {

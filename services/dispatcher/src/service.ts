@@ -17,7 +17,6 @@ import {
   type Tracing,
 } from '@rp/runtime';
 import { WindowCalendar, type WindowSettings } from '@rp/scheduler/windows';
-import type { Store } from '@rp/store';
 import { createDispatchHandlers } from './app.ts';
 import { type BankClient, createBankClient } from './bank-client.ts';
 import { BankGates } from './bank-gate.ts';
@@ -80,7 +79,6 @@ export interface DispatcherDeps {
   /** Owned by the caller, which disconnects it after `stop()`. */
   readonly producer: PipelineProducer;
   /** Snapshots: the DirectDebit a status report's state changes carry. */
-  readonly store: Pick<Store, 'transactions'>;
   readonly participants: Participants;
   /** The business calendar: retries stop at the close of the message's reconciliation window. */
   readonly windows: WindowSettings;
@@ -158,7 +156,6 @@ export function createDispatcherService(deps: DispatcherDeps): DispatcherService
       const handlers = createDispatchHandlers({
         deliver,
         participants: deps.participants,
-        transactions: deps.store.transactions,
         metrics,
       });
       const common = {

@@ -9,7 +9,6 @@ import {
   parseJsonExact,
   type TopicName,
   type TransactionStateChanged,
-  toJson,
   validateCreditTransfer,
 } from '@rp/contracts';
 import { createAvroSerde, createKafka, type KafkaClient } from '@rp/kafka';
@@ -26,9 +25,7 @@ import {
 } from '@rp/pipeline';
 import { type Clock, createLogger, createMetrics, type Metrics } from '@rp/runtime';
 import { defaultWindowSettings } from '@rp/scheduler/windows';
-import { connectStore, type Store } from '@rp/store';
 import { infra, uniqueName } from '@rp/testkit';
-import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import {
   consumedTopics,
@@ -71,8 +68,6 @@ let codecs: Partial<PipelineCodecs>;
 let kafka: KafkaClient;
 let producer: PipelineProducer;
 let input: PipelineProducer;
-let store: Store;
-let databaseName: string;
 let banks: TestBanks;
 let participants: Participants;
 let metrics: Metrics;
@@ -106,29 +101,10 @@ function creditFor(creditorBank: string): CreditTransfer {
   return value;
 }
 
-/** The engine's ACCP report on a debit, addressed to the initiating bank; its snapshot holds the debit. */
+/** The engine's ACCP report on a debit, addressed to the initiating bank. */
 async function reportFor(initiatingBank: string, createdAt = clock.now()): Promise<PaymentStatusReport> {
   const debit = debitFor(initiatingBank);
   const uetr = debit.transactionIdentifiers.uetr;
-  const at = clock.now();
-  await store.transactions.applyChanges([
-    {
-      uetr,
-      eventId: `${uetr}:1`,
-      seq: 1,
-      from: null,
-      to: 'DEBIT_RECEIVED',
-      eventType: 'DEBIT_REQUEST_RECEIVED',
-      at,
-      service: 'test',
-      message: {
-        kind: 'DirectDebit',
-        messageIdentification: debit.messageIdentifiers.messageIdentification,
-        at,
-        bodyJson: toJson('DirectDebit', debit),
-      },
-    },
-  ]);
   return {
     messageIdentifiers: {
       messageIdentification: `RPV${uetr.replaceAll('-', '').toUpperCase()}`,
@@ -226,20 +202,12 @@ beforeAll(async () => {
   codecs = await createPlainCodecs(serde, names, allTopics);
   producer = createPipelineProducer(kafka, names, codecs);
   input = createPipelineProducer(kafka, names, codecs);
-  databaseName = uniqueName('dispatcher').replace(/-/g, '_');
-  store = await connectStore({
-    uri: endpoints.mongodbUri,
-    database: databaseName,
-    appName: 'dispatcher-test',
-  });
-  await store.ensureIndexes();
   metrics = createMetrics({ service: 'dispatcher', defaultMetrics: false });
   service = createDispatcherService({
     kafka,
     names,
     codecs,
     producer,
-    store,
     participants,
     windows: defaultWindowSettings,
     signingKeys: parseSigningSecrets(JSON.stringify({ ok: secret, recovering: secret })),
@@ -266,11 +234,6 @@ afterAll(async () => {
   await Promise.all([states?.stop(), outcomes?.stop()]);
   await producer?.disconnect();
   await input?.disconnect();
-  const endpoints = await infra();
-  const mongo = new MongoClient(endpoints.mongodbUri);
-  await mongo.db(databaseName).dropDatabase();
-  await mongo.close();
-  await store?.close();
   await kafka?.close();
 });
 
@@ -314,7 +277,8 @@ describe('status reports to the initiating bank', () => {
       ['DEBIT_STATUS_DELIVERED', 'DEBIT_ACCEPTANCE_DELIVERY_PENDING', 'DEBIT_ACCEPTANCE_DELIVERED'],
     ]);
     expect(delivered.value.statusReport?.messageIdentifiers.messageIdentification).toBe(id);
-    expect(delivered.value.transaction.transactionIdentifiers.uetr).toBe(uetr);
+    // The report does not carry the debit, and the dispatcher does not read it: the tracker fills it in.
+    expect(delivered.value.transaction).toBeUndefined();
   });
 
   test('500 twice then 202: three calls with the same id and body, an outcome for each', async () => {

@@ -5,7 +5,6 @@ import {
   type CreditTransfer,
   type DirectDebit,
   type FieldError,
-  type Messages,
   openApiDocument,
   type PaymentStatusReport,
   type ProblemDetails,
@@ -28,13 +27,27 @@ import {
   type StateEmitter,
   schemeOrigin,
 } from '@rp/pipeline';
-import { type AppEnv, AppError, type Clock, isRetriable, type Logger, transactionLogger } from '@rp/runtime';
-import type { ClaimOutcome, IdempotencyRepository, TransactionRepository } from '@rp/store';
+import {
+  type AppEnv,
+  AppError,
+  type Clock,
+  isRetriable,
+  type Logger,
+  RecentMap,
+  transactionLogger,
+} from '@rp/runtime';
+import type {
+  ClaimedTransaction,
+  ClaimOutcome,
+  IdempotencyRepository,
+  TransactionRepository,
+} from '@rp/store';
 import type { Context, Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { BankAuthenticator } from './bank-auth.ts';
 import { readJsonBody } from './body.ts';
 import type { CallerResolver } from './caller.ts';
+import { claimedTransactionOf } from './claimed.ts';
 import {
   idempotencyKey,
   payloadHash,
@@ -47,7 +60,8 @@ import type { ProducedMarkers } from './produced-markers.ts';
 import type { SenderRateLimiter } from './rate-limit.ts';
 import { bearerChallenge, registerTransactionReads } from './reads.ts';
 import { authenticateScheme, type SchemeClient, type SchemeClients } from './schemes.ts';
-import { type TransactionKind, transactionOfSnapshot } from './snapshot.ts';
+import type { TransactionKind } from './snapshot.ts';
+import { startingMessage } from './transaction-status.ts';
 
 /** Kafka header carrying the transaction's state on flow records, so the next service knows fromState. */
 export const stateHeader = 'rp-state';
@@ -86,7 +100,27 @@ export interface IngressRoutesOptions {
   readonly readRateLimiter?: SenderRateLimiter;
   /** Keeps the service's stop() waiting until the request's work is done. */
   track<T>(work: () => Promise<T>): Promise<T>;
+  /**
+   * How many claimed transactions this instance remembers (those it claimed last), so that the bank's
+   * report on one is admitted without reading its claim back. 0 remembers none.
+   */
+  readonly claimCacheSize: number;
 }
+
+/**
+ * A bank's report on a transaction the engine accepted (its UETR is held) but whose snapshot the tracker
+ * has not written yet: it writes a transaction's first change at once, but it can lag its topic (a
+ * backlog, a restart) and a bank can answer within moments. Answered 503 with a short Retry-After, never
+ * 422: the report is right, only early.
+ */
+class TransactionNotYetRecorded extends AppError {
+  constructor(uetr: string) {
+    super('NOT_FOUND', `transaction ${uetr} is not recorded yet`, { retriable: true });
+  }
+}
+
+/** How soon a report that came before its transaction's snapshot is to be sent again. */
+const notYetRecordedRetryAfterSeconds = 1;
 
 /** Admission checks that need the store; they run before the idempotency claim, so a refusal leaves none. */
 type Admission = { ok: true; produce(): Promise<void> } | { ok: false; errors: FieldError[] };
@@ -137,26 +171,26 @@ type Identified<S> =
 interface Receiver<M extends IngressMessage, S extends Sender> {
   operation: IngressOperation;
   /**
-   * The message starts a transaction: its UETR is claimed for it, so another message naming the same
-   * UETR (a corrected message that kept the rejected one's UETR) is refused rather than acknowledged and
-   * never processed.
+   * Present when the message starts a transaction: its UETR is claimed for it, so another message naming
+   * the same UETR (a corrected message that kept the rejected one's UETR) is refused rather than
+   * acknowledged and never processed. The claim records what this returns, for the banks' answers.
    */
-  startsTransaction: boolean;
+  startsTransaction?(message: M): ClaimedTransaction;
   sender: Identification<M, S>;
   validate(json: unknown): ValidationResult<M>;
   admit(message: M, sender: S, log: Logger): Promise<Admission>;
 }
 
 /** How the report answering a delivered transaction is admitted: the debit's and the credit's differ only here. */
-interface ReportFlow<K extends TransactionKind> {
-  /** The kind of message the transaction started with, as its snapshot records it. */
-  kind: K;
+interface ReportFlow {
+  /** The kind of message the transaction started with, as its claim and its snapshot record it. */
+  kind: TransactionKind;
   /** Names the transaction in a refusal ("a direct debit"). */
   described: string;
   /** Names the bank that must send the report ("the actioning bank"). */
   answeringRole: string;
-  /** Whether `memberId` is the bank that must answer the transaction. */
-  answeredBy(transaction: Messages[K], memberId: string): boolean;
+  /** Whether `memberId` is the bank that must answer the transaction, whose agents are `parties`. */
+  answeredBy(parties: ClaimedTransaction, memberId: string): boolean;
   eventType: TransactionEventType;
   /**
    * The states the report may follow (the transition table allows both: the report can overtake the
@@ -186,6 +220,8 @@ export function registerIngressRoutes(app: Hono<AppEnv>, options: IngressRoutesO
    * message a second time beside it: under load, resends would otherwise multiply the work.
    */
   const producing = new Map<string, InProgress>();
+  /** The transactions this instance claimed last, by UETR: what their claims record (see claimedTransactionOf). */
+  const claims = new RecentMap<string, ClaimedTransaction>(options.claimCacheSize);
   const documents = {
     openapi: JSON.stringify(openApiDocument()),
     asyncapi: JSON.stringify(asyncApiDocument()),
@@ -298,7 +334,7 @@ export function registerIngressRoutes(app: Hono<AppEnv>, options: IngressRoutesO
 
   const outboundDirectDebit: Receiver<DirectDebit, BankSender> = {
     operation: 'outboundDirectDebit',
-    startsTransaction: true,
+    startsTransaction: (debit) => claimedTransactionOf('DirectDebit', debit),
     sender: bank,
     validate: validateDirectDebit,
     admit: async (debit) => ({ ok: true, produce: () => produceReceivedDebit(debit) }),
@@ -306,7 +342,7 @@ export function registerIngressRoutes(app: Hono<AppEnv>, options: IngressRoutesO
 
   const inboundDirectDebitFromScheme: Receiver<DirectDebit, SchemeSender> = {
     operation: 'inboundDirectDebitFromScheme',
-    startsTransaction: true,
+    startsTransaction: (debit) => claimedTransactionOf('DirectDebit', debit),
     sender: scheme,
     validate: validateDirectDebit,
     async admit(debit) {
@@ -338,17 +374,16 @@ export function registerIngressRoutes(app: Hono<AppEnv>, options: IngressRoutesO
 
   const inboundDirectDebitResponse: Receiver<PaymentStatusReport, BankSender> = {
     operation: 'inboundDirectDebitResponse',
-    startsTransaction: false,
     sender: bank,
     validate: validatePaymentStatusReport,
-    admit: (report, sender, log) =>
-      admitReport(report, sender, log, {
+    admit: (report, sender) =>
+      admitReport(report, sender, {
         kind: 'DirectDebit',
         described: 'a direct debit',
         answeringRole: 'the actioning bank',
         // A debit that does not name its actioning bank by member id cannot be matched to the caller.
-        answeredBy: (debit, memberId) =>
-          debit.debtorAgent.memberId === undefined || debit.debtorAgent.memberId === memberId,
+        answeredBy: ({ debtorAgentMemberId }, memberId) =>
+          debtorAgentMemberId === undefined || debtorAgentMemberId === memberId,
         eventType: 'DEBIT_RESPONSE_ACCEPTED',
         fromStates: ['DEBIT_DELIVERED', 'DEBIT_DELIVERY_PENDING'],
         async forward(report, toState) {
@@ -361,7 +396,7 @@ export function registerIngressRoutes(app: Hono<AppEnv>, options: IngressRoutesO
 
   const inboundCreditTransferAuthorization: Receiver<CreditTransfer, SchemeSender> = {
     operation: 'inboundCreditTransferAuthorization',
-    startsTransaction: true,
+    startsTransaction: (credit) => claimedTransactionOf('CreditTransfer', credit),
     sender: scheme,
     validate: validateCreditTransfer,
     async admit(credit) {
@@ -408,16 +443,15 @@ export function registerIngressRoutes(app: Hono<AppEnv>, options: IngressRoutesO
 
   const inboundCreditTransferAuthorizationResponse: Receiver<PaymentStatusReport, BankSender> = {
     operation: 'inboundCreditTransferAuthorizationResponse',
-    startsTransaction: false,
     sender: bank,
     validate: validatePaymentStatusReport,
-    admit: (report, sender, log) =>
-      admitReport(report, sender, log, {
+    admit: (report, sender) =>
+      admitReport(report, sender, {
         kind: 'CreditTransfer',
         described: 'a credit transfer authorisation',
         answeringRole: "the creditor's bank",
         // Always named: the scheme route takes a credit only for a participant's member id.
-        answeredBy: (credit, memberId) => credit.creditorAgent.memberId === memberId,
+        answeredBy: ({ creditorAgentMemberId }, memberId) => creditorAgentMemberId === memberId,
         eventType: 'CREDIT_AUTH_RESPONSE_ACCEPTED',
         fromStates: ['CREDIT_AUTH_DELIVERED', 'CREDIT_AUTH_DELIVERY_PENDING'],
         // The creditor's bank's answer completes the transaction: the state change is all there is.
@@ -456,19 +490,19 @@ export function registerIngressRoutes(app: Hono<AppEnv>, options: IngressRoutesO
   }
 
   /**
-   * A bank's report on a transaction the engine delivered to it. The state change carries the
-   * transaction payload, which the report does not contain: one read of the snapshot by _id supplies it.
+   * A bank's report on a transaction the engine delivered to it, admitted against what the transaction's
+   * claim records (remembered, or one read by _id): its kind and the bank that answers it. The state
+   * change names the transaction by its UETR; the tracker fills in the payload the report does not carry.
+   * A UETR claimed before claims recorded their transactions is admitted against its snapshot instead.
    */
-  async function admitReport<K extends TransactionKind>(
+  async function admitReport(
     report: PaymentStatusReport,
     sender: BankSender,
-    log: Logger,
-    flow: ReportFlow<K>,
+    flow: ReportFlow,
   ): Promise<Admission> {
     const uetr = report.transactionIdentifiers.uetr;
-    const snapshot = await transactions.get(uetr);
-    const transaction = snapshot === null ? undefined : transactionOfSnapshot(snapshot, flow.kind);
-    if (snapshot === null || transaction === undefined) {
+    const recorded = await recordedTransaction(uetr, flow.kind);
+    if (recorded === undefined || recorded.parties.kind !== flow.kind) {
       return {
         ok: false,
         errors: [
@@ -480,7 +514,7 @@ export function registerIngressRoutes(app: Hono<AppEnv>, options: IngressRoutesO
       };
     }
     const { memberId } = sender.participant;
-    if (!flow.answeredBy(transaction, memberId)) {
+    if (!flow.answeredBy(recorded.parties, memberId)) {
       return {
         ok: false,
         errors: [
@@ -491,18 +525,12 @@ export function registerIngressRoutes(app: Hono<AppEnv>, options: IngressRoutesO
         ],
       };
     }
-    // The tracker holds the authoritative state; the snapshot may lag it. When the snapshot shows a
-    // state the report may follow, say so; otherwise assume the transaction was delivered and let the
-    // tracker refuse the change if the transaction is elsewhere.
+    // The tracker holds the authoritative state. The report is taken to follow the delivery, or the
+    // pending delivery when a snapshot read says so; the tracker applies its own state, and refuses the
+    // change if the transaction is elsewhere.
     const [delivered] = flow.fromStates;
     const fromState: TransactionState =
-      flow.fromStates.find((state) => state === snapshot.state) ?? delivered;
-    if (snapshot.state !== fromState) {
-      log.info(
-        { snapshotState: snapshot.state, fromState },
-        'status report for a transaction not yet recorded as delivered',
-      );
-    }
+      flow.fromStates.find((state) => state === recorded.snapshotState) ?? delivered;
     return {
       ok: true,
       async produce() {
@@ -510,7 +538,7 @@ export function registerIngressRoutes(app: Hono<AppEnv>, options: IngressRoutesO
           {
             fromState,
             eventType: flow.eventType,
-            transaction,
+            uetr,
             statusReport: report,
             causedBy: {
               messageType: 'PaymentStatusReport',
@@ -521,6 +549,39 @@ export function registerIngressRoutes(app: Hono<AppEnv>, options: IngressRoutesO
         await flow.forward?.(report, change?.toState ?? flow.eventType);
       },
     };
+  }
+
+  /**
+   * What is recorded of the transaction `uetr` names: its claim's record, from memory or one read; for a
+   * claim that records none (made before claims did), its snapshot's starting message of `kind`.
+   * Undefined when the engine holds no such transaction. Throws TransactionNotYetRecorded for a claimed
+   * UETR whose snapshot does not hold its message yet.
+   */
+  async function recordedTransaction(
+    uetr: string,
+    kind: TransactionKind,
+  ): Promise<{ parties: ClaimedTransaction; snapshotState?: string | null } | undefined> {
+    const remembered = claims.get(uetr);
+    if (remembered !== undefined) {
+      metrics.reportChecked('remembered');
+      return { parties: remembered };
+    }
+    const claim = await idempotency.get(transactionKey(uetr));
+    if (claim?.transaction !== undefined) {
+      metrics.reportChecked('claim');
+      claims.set(uetr, claim.transaction);
+      return { parties: claim.transaction };
+    }
+    const snapshot = await transactions.get(uetr);
+    const started = snapshot === null ? undefined : startingMessage(snapshot);
+    if (started === undefined && claim !== null) {
+      metrics.reportChecked('early');
+      throw new TransactionNotYetRecorded(uetr);
+    }
+    metrics.reportChecked('snapshot');
+    if (started === undefined) return undefined;
+    const parties = claimedTransactionOf(started.kind, started.message);
+    return parties.kind === kind ? { parties, snapshotState: snapshot?.state ?? null } : undefined;
   }
 
   async function receive<M extends IngressMessage, S extends Sender>(
@@ -639,10 +700,17 @@ export function registerIngressRoutes(app: Hono<AppEnv>, options: IngressRoutesO
       // A message that starts a transaction claims its UETR too, after its own claim (so a refused
       // message answers its resends the same way and a UETR is only ever held by a message that was
       // claimed): both in one command when the message is new.
-      const transactionClaim = { key: transactionKey(uetr), payloadHash: hash, uetr, receivedAt };
+      const claimed = receiver.startsTransaction?.(message);
+      const transactionClaim = {
+        key: transactionKey(uetr),
+        payloadHash: hash,
+        uetr,
+        receivedAt,
+        ...(claimed ? { transaction: claimed } : {}),
+      };
       let held: ClaimOutcome | undefined;
       let claim: ClaimOutcome;
-      if (receiver.startsTransaction) {
+      if (claimed) {
         const both = await idempotency.claimBoth(messageClaim, transactionClaim);
         claim = both.first;
         held = both.second;
@@ -684,7 +752,7 @@ export function registerIngressRoutes(app: Hono<AppEnv>, options: IngressRoutesO
         }
         outcome = 'reproduced';
       }
-      if (receiver.startsTransaction) {
+      if (claimed) {
         // A resend's UETR claim was not attempted with its message's: the first attempt may have stopped
         // between the two.
         held ??= await idempotency.claim(transactionClaim);
@@ -709,6 +777,7 @@ export function registerIngressRoutes(app: Hono<AppEnv>, options: IngressRoutesO
         }
       }
       await admission.produce();
+      if (claimed) claims.set(uetr, claimed);
       metrics.produced(operation, (performance.now() - started) / 1000);
       markers.add({ key: producedMarkerKey(key), payloadHash: hash, uetr, receivedAt: clock.now() });
       metrics.finished(operation, outcome);
@@ -716,6 +785,17 @@ export function registerIngressRoutes(app: Hono<AppEnv>, options: IngressRoutesO
       settle?.(acknowledgement);
       return c.json(acknowledgement, 202);
     } catch (error) {
+      if (error instanceof TransactionNotYetRecorded) {
+        log.info("status report ahead of its transaction's snapshot: to be sent again");
+        return refuse(
+          'unavailable',
+          unavailableProblem(
+            'The transaction this report answers is not recorded yet; send it again in a moment',
+            instance,
+          ),
+          { 'Retry-After': String(notYetRecordedRetryAfterSeconds) },
+        );
+      }
       if (!isRetriable(error)) throw error;
       log.warn({ err: error }, `${operation} not accepted: a dependency is unavailable`);
       return refuse(
@@ -738,7 +818,7 @@ export function registerIngressRoutes(app: Hono<AppEnv>, options: IngressRoutesO
     extraHeaders: Record<string, string> = {},
   ): Response {
     const headers: Record<string, string> = { ...extraHeaders, 'Content-Type': problemContentType };
-    if (body.status === 503) headers['Retry-After'] = String(options.retryAfterSeconds);
+    if (body.status === 503) headers['Retry-After'] ??= String(options.retryAfterSeconds);
     return c.body(JSON.stringify(body), body.status as ContentfulStatusCode, headers);
   }
 }

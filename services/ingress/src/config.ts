@@ -46,6 +46,11 @@ export const ingressConfigSpec = defineConfig({
     min: 1,
     doc: 'Messages a sender may send at once after a quiet time (default: one second of SENDER_RATE_LIMIT)',
   }),
+  CLAIM_CACHE_SIZE: int({
+    default: 20_000,
+    min: 0,
+    doc: "Transactions whose claims this instance remembers (those it took last, about 11 MB for 20,000), so that a bank's report on one is admitted without a read; 0: every report reads its transaction's claim",
+  }),
   SHUTDOWN_TIMEOUT: duration({
     default: 10_000,
     doc: 'How long requests in progress may take to finish at shutdown',

@@ -45,6 +45,13 @@ export type ReadOutcome =
   | 'overloaded'
   | 'unavailable';
 
+/**
+ * What a bank's report on a transaction was checked against. `remembered`: the claim this instance made;
+ * `claim`: the claim, read; `snapshot`: the snapshot, for a UETR claimed before claims recorded their
+ * transactions (or not claimed: refused); `early`: such a claim whose snapshot is not written yet (503).
+ */
+export type ReportCheck = 'remembered' | 'claim' | 'snapshot' | 'early';
+
 export interface IngressMetrics {
   received(operation: IngressOperation): void;
   finished(operation: IngressOperation, outcome: IngressOutcome): void;
@@ -56,6 +63,8 @@ export interface IngressMetrics {
   resendWaiting(operation: IngressOperation, change: 1 | -1): void;
   /** "Produced" markers written behind, or given up after a failed write. */
   markers(result: 'written' | 'failed', count: number): void;
+  /** A bank's report checked against what is recorded of its transaction (see ReportCheck). */
+  reportChecked(check: ReportCheck): void;
 }
 
 export function ingressMetrics(metrics: Metrics): IngressMetrics {
@@ -90,6 +99,11 @@ export function ingressMetrics(metrics: Metrics): IngressMetrics {
     '"Produced" markers of acknowledged messages, by whether their write behind succeeded',
     ['result'],
   );
+  const reportChecks = metrics.counter(
+    'rp_ingress_report_checks_total',
+    "Banks' reports by what the ingress checked them against: remembered, claim, snapshot or early",
+    ['check'],
+  );
   return {
     received: (operation) => received.inc({ operation }),
     finished: (operation, outcome) => finished.inc({ operation, outcome }),
@@ -97,5 +111,6 @@ export function ingressMetrics(metrics: Metrics): IngressMetrics {
     read: (outcome) => reads.inc({ outcome }),
     resendWaiting: (operation, change) => waiting.inc({ operation }, change),
     markers: (result, count) => markers.inc({ result }, count),
+    reportChecked: (check) => reportChecks.inc({ check }),
   };
 }

@@ -62,6 +62,8 @@ export interface IngressDeps {
   readonly bankAuth?: BankAuthOptions;
   /** Messages in progress at most; beyond it new ones get 503 with Retry-After. Default 1,000. */
   readonly maxInFlight?: number;
+  /** Claimed transactions remembered for the banks' reports on them (see IngressRoutesOptions). Default 20,000. */
+  readonly claimCacheSize?: number;
   /**
    * Each sender's rate of messages (per second, and the burst after a quiet time), and each bank's rate of
    * reads, counted apart at the same rate; default unlimited.
@@ -128,6 +130,7 @@ export function createIngressService(deps: IngressDeps): IngressService {
     clock,
     metrics: routeMetrics,
     retryAfterSeconds: deps.retryAfterSeconds ?? 5,
+    claimCacheSize: deps.claimCacheSize ?? 20_000,
     maxBodyBytes: deps.maxBodyBytes ?? maxRequestBodyBytes,
     isAccepting: () => accepting,
     hasCapacity: () => inFlight <= maxInFlight,

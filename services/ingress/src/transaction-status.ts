@@ -15,8 +15,8 @@ import { type TransactionKind, transactionOfSnapshot } from './snapshot.ts';
 
 /** The message a transaction started with, as its snapshot records it. */
 export type StartingMessage =
-  | { type: 'DIRECT_DEBIT'; message: DirectDebit }
-  | { type: 'CREDIT_TRANSFER'; message: CreditTransfer };
+  | { kind: 'DirectDebit'; type: 'DIRECT_DEBIT'; message: DirectDebit }
+  | { kind: 'CreditTransfer'; type: 'CREDIT_TRANSFER'; message: CreditTransfer };
 
 const transactionTypes = { DirectDebit: 'DIRECT_DEBIT', CreditTransfer: 'CREDIT_TRANSFER' } as const;
 
@@ -33,10 +33,14 @@ export function startingMessage(snapshot: TransactionSnapshot): StartingMessage 
   if (first === undefined) return undefined;
   if (first.kind === 'DirectDebit') {
     const message = transactionOfSnapshot(snapshot, 'DirectDebit');
-    return message === undefined ? undefined : { type: transactionTypes.DirectDebit, message };
+    return message === undefined
+      ? undefined
+      : { kind: 'DirectDebit', type: transactionTypes.DirectDebit, message };
   }
   const message = transactionOfSnapshot(snapshot, 'CreditTransfer');
-  return message === undefined ? undefined : { type: transactionTypes.CreditTransfer, message };
+  return message === undefined
+    ? undefined
+    : { kind: 'CreditTransfer', type: transactionTypes.CreditTransfer, message };
 }
 
 /**

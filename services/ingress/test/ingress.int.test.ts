@@ -90,7 +90,7 @@ let states: TopicReader<'rp.transaction.state.v1'>;
 async function startIngress(
   brokers: string[],
   deliveryTimeoutMs: number,
-  limits: Pick<IngressDeps, 'maxInFlight' | 'rateLimit' | 'bankAuth' | 'producedMarkers'> &
+  limits: Pick<IngressDeps, 'maxInFlight' | 'rateLimit' | 'bankAuth' | 'producedMarkers' | 'claimCacheSize'> &
     Partial<Pick<IngressDeps, 'store'>> = {},
 ): Promise<Running> {
   const kafka = createKafka({ brokers, clientId: uniqueName('ingress-test'), connectionTimeoutMs: 1_000 });
@@ -195,6 +195,11 @@ async function outcomes(running: Running): Promise<Record<string, number>> {
   return Object.fromEntries(
     (metric?.values ?? []).map((value) => [`${value.labels.operation}:${value.labels.outcome}`, value.value]),
   );
+}
+
+async function reportChecks(running: Running): Promise<Record<string, number>> {
+  const metric = await running.metrics.registry.getSingleMetric('rp_ingress_report_checks_total')?.get();
+  return Object.fromEntries((metric?.values ?? []).map((value) => [value.labels.check, value.value]));
 }
 
 async function markerMetric(running: Running, result: 'written' | 'failed'): Promise<number> {
@@ -643,8 +648,7 @@ async function seedSnapshot(
   );
 }
 
-async function deliveredDebit(): Promise<DirectDebit> {
-  const debit = canonicalAmounts(debitBody());
+async function deliveredDebit(debit = canonicalAmounts(debitBody())): Promise<DirectDebit> {
   await seedSnapshot(debit, [
     'DEBIT_RECEIVED',
     'DEBIT_ACCEPTED',
@@ -685,13 +689,63 @@ describe('POST inbound/direct-debit-response', () => {
     expect(record.value).toEqual(report);
     const change = await states.waitFor((entry) => entry.key === uetr);
     expect(change.value).toMatchObject({
+      uetr,
       fromState: 'DEBIT_DELIVERED',
       toState: 'DEBIT_RESPONSE_ACCEPTED',
       eventType: 'DEBIT_RESPONSE_ACCEPTED',
       emittedBy: 'ingress',
-      transaction: debit,
       statusReport: report,
     });
+    // The report does not carry the debit, and neither does its change: the tracker fills it in.
+    expect(change.value.transaction ?? undefined).toBeUndefined();
+  });
+
+  test("a report on a debit this engine took is admitted against the UETR's claim, before any snapshot", async () => {
+    const sent = debitBody();
+    const uetr = sent.transactionIdentifiers.uetr;
+    expect((await postDebit(sent)).status).toBe(202);
+    // No tracker runs here: the debit has no snapshot. The instance that took it remembers its claim;
+    // another, remembering none, reads it.
+    expect(await store.transactions.get(uetr)).toBeNull();
+    const forgetful = await startIngress(endpoints.kafkaBrokers, 10_000, { claimCacheSize: 0 });
+    try {
+      const wrongBank = reportBody(sent, { instructingAgent: { memberId: '632005' } });
+      for (const running of [healthy, forgetful]) {
+        const refused = await postReport(wrongBank, running);
+        expect(refused.status).toBe(422);
+        expect(await refused.json()).toMatchObject({
+          errors: [
+            {
+              pointer: '/instructingAgent/memberId',
+              detail: expect.stringContaining('not the actioning bank'),
+            },
+          ],
+        });
+      }
+      // Not a credit: a credit's report naming the debit's UETR is refused at the UETR.
+      const asCredit = await postCreditResponse(reportBody(sent));
+      expect(asCredit.status).toBe(422);
+      expect(await asCredit.json()).toMatchObject({
+        errors: [
+          {
+            pointer: '/transactionIdentifiers/uetr',
+            detail: expect.stringContaining('does not name a credit transfer authorisation'),
+          },
+        ],
+      });
+      const report = reportBody(sent);
+      expect((await postReport(report, forgetful)).status).toBe(202);
+      const change = await states.waitFor(
+        (entry) => entry.key === uetr && entry.value.eventType === 'DEBIT_RESPONSE_ACCEPTED',
+      );
+      expect(change.value).toMatchObject({ fromState: 'DEBIT_DELIVERED', statusReport: report });
+      expect((await reports.waitFor((entry) => entry.key === uetr)).value).toEqual(report);
+      // The one that remembers no claim read it for both of its reports, and never the snapshot.
+      expect(await reportChecks(forgetful)).toEqual({ claim: 2 });
+      expect((await reportChecks(healthy)).remembered).toBeGreaterThanOrEqual(1);
+    } finally {
+      await stopIngress(forgetful);
+    }
   });
 
   test('a report on a transaction the engine does not know gets 422 at the UETR', async () => {
@@ -701,6 +755,25 @@ describe('POST inbound/direct-debit-response', () => {
       type: '/problems/validation-failed',
       errors: [{ pointer: '/transactionIdentifiers/uetr', detail: expect.stringContaining('does not name') }],
     });
+  });
+
+  test("a report on a UETR claimed without its transaction's record (an older claim) and with no snapshot yet gets 503 with Retry-After 1, and 202 once the snapshot is written", async () => {
+    const debit = canonicalAmounts(debitBody());
+    const uetr = debit.transactionIdentifiers.uetr;
+    await store.idempotency.claim({
+      key: transactionKey(uetr),
+      payloadHash: payloadHash(debit),
+      uetr,
+      receivedAt: new Date(),
+    });
+    const report = reportBody(debit);
+    const early = await postReport(report);
+    expect(early.status).toBe(503);
+    expect(early.headers.get('retry-after')).toBe('1');
+    expect(await early.json()).toMatchObject({ detail: expect.stringContaining('not recorded yet') });
+    expect((await reportChecks(healthy)).early).toBeGreaterThanOrEqual(1);
+    await deliveredDebit(debit);
+    expect((await postReport(report)).status).toBe(202);
   });
 
   test('a report from a bank that is not the actioning bank gets 422 at instructingAgent', async () => {
@@ -1010,9 +1083,9 @@ describe('POST inbound/credit-transfer-authorization-response', () => {
         messageType: 'PaymentStatusReport',
         messageIdentification: report.messageIdentifiers.messageIdentification,
       },
-      transaction: credit,
       statusReport: report,
     });
+    expect(change.value.transaction ?? undefined).toBeUndefined();
     expect(
       (await outcomes(healthy))['inboundCreditTransferAuthorizationResponse:accepted'],
     ).toBeGreaterThanOrEqual(1);
@@ -1037,6 +1110,32 @@ describe('POST inbound/credit-transfer-authorization-response', () => {
       fromState: 'CREDIT_AUTH_DELIVERY_PENDING',
       toState: 'CREDIT_AUTH_RESPONSE_ACCEPTED',
     });
+  });
+
+  test("a response on a credit this engine took is admitted against the UETR's claim, before any snapshot", async () => {
+    const sent = creditBody();
+    const uetr = sent.transactionIdentifiers.uetr;
+    expect((await postCredit(sent)).status).toBe(202);
+    expect(await store.transactions.get(uetr)).toBeNull();
+    const stranger = await postCreditResponse(reportBody(sent, { instructingAgent: { memberId: '632005' } }));
+    expect(stranger.status).toBe(422);
+    // Not a debit: a debit's report naming the credit's UETR is refused at the UETR.
+    const crossed = await postReport(reportBody(sent));
+    expect(crossed.status).toBe(422);
+    expect(await crossed.json()).toMatchObject({
+      errors: [
+        {
+          pointer: '/transactionIdentifiers/uetr',
+          detail: expect.stringContaining('does not name a direct debit'),
+        },
+      ],
+    });
+    const report = reportBody(sent);
+    expect((await postCreditResponse(report)).status).toBe(202);
+    const change = await states.waitFor(
+      (entry) => entry.key === uetr && entry.value.eventType === 'CREDIT_AUTH_RESPONSE_ACCEPTED',
+    );
+    expect(change.value).toMatchObject({ fromState: 'CREDIT_AUTH_DELIVERED', statusReport: report });
   });
 
   test("a response on a direct debit's UETR gets 422 at the UETR, and a debit's report on a credit's too", async () => {

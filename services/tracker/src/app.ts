@@ -1,8 +1,11 @@
 import {
   bankPaths,
+  type CreditTransfer,
   type DeliveryOutcome,
   type DeliveryResult,
+  type DirectDebit,
   type EventPosting,
+  fromStoredJson,
   type TransactionStateChanged,
   toJson,
 } from '@rp/contracts';
@@ -15,6 +18,8 @@ import {
   createProblemJsonErrorHandler,
   type Logger,
   notFoundHandler,
+  type RecentKeys,
+  type RecentMap,
   transactionLogger,
 } from '@rp/runtime';
 import type {
@@ -22,6 +27,7 @@ import type {
   TransactionDeliveryAttempt,
   TransactionMessage,
   TransactionRepository,
+  TransactionSnapshot,
   TransactionStateChange,
 } from '@rp/store';
 import { Hono } from 'hono';
@@ -55,7 +61,19 @@ export interface TrackerHandlerDeps {
   readonly recordEventPostingAttempts: boolean;
   /** Delivery outcomes remembered as recorded, so a redelivered outcome is not recorded twice. */
   readonly recentOutcomes: RecentKeys;
+  /**
+   * The payloads of the transactions that changed lately, for the changes emitted without one (the
+   * dispatcher's deliveries of the engine's status report, the ingress's of a bank's report); a payload
+   * forgotten is read from the snapshot.
+   */
+  readonly payloads: RecentMap<string, Payload>;
 }
+
+/** A transaction's payload, as its changes carry it. */
+type Payload = CreditTransfer | DirectDebit;
+
+/** A state change with its payload: as it was emitted, or filled in by the tracker. */
+type CarriedChange = TransactionStateChanged & { readonly transaction: Payload };
 
 export interface TrackerHandlers {
   /** rp.transaction.state.v1: sequence, project into the snapshot, produce the postings. */
@@ -64,27 +82,13 @@ export interface TrackerHandlers {
   readonly deliveryOutcomes: BatchHandler<DeliveryOutcome>;
 }
 
-/** A bounded set of recently seen keys: the oldest is forgotten first. */
-export class RecentKeys {
-  readonly #max: number;
-  readonly #keys = new Set<string>();
-
-  constructor(max: number) {
-    this.#max = max;
+/** The payload a transaction started with, as its snapshot recorded it (its first message). */
+function payloadOfSnapshot(snapshot: TransactionSnapshot | null): Payload | undefined {
+  for (const message of snapshot?.messages ?? []) {
+    if (message.kind === 'DirectDebit') return fromStoredJson('DirectDebit', message.bodyJson);
+    if (message.kind === 'CreditTransfer') return fromStoredJson('CreditTransfer', message.bodyJson);
   }
-
-  has(key: string): boolean {
-    return this.#keys.has(key);
-  }
-
-  add(key: string): void {
-    this.#keys.delete(key);
-    this.#keys.add(key);
-    if (this.#keys.size > this.#max) {
-      const oldest = this.#keys.values().next();
-      if (!oldest.done) this.#keys.delete(oldest.value);
-    }
-  }
+  return undefined;
 }
 
 /** A change the tracker accepted in this batch. */
@@ -101,7 +105,7 @@ interface Applied {
  * carries no report.
  */
 function newMessage(
-  change: TransactionStateChanged,
+  change: CarriedChange,
   known: ReadonlySet<string>,
   at: Date,
 ): TransactionMessage | undefined {
@@ -177,24 +181,57 @@ export function createTrackerHandlers(deps: TrackerHandlerDeps): TrackerHandlers
         working.set(uetr, cached);
       } else missing.add(uetr);
     }
+    // A change emitted without its payload takes it from an earlier change of the batch, from memory, or
+    // else from the snapshot (read with the cache misses).
+    const payloads = new Map<string, Payload>();
+    const payloadReads = new Set<string>();
+    for (const { value } of records) {
+      if (value.transaction !== undefined) payloads.set(value.uetr, value.transaction);
+      else if (!payloads.has(value.uetr) && deps.payloads.get(value.uetr) === undefined)
+        payloadReads.add(value.uetr);
+    }
+    payloads.clear();
     const misses = [...missing];
+    const reads = [...new Set([...misses, ...payloadReads])];
     try {
-      if (misses.length > 0) {
-        metrics.cache('miss', misses.length);
+      if (reads.length > 0) {
+        if (misses.length > 0) metrics.cache('miss', misses.length);
         // What this process sequenced and has not written yet goes first: the read must see it.
-        await deps.snapshots.write(misses);
-        const snapshots = await mapBounded(misses, deps.readConcurrency, (uetr) => transactions.get(uetr));
-        misses.forEach((uetr, index) => {
-          working.set(uetr, fromSnapshot(snapshots[index] ?? null, uetr, partition));
+        await deps.snapshots.write(reads);
+        const snapshots = await mapBounded(reads, deps.readConcurrency, (uetr) => transactions.get(uetr));
+        reads.forEach((uetr, index) => {
+          const snapshot = snapshots[index] ?? null;
+          if (missing.has(uetr)) working.set(uetr, fromSnapshot(snapshot, uetr, partition));
+          const payload = payloadReads.has(uetr) ? payloadOfSnapshot(snapshot) : undefined;
+          if (payload !== undefined) payloads.set(uetr, payload);
         });
       }
 
       const applied: Applied[] = [];
       for (const record of records) {
-        for (const value of withImpliedDelivery(
-          working.get(record.value.uetr) as TrackedTransaction,
-          record.value,
-        )) {
+        const emitted = record.value;
+        const payload = emitted.transaction ?? payloads.get(emitted.uetr) ?? deps.payloads.get(emitted.uetr);
+        if (payload === undefined) {
+          // Its transaction's first change has not been sequenced yet (or was refused): tried again later.
+          metrics.change('no-payload', emitted.eventType);
+          context.fail(
+            record,
+            new AppError(
+              'NOT_FOUND',
+              `transaction ${emitted.uetr}: a change without a payload, and none recorded`,
+              {
+                retriable: true,
+              },
+            ),
+          );
+          continue;
+        }
+        payloads.set(emitted.uetr, payload);
+        const carried: CarriedChange =
+          emitted.transaction === undefined
+            ? { ...emitted, transaction: payload }
+            : (emitted as CarriedChange);
+        for (const value of withImpliedDelivery(working.get(emitted.uetr) as TrackedTransaction, carried)) {
           const current = working.get(value.uetr) as TrackedTransaction;
           const decision = decide(current, value);
           const log = transactionLogger(logger, {
@@ -296,7 +333,8 @@ export function createTrackerHandlers(deps: TrackerHandlerDeps): TrackerHandlers
         );
         await producer.send('rp.events.v1', postings);
         // The snapshot is written behind, before the consumer commits these records. A transaction's
-        // first change is written now: the dispatcher, the ingress and the validator read its message.
+        // first change is written now: it brings the transaction's message, which the ingress and the
+        // validator read back when the bank answers, and a bank may answer within moments.
         deps.snapshots.add(applied.map((entry) => entry.change));
         const created = applied.filter(({ change }) => createsTransaction(change));
         if (created.length > 0) await deps.snapshots.write(created.map(({ change }) => change.uetr));
@@ -309,6 +347,7 @@ export function createTrackerHandlers(deps: TrackerHandlerDeps): TrackerHandlers
         }
       }
       for (const transaction of working.values()) cache.set(transaction);
+      for (const [uetr, payload] of payloads) deps.payloads.set(uetr, payload);
       const lastSource = sourceRecords[sourceRecords.length - 1];
       if (lastSource) positions.handled(partition, lastSource.offset);
       metrics.cacheSize(cache.size);

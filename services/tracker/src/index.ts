@@ -3,7 +3,6 @@ export {
   createAdminRoutes,
   createTrackerHandlers,
   deliveryAttemptOf,
-  RecentKeys,
   type TrackerHandlers,
 } from './app.ts';
 export { trackerConfigSpec } from './config.ts';

@@ -1,6 +1,7 @@
 import type { Metrics } from '@rp/runtime';
 
-export type ChangeOutcome = 'applied' | 'repeat' | 'refused';
+/** `no-payload`: emitted without its payload, for a transaction the tracker has no record of yet (retried). */
+export type ChangeOutcome = 'applied' | 'repeat' | 'refused' | 'no-payload';
 
 export interface TrackerMetrics {
   received(count: number): void;

@@ -142,20 +142,20 @@ const impliedDeliveries: Readonly<
 };
 
 /** The changes to apply for one record: the record's, preceded by the delivery it implies (see above). */
-export function withImpliedDelivery(
+export function withImpliedDelivery<C extends TransactionStateChanged>(
   current: TrackedTransaction,
-  change: TransactionStateChanged,
-): TransactionStateChanged[] {
+  change: C,
+): C[] {
   const rule = impliedDeliveries[change.eventType];
   if (rule === undefined || current.state !== rule.from) return [change];
   const { statusReport: _report, ...withoutReport } = change;
-  const implied: TransactionStateChanged = {
+  const implied = {
     ...withoutReport,
     eventType: rule.implied,
     fromState: rule.from,
     toState: nextState(rule.from, rule.implied),
     emittedBy: 'tracker',
-  };
+  } as C;
   return [implied, change];
 }
 

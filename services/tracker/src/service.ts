@@ -11,11 +11,13 @@ import {
   type Metrics,
   type OperatorAuthenticator,
   operatorGuard,
+  RecentKeys,
+  RecentMap,
   systemClock,
 } from '@rp/runtime';
 import type { Store } from '@rp/store';
 import { Hono } from 'hono';
-import { createAdminRoutes, createTrackerHandlers, RecentKeys } from './app.ts';
+import { createAdminRoutes, createTrackerHandlers } from './app.ts';
 import { createDeadLetterRoutes } from './dead-letter-routes.ts';
 import { trackerMetrics } from './metrics.ts';
 import { TransactionCache } from './sequencer.ts';
@@ -41,6 +43,13 @@ export const stateRetryPolicy: RetryPolicy = { delaysMs: [1_000, 5_000, 30_000],
 export interface TrackerOptions {
   /** Transactions kept in memory (final ones are forgotten first). Default 100,000. */
   readonly cacheSize?: number;
+  /**
+   * Transaction payloads held for the changes emitted without one (the dispatcher's deliveries of the
+   * engine's status report, moments after the transaction's first change; the ingress's record of a
+   * bank's report); past it, the snapshot is read.
+   * Default 10,000.
+   */
+  readonly payloadCacheSize?: number;
   /** Partitions handled at the same time per consumer. Default 4. */
   readonly partitionsConsumedConcurrently?: number;
   /** Snapshot reads (cache misses) and delivery attempt writes in flight per batch. Default 16. */
@@ -133,6 +142,7 @@ export function createTrackerService(deps: TrackerDeps): TrackerService {
     readConcurrency: options.readConcurrency ?? 16,
     recordEventPostingAttempts: options.recordEventPostingAttempts ?? false,
     recentOutcomes: new RecentKeys(100_000),
+    payloads: new RecentMap(options.payloadCacheSize ?? 10_000),
   });
   const common = {
     partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? 4,

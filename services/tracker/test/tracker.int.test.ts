@@ -442,4 +442,58 @@ describe('tracker on the real stack', () => {
       await startTracker();
     }
   }, 120_000);
+
+  it('fills in the payload of a change emitted without one: from memory, and after a restart from the snapshot', async () => {
+    const debit = newDebit();
+    const uetr = debit.transactionIdentifiers.uetr;
+    const journey = journeyChanges(debit);
+    // The dispatcher's deliveries of the engine's status report name the transaction without its payload.
+    const withoutPayload = ({ transaction: _payload, ...change }: TransactionStateChanged) =>
+      change as TransactionStateChanged;
+    await sendStates([...journey.slice(0, 2), withoutPayload(journey[2] as TransactionStateChanged)]);
+    const first = await events.waitUntil((records) => {
+      const found = statePostings(records, uetr);
+      return found.length >= 3 ? found : undefined;
+    });
+    expect(first[2]).toMatchObject({ type: 'DEBIT_STATUS_DELIVERY_PENDING', payload: debit });
+
+    // A new instance holds no payload: it reads the snapshot the stop wrote.
+    await tracker?.stop();
+    await startTracker();
+    await sendStates([withoutPayload(journey[3] as TransactionStateChanged), ...journey.slice(4)]);
+    const postings = await events.waitUntil((records) => {
+      const found = statePostings(records, uetr);
+      return found.length >= debitJourney.length ? found : undefined;
+    });
+    expect(postings.map((posting) => posting.type)).toEqual([...debitJourney]);
+    expect(postings[3]).toMatchObject({ type: 'DEBIT_STATUS_DELIVERED', payload: debit });
+    const snapshot = await eventually(async () => {
+      const found = await store.transactions.get(uetr);
+      return found && found.lastSeq === debitJourney.length ? found : undefined;
+    });
+    expect(snapshot.state).toBe('DEBIT_COMPLETED');
+  }, 120_000);
+
+  it('sends a change without a payload, of a transaction it has no record of, to the retry tiers', async () => {
+    await tracker?.stop();
+    const metrics = createMetrics({ service: 'tracker-test', defaultMetrics: false });
+    await startTracker({}, metrics);
+    try {
+      const debit = newDebit();
+      const uetr = debit.transactionIdentifiers.uetr;
+      const { transaction: _payload, ...orphan } = journeyChanges(debit)[2] as TransactionStateChanged;
+      await sendStates([orphan as TransactionStateChanged]);
+      // Handled, then tried again from a retry tier: two times at least.
+      await eventually(async () => {
+        const text = (await metrics.render()).body;
+        const found = /rp_tracker_state_changes_total\{[^}]*outcome="no-payload"[^}]*\} (\d+)/.exec(text);
+        return Number(found?.[1] ?? 0) >= 2 ? true : undefined;
+      });
+      expect(statePostings(events.records, uetr)).toEqual([]);
+      expect(await store.transactions.get(uetr)).toBeNull();
+    } finally {
+      await tracker?.stop();
+      await startTracker();
+    }
+  }, 120_000);
 });

@@ -18,7 +18,7 @@ import {
   type StateEmitter,
   schemeOrigin,
 } from '@rp/pipeline';
-import { AppError, type Clock, type Logger, transactionLogger } from '@rp/runtime';
+import { AppError, type Clock, type Logger, type RecentKeys, transactionLogger } from '@rp/runtime';
 import type { TransactionRepository } from '@rp/store';
 import type { AccountVerifier } from './accounts.ts';
 import { businessDate } from './dates.ts';
@@ -51,29 +51,6 @@ export interface ValidatorHandlerDeps {
   readonly keyConcurrency: number;
   /** Transactions this process answered (outputs acknowledged), remembered up to a bound. */
   readonly answered: RecentKeys;
-}
-
-/** A bounded set of recently used keys: the oldest is forgotten first. */
-export class RecentKeys {
-  readonly #max: number;
-  readonly #keys = new Set<string>();
-
-  constructor(max: number) {
-    this.#max = max;
-  }
-
-  has(key: string): boolean {
-    return this.#keys.has(key);
-  }
-
-  add(key: string): void {
-    this.#keys.delete(key);
-    this.#keys.add(key);
-    if (this.#keys.size > this.#max) {
-      const oldest = this.#keys.values().next();
-      if (!oldest.done) this.#keys.delete(oldest.value);
-    }
-  }
 }
 
 /** A transaction the validator answers: its state change is planned, its outputs follow it. */

@@ -5,7 +5,7 @@ export {
   branchCodeOf,
   cdvAccountType,
 } from './accounts.ts';
-export { createValidatorHandlers, RecentKeys, stateHeader, type ValidatorHandlers } from './app.ts';
+export { createValidatorHandlers, stateHeader, type ValidatorHandlers } from './app.ts';
 export { type CdvSettings, chooseCdvTables, startCdv, syntheticCdvTables } from './cdv.ts';
 export { validatorConfigSpec } from './config.ts';
 export { addDays, businessDate, businessTimeZone } from './dates.ts';

@@ -13,10 +13,18 @@ import {
   type PipelineProducer,
   type TopicNames,
 } from '@rp/pipeline';
-import { AppError, type Clock, createMetrics, type Logger, type Metrics, systemClock } from '@rp/runtime';
+import {
+  AppError,
+  type Clock,
+  createMetrics,
+  type Logger,
+  type Metrics,
+  RecentKeys,
+  systemClock,
+} from '@rp/runtime';
 import type { Store } from '@rp/store';
 import type { AccountVerifier } from './accounts.ts';
-import { createValidatorHandlers, RecentKeys } from './app.ts';
+import { createValidatorHandlers } from './app.ts';
 import { validatorMetrics } from './metrics.ts';
 
 export const serviceName = 'validator';

@@ -394,7 +394,7 @@ export function buildOpenApiDocument(set: SchemaSet): Json {
           },
         ),
         Unavailable: problemResponse(
-          `${problemTypes.unavailable.title} (${problemTypes.unavailable.type}): shutting down, too many messages in progress, or the broker or the store away; nothing was acknowledged.`,
+          `${problemTypes.unavailable.title} (${problemTypes.unavailable.type}): shutting down, too many messages in progress, or the broker or the store away; nothing was acknowledged. A bank's report on a transaction whose UETR was claimed before claims recorded their transactions, and whose record lags, is answered so too, with Retry-After: 1.`,
           {
             headers: {
               'Retry-After': {

@@ -2,8 +2,9 @@ import { avroType, recordConstants } from '../avro/codec.ts';
 import { mapLogicalValues } from '../avro/values.ts';
 import type { MessageName, Messages } from '../generated/types.ts';
 import { schemaSet } from '../schema-set.ts';
-import { jsonNumber, stringifyJsonExact } from './exact-json.ts';
+import { isExactNumber, jsonNumber, parseJsonExact, stringifyJsonExact } from './exact-json.ts';
 import { type JsonSchema, messageJsonSchema } from './json-schema.ts';
+import { validate } from './validate.ts';
 
 const documents = new Map<MessageName, JsonSchema>();
 
@@ -26,4 +27,47 @@ export function jsonSchema(name: MessageName): JsonSchema {
     documents.set(name, document);
   }
   return structuredClone(document);
+}
+
+const decimalText = /^-?\d+(\.\d+)?$/;
+
+/**
+ * A message back from JSON text another service stored (a transaction snapshot's messages), validated
+ * like a request body; undefined when the text is not one. Amounts may be JSON numbers (`toJson`) or
+ * decimal strings (a plain `JSON.stringify` of the in-memory message); both are read exactly.
+ */
+export function fromStoredJson<N extends MessageName>(name: N, text: string): Messages[N] | undefined {
+  let json: unknown;
+  try {
+    json = parseJsonExact(text);
+  } catch {
+    return undefined;
+  }
+  const exact = validate(name, copied(json));
+  if (exact.ok) return exact.value;
+  const fromStrings = validate(name, amountsAsNumbers(json));
+  return fromStrings.ok ? fromStrings.value : undefined;
+}
+
+/** A deep copy (validation may change what it is given), exact numbers kept as they are. */
+function copied(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(copied);
+  if (value === null || typeof value !== 'object' || isExactNumber(value)) return value;
+  return Object.fromEntries(Object.entries(value).map(([name, member]) => [name, copied(member)]));
+}
+
+/** Amount objects ({ value, currency }) whose value is a decimal string get an exact JSON number instead. */
+function amountsAsNumbers(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(amountsAsNumbers);
+  if (value === null || typeof value !== 'object' || isExactNumber(value)) return value;
+  const record = value as Record<string, unknown>;
+  const result: Record<string, unknown> = {};
+  for (const [name, member] of Object.entries(record)) result[name] = amountsAsNumbers(member);
+  if (
+    typeof record.currency === 'string' &&
+    typeof record.value === 'string' &&
+    decimalText.test(record.value)
+  )
+    result.value = jsonNumber(record.value);
+  return result;
 }
