@@ -855,4 +855,68 @@ describe('consumer runner', () => {
       await admin.disconnect();
     }
   });
+  test('(m) a handler that works for longer than the session keeps the membership: heartbeats go on meanwhile', async () => {
+    const topic = uniqueName('slow-handler');
+    await kafka.ensureTopics([{ topic, partitions: 1 }]);
+    await produceSteps(topic, ['a'], 1);
+    const raw = new KafkaJs({ brokers, clientId: 'kafka-test-slow-handler', logLevel: logLevel.NOTHING });
+    const capturing = capturingConsumers(raw);
+    const admin = raw.admin();
+    await admin.connect();
+    const sessionTimeoutMs = 6_000; // the broker's least
+    let handlerStarted = false;
+    let handlerRunning = false;
+    let beatsWhileHandling = 0;
+    let joinsSince = 0;
+    const enoughBeats = signal();
+    const handled: string[] = [];
+    const runner = await startConsumer(
+      { ...rawDeps(raw, admin), kafka: capturing.kafka },
+      {
+        groupId: uniqueName('slow-handler-group'),
+        topics: [topic],
+        codec,
+        sessionTimeoutMs,
+        handleBatch: async (records) => {
+          if (!handlerStarted) {
+            handlerStarted = true;
+            handlerRunning = true;
+            // Works until the heartbeats sent meanwhile span more than a session (the first may be at once).
+            await enoughBeats.promise;
+            handlerRunning = false;
+          }
+          for (const record of records) handled.push(`${record.key}:${record.value.sequence}`);
+        },
+      },
+    );
+    const consumer = capturing.consumers[0] as Consumer;
+    consumer.on(consumer.events.GROUP_JOIN, () => {
+      if (handlerStarted) joinsSince += 1;
+    });
+    consumer.on(consumer.events.HEARTBEAT, () => {
+      if (!handlerRunning) return;
+      beatsWhileHandling += 1;
+      if (beatsWhileHandling * 3_000 > sessionTimeoutMs + 3_000) enoughBeats.resolve();
+    });
+    try {
+      await within(enoughBeats.promise, 60_000, 'heartbeats while the handler works');
+      await produceSteps(topic, ['b'], 1);
+      await within(
+        (async () => {
+          while (!handled.includes('b:1')) await new Promise((resolve) => setImmediate(resolve));
+        })(),
+        30_000,
+        'the record after the slow one',
+      );
+      // One member all along: never dropped, so no rejoin and the slow record not handed over again.
+      expect(handled).toEqual(['a:1', 'b:1']);
+      expect(joinsSince).toBe(0);
+      const [group] = (await admin.describeGroups([runner.groupId])).groups;
+      expect(group?.members).toHaveLength(1);
+    } finally {
+      enoughBeats.resolve(); // a failed wait leaves no handler behind to hold the stop
+      await runner.stop();
+      await admin.disconnect();
+    }
+  });
 });

@@ -15,6 +15,7 @@ import type { AvroCodec } from './avro-serde.ts';
 import { dispose } from './dispositions.ts';
 import { describeError, fromKafkaJsError, isRetriableFailure, KafkaError } from './errors.ts';
 import { type ConsumedRecord, type Handlers, type Indexed, invokeHandler } from './handler.ts';
+import { whileBeating } from './keepalive.ts';
 import type { Logger } from './logger.ts';
 import { deadLetterTopicName, isLegalTopicName, retryTopicName } from './names.ts';
 import { ParkedKeys } from './parked-keys.ts';
@@ -174,6 +175,8 @@ interface PendingCommit {
 
 /** How long a partition waits before trying again after the registry or the broker failed it. */
 const infrastructureBackoffMs = 1_000;
+/** The group's heartbeat interval: a tenth of the default session, sent while handlers work too. */
+const heartbeatIntervalMs = 3_000;
 
 export async function startConsumer<T>(
   deps: ConsumerDeps,
@@ -228,7 +231,7 @@ export async function startConsumer<T>(
     partitionAssigners: [coPartitionedAssigner],
     allowAutoTopicCreation: false,
     sessionTimeout: options.sessionTimeoutMs ?? 30_000,
-    heartbeatInterval: 3_000,
+    heartbeatInterval: heartbeatIntervalMs,
     maxWaitTimeInMs: options.maxWaitTimeMs ?? 500,
     minBytes: options.fetchMinBytes ?? 1,
   });
@@ -596,18 +599,23 @@ export async function startConsumer<T>(
     heartbeat: () => Promise<void>,
     attempt: number,
   ): Promise<Map<number, unknown>> {
-    return invokeHandler(handlers, records, {
-      signal: abortController.signal,
-      heartbeat,
-      keyConcurrency,
-      parksKey: (error) => routeFailure(policy, attempt, isRetriable(error)).kind === 'retry',
-      isAborted: () => aborted,
-      onBatchThrew: (error, count) =>
-        logger.warn(
-          { groupId, records: count, err: error },
-          'batch handler threw; handling its records one at a time',
-        ),
-    });
+    // The handler may wait on a slow store for longer than the session: heartbeats go on meanwhile. kafkajs
+    // sends one once the interval has passed since the last; asked at the interval itself, every other
+    // would find it a moment short, so it is asked three times an interval.
+    return whileBeating(heartbeat, heartbeatIntervalMs / 3, () =>
+      invokeHandler(handlers, records, {
+        signal: abortController.signal,
+        heartbeat,
+        keyConcurrency,
+        parksKey: (error) => routeFailure(policy, attempt, isRetriable(error)).kind === 'retry',
+        isAborted: () => aborted,
+        onBatchThrew: (error, count) =>
+          logger.warn(
+            { groupId, records: count, err: error },
+            'batch handler threw; handling its records one at a time',
+          ),
+      }),
+    );
   }
 
   function onRetryBatch(payload: EachBatchPayload, tier: number): void {
