@@ -13,7 +13,8 @@ import type { PipelineProducer } from './producer.ts';
 /**
  * A state change to emit. It carries the transaction's payload, except where the emitter does not hold
  * it and the change leaves it as it was (the dispatcher delivering the engine's status report, the ingress
- * taking a bank's report): `uetr` then names the transaction, and the tracker fills the payload in from what it recorded.
+ * taking a bank's report, the validator applying it before the transaction's record is written): `uetr`
+ * then names the transaction, and the tracker fills the payload in from what it recorded.
  */
 export type StateChangeInput = {
   /** The state the emitter saw the transaction in; undefined for its first state. */

@@ -332,12 +332,10 @@ export function createTrackerHandlers(deps: TrackerHandlerDeps): TrackerHandlers
           })),
         );
         await producer.send('rp.events.v1', postings);
-        // The snapshot is written behind, before the consumer commits these records. A transaction's
-        // first change is written now: it brings the transaction's message, which the ingress and the
-        // validator read back when the bank answers, and a bank may answer within moments.
+        // The snapshot is written behind, before the consumer commits these records, a transaction's
+        // first change too: nothing on a journey waits for it (the ingress admits a bank's report against
+        // its UETR's claim; the validator names a transaction it finds no record of by its UETR).
         deps.snapshots.add(applied.map((entry) => entry.change));
-        const created = applied.filter(({ change }) => createsTransaction(change));
-        if (created.length > 0) await deps.snapshots.write(created.map(({ change }) => change.uetr));
         if (deps.snapshots.size > deps.maxPendingSnapshots) await deps.snapshots.flush();
         const now = deps.clock.now().getTime();
         for (const { change, postings } of applied) {
@@ -387,12 +385,6 @@ export function createTrackerHandlers(deps: TrackerHandlerDeps): TrackerHandlers
   };
 
   return { stateChanges, deliveryOutcomes };
-}
-
-/** The change that brings the transaction's own message (its first): other services read it back. */
-function createsTransaction(change: TransactionStateChange): boolean {
-  const kind = change.message?.kind;
-  return kind === 'DirectDebit' || kind === 'CreditTransfer';
 }
 
 const outcomeKey = (outcome: DeliveryOutcome) =>

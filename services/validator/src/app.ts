@@ -346,8 +346,10 @@ export function createValidatorHandlers(deps: ValidatorHandlerDeps): ValidatorHa
     }
     const fromState = stateOf(record, 'DEBIT_RESPONSE_ACCEPTED');
     nextState(fromState, eventType);
-    // One read by _id: the report carries only originalTransactionData, the state change needs the
-    // transaction's DirectDebit.
+    // One read by _id: a transaction already final is left alone, and the report carries only
+    // originalTransactionData, so the snapshot's DirectDebit goes with the state change. A snapshot the
+    // tracker has not written yet (it writes behind; the bank can answer within moments) is no reason
+    // to wait: the change then names the transaction by its UETR, and the tracker fills the payload in.
     const snapshot = await transactions.get(uetr);
     const state = snapshot?.state ?? null;
     if (state !== null && isFinal(state)) {
@@ -356,12 +358,6 @@ export function createValidatorHandlers(deps: ValidatorHandlerDeps): ValidatorHa
       return { kind: 'skip' };
     }
     const debit = snapshot === null ? undefined : directDebitOfSnapshot(snapshot);
-    if (debit === undefined) {
-      // The snapshot may not have caught up with the state topic yet: retried, then dead-lettered.
-      throw new AppError('NOT_FOUND', `transaction ${uetr}: no DirectDebit recorded in its snapshot`, {
-        retriable: true,
-      });
-    }
     if (!firstOfKey) log.info('another report of the same transaction in this batch');
     return {
       kind: 'apply',
@@ -370,7 +366,7 @@ export function createValidatorHandlers(deps: ValidatorHandlerDeps): ValidatorHa
       change: {
         fromState,
         eventType,
-        transaction: debit,
+        ...(debit === undefined ? { uetr } : { transaction: debit }),
         statusReport: report,
         occurredAt: clock.now(),
         causedBy: {

@@ -529,14 +529,21 @@ describe("actioning banks' reports", () => {
     },
   );
 
-  test('a report on a transaction without a snapshot is retried, then dead-lettered', async () => {
+  test('a report on a transaction whose snapshot is not written yet ends it at once, naming it by UETR for the tracker to fill in', async () => {
     const debit = validDebit(collectionDate());
     const report = bankReport(debit, 'ACSC');
     await reportReceived(report);
-    const dead = await deadReports.waitFor((record) => record.key === uetrOf(debit));
-    expect(dead.value).toEqual(report);
-    expect(dead.headers['rp-dlq-reason']).toBe('retries-exhausted');
-    expect(states.records.filter((record) => record.key === uetrOf(debit))).toEqual([]);
+    const change = await states.waitFor((record) => record.key === uetrOf(debit));
+    expect(change.value).toMatchObject({
+      uetr: uetrOf(debit),
+      fromState: 'DEBIT_RESPONSE_ACCEPTED',
+      toState: 'DEBIT_COMPLETED',
+      eventType: 'DEBIT_COMPLETED',
+      emittedBy: 'validator',
+      statusReport: report,
+    });
+    expect(change.value.transaction ?? undefined).toBeUndefined();
+    expect(deadReports.records.filter((record) => record.key === uetrOf(debit))).toEqual([]);
   });
 });
 
