@@ -108,10 +108,9 @@ export interface IngressRoutesOptions {
 }
 
 /**
- * A bank's report on a transaction the engine accepted (its UETR is held) but whose snapshot the tracker
- * has not written yet: it writes a transaction's first change at once, but it can lag its topic (a
- * backlog, a restart) and a bank can answer within moments. Answered 503 with a short Retry-After, never
- * 422: the report is right, only early.
+ * A bank's report on a transaction whose UETR was claimed before claims recorded their transactions, and
+ * whose snapshot the tracker has not written yet (it writes behind, and can lag its topic: a backlog, a
+ * restart). Answered 503 with a short Retry-After, never 422: the report is right, only early.
  */
 class TransactionNotYetRecorded extends AppError {
   constructor(uetr: string) {
@@ -501,7 +500,7 @@ export function registerIngressRoutes(app: Hono<AppEnv>, options: IngressRoutesO
     flow: ReportFlow,
   ): Promise<Admission> {
     const uetr = report.transactionIdentifiers.uetr;
-    const recorded = await recordedTransaction(uetr, flow.kind);
+    const recorded = await recordedTransaction(uetr);
     if (recorded === undefined || recorded.parties.kind !== flow.kind) {
       return {
         ok: false,
@@ -553,13 +552,12 @@ export function registerIngressRoutes(app: Hono<AppEnv>, options: IngressRoutesO
 
   /**
    * What is recorded of the transaction `uetr` names: its claim's record, from memory or one read; for a
-   * claim that records none (made before claims did), its snapshot's starting message of `kind`.
+   * claim that records none (made before claims did), its snapshot's starting message, and its state.
    * Undefined when the engine holds no such transaction. Throws TransactionNotYetRecorded for a claimed
    * UETR whose snapshot does not hold its message yet.
    */
   async function recordedTransaction(
     uetr: string,
-    kind: TransactionKind,
   ): Promise<{ parties: ClaimedTransaction; snapshotState?: string | null } | undefined> {
     const remembered = claims.get(uetr);
     if (remembered !== undefined) {
@@ -580,8 +578,10 @@ export function registerIngressRoutes(app: Hono<AppEnv>, options: IngressRoutesO
     }
     metrics.reportChecked('snapshot');
     if (started === undefined) return undefined;
-    const parties = claimedTransactionOf(started.kind, started.message);
-    return parties.kind === kind ? { parties, snapshotState: snapshot?.state ?? null } : undefined;
+    return {
+      parties: claimedTransactionOf(started.kind, started.message),
+      snapshotState: snapshot?.state ?? null,
+    };
   }
 
   async function receive<M extends IngressMessage, S extends Sender>(
