@@ -1,4 +1,5 @@
 import { type KnownTransactionState, transactionStates } from '@rp/contracts';
+import { RecentKeys } from '@rp/runtime';
 import type { TransactionRepository } from '@rp/store';
 import type { WindowCalendar } from './windows.ts';
 
@@ -32,26 +33,12 @@ export function scheduledCreditsGate(calendar: WindowCalendar): CreditsGate {
   };
 }
 
-/** A set of recent business dates (a month of them), oldest forgotten first. */
-class RecentDates {
-  readonly #dates = new Set<string>();
-
-  add(date: string): void {
-    this.#dates.add(date);
-    if (this.#dates.size > 31) {
-      const oldest = this.#dates.values().next();
-      if (!oldest.done) this.#dates.delete(oldest.value);
-    }
-  }
-
-  has(date: string): boolean {
-    return this.#dates.has(date);
-  }
-}
+/** Recent business dates remembered: a month of them, the oldest forgotten first. */
+const recentDates = 31;
 
 /** Finalised when someone declared it for the date (the admin trigger). Remembers a few recent dates. */
 export class DeclaredCreditsGate implements CreditsGate {
-  readonly #dates = new RecentDates();
+  readonly #dates = new RecentKeys(recentDates);
 
   declare(businessDate: string): void {
     this.#dates.add(businessDate);
@@ -80,7 +67,7 @@ export const inFlightCountLimit = 500;
 export class CreditFlowGate implements CreditsGate {
   readonly #transactions: Pick<TransactionRepository, 'search'>;
   readonly #calendar: WindowCalendar;
-  readonly #finalised = new RecentDates();
+  readonly #finalised = new RecentKeys(recentDates);
 
   constructor(transactions: Pick<TransactionRepository, 'search'>, calendar: WindowCalendar) {
     this.#transactions = transactions;
