@@ -183,14 +183,14 @@ export function createTrackerHandlers(deps: TrackerHandlerDeps): TrackerHandlers
     }
     // A change emitted without its payload takes it from an earlier change of the batch, from memory, or
     // else from the snapshot (read with the cache misses).
-    const payloads = new Map<string, Payload>();
+    const carried = new Set<string>();
     const payloadReads = new Set<string>();
     for (const { value } of records) {
-      if (value.transaction !== undefined) payloads.set(value.uetr, value.transaction);
-      else if (!payloads.has(value.uetr) && deps.payloads.get(value.uetr) === undefined)
-        payloadReads.add(value.uetr);
+      if (value.transaction !== undefined) carried.add(value.uetr);
+      else if (!carried.has(value.uetr) && !deps.payloads.has(value.uetr)) payloadReads.add(value.uetr);
     }
-    payloads.clear();
+    // The payloads this batch applies with, recorded in memory once the batch is durable.
+    const payloads = new Map<string, Payload>();
     const misses = [...missing];
     const reads = [...new Set([...misses, ...payloadReads])];
     try {
