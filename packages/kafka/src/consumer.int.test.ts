@@ -674,7 +674,7 @@ describe('consumer runner', () => {
     }
   });
 
-  test('(h) with a commit interval, an abort commits nothing more: the next owner re-delivers what was handled', async () => {
+  test('(h) with a commit interval, an abort commits nothing more: the next owner re-delivers what was handled, told it may have been', async () => {
     const topic = uniqueName('behind-abort');
     await kafka.ensureTopics([{ topic, partitions: 1 }]);
     const groupId = uniqueName('behind-abort-group');
@@ -699,21 +699,37 @@ describe('consumer runner', () => {
     await within(flushing.promise, 30_000, 'the flush begun');
     await within(runner.abort(), 30_000, 'the abort');
 
-    const again: number[] = [];
+    const again: ConsumedRecord<PaymentStep>[] = [];
     const all = signal();
+    const newer = signal();
     track(
       await kafka.runConsumer({
         groupId,
         topics: [topic],
         codec,
         handleBatch: async (records) => {
-          for (const record of records) again.push(record.value.sequence);
-          if (again.includes(20)) all.resolve();
+          again.push(...records);
+          if (again.some((record) => record.value.sequence === 20)) all.resolve();
+          if (again.some((record) => record.value.sequence === 25)) newer.resolve();
         },
       }),
     );
     await within(all.promise, 30_000, 'the records re-delivered');
-    expect(again).toEqual(range(1, 20));
+    expect(again.map((record) => record.value.sequence)).toEqual(range(1, 20));
+    // Handled by the previous owner, which never committed: the new owner is told so.
+    expect(again.every((record) => record.possiblyHandled === true)).toBe(true);
+
+    // Produced after the new owner got the partition: no one handled them before.
+    const producer = kafka.createProducer<{ [topic]: PaymentStep }>({ codecs: { [topic]: codec } });
+    await producer.send(
+      topic,
+      range(21, 25).map((sequence) => ({ key: 'k', value: step('k', sequence) })),
+    );
+    await producer.disconnect();
+    await within(newer.promise, 30_000, 'the newer records');
+    const fresh = again.filter((record) => record.value.sequence > 20);
+    expect(fresh.map((record) => record.value.sequence)).toEqual(range(21, 25));
+    expect(fresh.some((record) => record.possiblyHandled !== undefined)).toBe(false);
   });
   test('(i) a consumer that kafkajs stops after a crash it will not restart from is started again, and goes on', async () => {
     const topic = uniqueName('crash');

@@ -149,6 +149,11 @@ interface Lane {
   readyAt: number | undefined;
   /** Per source topic: the next offset to handle and when the lane got there. */
   readonly handled: Map<string, { next: bigint; at: number }>;
+  /**
+   * Per source topic: the partition's end when this consumer first fetched it after the join. What lies
+   * below it may have been handled by a previous owner that did not commit (`possiblyHandled`).
+   */
+  readonly newFrom: Map<string, bigint>;
   /** Per tier index: the end offset the tier must be read to before the lane knows all its parked keys. */
   catchUp: Map<number, bigint> | undefined;
   readonly readyWaiters: (() => void)[];
@@ -304,6 +309,7 @@ export async function startConsumer<T>(
         ready: tiers === 0,
         readyAt: tiers === 0 ? Date.now() : undefined,
         handled: new Map(),
+        newFrom: new Map(),
         catchUp: undefined,
         readyWaiters: [],
         pausedTiers: new Map(),
@@ -429,6 +435,8 @@ export async function startConsumer<T>(
       lane.readyWaiters.push(pausePartition(payload));
       return;
     }
+    // The first fetch's end is at or past the end at the join: what lies below it may have been seen.
+    if (!lane.newFrom.has(batch.topic)) lane.newFrom.set(batch.topic, BigInt(batch.highWatermark));
     const messages = batch.messages;
     for (let start = 0; start < messages.length; start += maxRecordsPerCall) {
       if (halted() || !payload.isRunning() || payload.isStale() || !isCurrent(lane)) return;
@@ -492,6 +500,7 @@ export async function startConsumer<T>(
           headers: headersToStrings(message.headers),
           timestamp: isoTimestamp(message.timestamp),
           attempt: 1,
+          ...(BigInt(message.offset) < (lane.newFrom.get(topic) ?? 0n) ? { possiblyHandled: true } : {}),
         },
       });
     });

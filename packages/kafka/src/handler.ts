@@ -13,6 +13,13 @@ export interface ConsumedRecord<T> {
   readonly timestamp: string;
   /** 1 on the first delivery, n on the (n-1)-th retry. */
   readonly attempt: number;
+  /**
+   * A first delivery that this consumer group may have handled before: the record was in its partition
+   * already when this consumer was assigned it, so a previous owner (one that crashed, or lost the
+   * partition, before it committed) may have handled it. Absent on a record produced since, which no one
+   * handled before. A handler that takes a shortcut only safe the first time takes the long way here.
+   */
+  readonly possiblyHandled?: true;
 }
 
 export interface HandlerContext {

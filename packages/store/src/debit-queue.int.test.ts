@@ -218,6 +218,50 @@ describe('DebitQueueRepository', () => {
     expect(await queue.depth(windowDate)).toBe(0);
   });
 
+  it('records the debits released at once in one command: their tombstones with their intake, never over one that moved on', async () => {
+    const queue = context.store.debitQueue;
+    const [unseen, awaiting, queued, released, withdrawn] = [item(), item(), item(), item(), item()];
+    await queue.recordAccepted(awaiting.uetr, awaiting.messageJson, at(0));
+    await queue.enqueue(queued, at(1), { acceptedAt: at(1) });
+    await queue.enqueue(released, at(1), { acceptedAt: at(1) });
+    await queue.markDispatched([released.uetr], at(2));
+    await queue.withdraw([withdrawn.uetr], at(2));
+
+    context.resetCommands();
+    const intake = { acceptedAt: at(3), statusReportAcknowledgedAt: at(4), statusReportId: 'RPV9' };
+    await queue.recordReleased(
+      [unseen, awaiting].map((debit) => ({ uetr: debit.uetr, intake })),
+      at(5),
+    );
+    expect(context.commandCount('update')).toBe(1);
+    // Two in the bulk moved on, before the one that did not: it is written all the same.
+    await queue.recordReleased(
+      [released, withdrawn, queued].map((debit) => ({ uetr: debit.uetr, intake })),
+      at(5),
+    );
+    // Never seen before: the tombstone is the first the queue knows of it, the halves in it.
+    expect(await queue.entry(unseen.uetr)).toEqual({
+      uetr: unseen.uetr,
+      status: 'dispatched',
+      acceptedAt: at(3),
+      statusReportAcknowledgedAt: at(4),
+      statusReportId: 'RPV9',
+      updatedAt: at(5),
+    });
+    // Its accepted half written before: the first sight is kept.
+    expect(await queue.entry(awaiting.uetr)).toMatchObject({ status: 'dispatched', acceptedAt: at(0) });
+    expect(await queue.entry(queued.uetr)).toMatchObject({ status: 'dispatched', acceptedAt: at(1) });
+    expect((await queue.entry(queued.uetr))?.windowDate).toBeUndefined();
+    expect(await queue.depth(windowDate)).toBe(0);
+    // Moved on before: left as they were.
+    expect(await queue.entry(released.uetr)).toMatchObject({ status: 'dispatched', updatedAt: at(2) });
+    expect(await queue.entry(withdrawn.uetr)).toMatchObject({ status: 'withdrawn', updatedAt: at(2) });
+    // Repeated: nothing more, and a half delivered again does not bring a debit back.
+    await queue.recordReleased([{ uetr: unseen.uetr, intake }], at(6));
+    expect((await queue.entry(unseen.uetr))?.updatedAt).toEqual(at(5));
+    expect((await queue.recordAcknowledged(unseen.uetr, 'RPV9', at(7))).status).toBe('dispatched');
+  });
+
   it('keeps a debit from a clearing house apart from the acknowledgements, and withdraws what was never seen', async () => {
     const queue = context.store.debitQueue;
     const inbound = item({ origin: 'inbound' });

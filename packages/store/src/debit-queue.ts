@@ -1,6 +1,6 @@
 import type { Collection, Filter, UpdateFilter } from 'mongodb';
 import { assertIsoDate, debitOrderKey } from './debit-order.ts';
-import { isDuplicateKey, StoreError, toStoreError } from './errors.ts';
+import { isDuplicateKey, onlyDuplicateKeys, StoreError, toStoreError } from './errors.ts';
 import { GroupCommit, type Settled } from './group-commit.ts';
 import { chunk, mapBounded, type StoreLimits } from './limits.ts';
 
@@ -78,8 +78,8 @@ interface DebitQueueDocument {
 
 const maxDrainResumes = 3;
 
-/** The two intake halves `enqueue` can record with the debit. */
-type EnqueueHalves = Pick<
+/** The two intake halves `enqueue` and `recordReleased` can record with the debit. */
+export type DebitIntake = Pick<
   DebitEntry,
   'acceptedAt' | 'statusReportAcknowledgedAt' | 'statusReportId' | 'fromScheme'
 >;
@@ -88,7 +88,7 @@ interface EnqueueRequest {
   readonly item: DebitQueueItem;
   readonly orderKey: string;
   readonly at: Date;
-  readonly halves: EnqueueHalves | undefined;
+  readonly halves: DebitIntake | undefined;
 }
 
 type EnqueueOutcome = 'enqueued' | 'already-queued';
@@ -150,7 +150,7 @@ export class DebitQueueRepository {
   async enqueue(
     item: DebitQueueItem,
     at: Date = new Date(),
-    halves?: EnqueueHalves,
+    halves?: DebitIntake,
   ): Promise<{ outcome: EnqueueOutcome; orderKey: string }> {
     assertIsoDate(item.windowDate, 'windowDate');
     const orderKey = debitOrderKey(item);
@@ -276,6 +276,53 @@ export class DebitQueueRepository {
       } finally {
         await cursor.close().catch(() => undefined);
       }
+    }
+  }
+
+  /**
+   * Debits released the moment they became ready, never queued (their window open and nothing of it
+   * waiting): after their records went out, their tombstones with their intake, in one command (a bulk of
+   * upserts, `bulkBatchSize` at most each). An entry awaiting its other half, or queued, becomes the
+   * tombstone; one that moved on already (released by an earlier attempt, or withdrawn) is left as it is.
+   * Safe to repeat. A bulk that meets one that moved on is done again one debit at a time (the local
+   * server stops an unordered bulk of updates at its first refusal).
+   */
+  async recordReleased(
+    debits: readonly { readonly uetr: string; readonly intake: DebitIntake }[],
+    at: Date = new Date(),
+  ): Promise<void> {
+    const options = { maxTimeMS: this.#limits.operationMaxTimeMs };
+    const one = async ({ uetr, intake }: (typeof debits)[number]) => {
+      try {
+        await this.#collection.updateOne(releasedFilter(uetr), releasedWrite(intake, at), {
+          ...options,
+          upsert: true,
+        });
+      } catch (error) {
+        // Moved on: the upsert's insert met its entry.
+        if (!isDuplicateKey(error)) throw error;
+      }
+    };
+    try {
+      for (const batch of chunk(debits, this.#limits.bulkBatchSize)) {
+        if (batch.length === 1) {
+          await one(batch[0] as (typeof debits)[number]);
+          continue;
+        }
+        try {
+          await this.#collection.bulkWrite(
+            batch.map(({ uetr, intake }) => ({
+              updateOne: { filter: releasedFilter(uetr), update: releasedWrite(intake, at), upsert: true },
+            })),
+            { ...options, ordered: false },
+          );
+        } catch (error) {
+          if (!onlyDuplicateKeys(error)) throw error;
+          await mapBounded(batch, Math.max(1, Math.floor(this.#limits.writeConcurrency / 4)), one);
+        }
+      }
+    } catch (error) {
+      throw toStoreError(error, 'record released debits');
     }
   }
 
@@ -422,17 +469,13 @@ function enqueueWrite({ item, orderKey, at, halves }: EnqueueRequest): {
   filter: Filter<DebitQueueDocument>;
   update: UpdateFilter<DebitQueueDocument>;
 } {
-  const min: Partial<DebitQueueDocument> = {};
-  if (halves?.acceptedAt !== undefined) min.acceptedAt = halves.acceptedAt;
-  if (halves?.statusReportAcknowledgedAt !== undefined)
-    min.statusReportAcknowledgedAt = halves.statusReportAcknowledgedAt;
+  const { min, set } = intakeUpdate(halves);
   return {
     filter: { _id: item.uetr, status: 'awaiting' },
     update: {
-      ...(Object.keys(min).length > 0 ? { $min: min } : {}),
+      ...min,
       $set: {
-        ...(halves?.statusReportId === undefined ? {} : { statusReportId: halves.statusReportId }),
-        ...(halves?.fromScheme === true ? { fromScheme: true } : {}),
+        ...set,
         status: 'queued',
         windowDate: item.windowDate,
         orderKey,
@@ -445,6 +488,35 @@ function enqueueWrite({ item, orderKey, at, halves }: EnqueueRequest): {
       },
     },
   };
+}
+
+/** The intake halves as an update: the first sight of each half wins (`$min`), the report's id is set. */
+function intakeUpdate(intake: DebitIntake | undefined): {
+  min: { $min?: Partial<DebitQueueDocument> };
+  set: Partial<DebitQueueDocument>;
+} {
+  const min: Partial<DebitQueueDocument> = {};
+  if (intake?.acceptedAt !== undefined) min.acceptedAt = intake.acceptedAt;
+  if (intake?.statusReportAcknowledgedAt !== undefined)
+    min.statusReportAcknowledgedAt = intake.statusReportAcknowledgedAt;
+  return {
+    min: Object.keys(min).length > 0 ? { $min: min } : {},
+    set: {
+      ...(intake?.statusReportId === undefined ? {} : { statusReportId: intake.statusReportId }),
+      ...(intake?.fromScheme === true ? { fromScheme: true } : {}),
+    },
+  };
+}
+
+/** What a debit released at once may turn into its tombstone: not one that moved on already. */
+function releasedFilter(uetr: string): Filter<DebitQueueDocument> {
+  return { _id: uetr, status: { $in: ['awaiting', 'queued'] } };
+}
+
+/** The tombstone of a debit released at once, with its intake halves. */
+function releasedWrite(intake: DebitIntake, at: Date): UpdateFilter<DebitQueueDocument> {
+  const { min, set } = intakeUpdate(intake);
+  return { ...min, $set: { ...set, status: 'dispatched', updatedAt: at }, $unset: tombstoneUnset };
 }
 
 function isQueued(document: Pick<DebitQueueDocument, 'status'>): boolean {

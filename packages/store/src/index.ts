@@ -9,6 +9,7 @@ export { guardWrites } from './deadline.ts';
 export { type DebitOrder, debitOrderKey } from './debit-order.ts';
 export {
   type DebitEntry,
+  type DebitIntake,
   type DebitQueueItem,
   DebitQueueRepository,
   type DebitStatus,
