@@ -10,7 +10,8 @@ export interface SchedulerMetrics {
   ignored(topic: SchedulerTopic, reason: string): void;
   /** A debit made ready and put in the queue for its window. */
   queued(): void;
-  released(count: number, waitSeconds: readonly number[]): void;
+  /** Debits released to the due topic; `atOnce`: made ready in an open window, never queued. */
+  released(count: number, waitSeconds: readonly number[], options?: { atOnce?: boolean }): void;
   drain(seconds: number): void;
   debitWindowOpen(open: boolean): void;
   queueDepth(depth: number, awaiting: number): void;
@@ -46,6 +47,10 @@ export function schedulerMetrics(metrics: Metrics): SchedulerMetrics {
     'rp_scheduler_debits_released_total',
     'Debits released to the due topic in their window',
   );
+  const releasedAtOnce = metrics.counter(
+    'rp_scheduler_debits_released_at_once_total',
+    'Debits released the moment they became ready, their window open and its queue empty (never queued)',
+  );
   const queueWait = metrics.histogram(
     'rp_scheduler_queue_wait_seconds',
     'From a debit joining the queue to its release',
@@ -75,8 +80,9 @@ export function schedulerMetrics(metrics: Metrics): SchedulerMetrics {
     failed: (topic) => failed.inc({ topic }),
     ignored: (topic, reason) => ignored.inc({ topic, reason }),
     queued: () => queued.inc(),
-    released(count, waits) {
+    released(count, waits, options) {
       released.inc(count);
+      if (options?.atOnce === true) releasedAtOnce.inc(count);
       for (const wait of waits) queueWait.observe(wait);
     },
     drain: (seconds) => drains.observe(seconds),

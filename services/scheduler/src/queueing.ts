@@ -2,9 +2,16 @@ import { type DeliveryOutcome, type DirectDebit, type StateChangeCause, toJson }
 import type { ConsumedRecord } from '@rp/kafka';
 import { originHeader, type StateEmitter, schemeOrigin } from '@rp/pipeline';
 import { AppError, type Clock, type Logger, transactionLogger } from '@rp/runtime';
-import { type DebitEntry, type DebitQueueRepository, isReadyToQueue } from '@rp/store';
+import {
+  type DebitEntry,
+  type DebitIntake,
+  type DebitQueueItem,
+  type DebitQueueRepository,
+  isReadyToQueue,
+} from '@rp/store';
 import { readDirectDebit, stateHeader } from './messages.ts';
 import type { SchedulerMetrics } from './metrics.ts';
+import type { PromptRelease, ReadyDebit } from './prompt-release.ts';
 import type { WindowController } from './window-state.ts';
 
 export interface QueueingDeps {
@@ -16,6 +23,11 @@ export interface QueueingDeps {
   readonly metrics: SchedulerMetrics;
   /** Told when a debit joined the queue for `windowDate`: if that window is open it goes out promptly. */
   readonly onQueued: (windowDate: string) => void;
+  /**
+   * Offered every debit made ready before it is queued: it may be released at once (its window open and
+   * nothing of it queued), else it is told the debit joins the queue.
+   */
+  readonly prompt?: Pick<PromptRelease, 'accepts' | 'submit' | 'queueing'>;
   /** Accepted on-us debits held in memory at most; past it, the accepted handler waits for `flush`. */
   readonly maxPending?: number;
   /** Writes in flight at once when `flush` writes the accepted debits that wait. Default 8. */
@@ -36,10 +48,24 @@ export interface QueueingHandlers {
    * next flush).
    */
   flush(): Promise<void>;
+  /**
+   * Waits for the debits made ready with their window open until each is released or queued: the
+   * outcomes consumer calls it before it commits its offsets (`flush` does it too). Throws if one failed
+   * (it is tried again).
+   */
+  flushReleases(): Promise<void>;
   /** Accepted debits held in memory (a gauge, and tests). */
   readonly pending: number;
   /** The debits were withdrawn (reconciled): an acknowledgement that comes later must not queue them. */
   forget(uetrs: readonly string[]): void;
+}
+
+/** A debit made ready and handed to the prompt release, until it is released or queued. */
+interface Releasing {
+  readonly ready: ReadyDebit;
+  readonly log: Logger;
+  /** Undefined once released or queued; the failure otherwise. */
+  settled: Promise<{ error: unknown } | undefined>;
 }
 
 /** An accepted on-us debit held in memory until its acknowledgement comes, or the next flush. */
@@ -48,6 +74,13 @@ interface PendingAccepted {
   readonly messageJson: string;
   readonly acceptedAt: Date;
   readonly cause: StateChangeCause;
+  /** Its record may have been handled before (a retry, or one a previous owner may have handled). */
+  readonly repeated: boolean;
+}
+
+/** Whether a record may have been handled before: a retry, or one a previous owner may have handled. */
+function mayBeRepeated(record: ConsumedRecord<unknown>): boolean {
+  return record.attempt > 1 || record.possiblyHandled === true;
 }
 
 /**
@@ -75,16 +108,23 @@ export function createQueueingHandlers(deps: QueueingDeps): QueueingHandlers {
   const held = () => metrics.heldInMemory(pending.size);
   /** Joins in flight, by UETR: `flush` waits for them, since their accepted records may be committed with it. */
   const joining = new Map<string, { item: PendingAccepted; work: Promise<void> }>();
+  /**
+   * Debits made ready while their window is open, handed to the prompt release (`deps.prompt`) behind the
+   * handler call: both consumers' flushes wait for them (`flushReleases`), since the records that made
+   * them ready may be committed with it.
+   */
+  const releasing = new Map<string, Releasing>();
 
   /**
    * Both halves are in (or the debit came from a clearing house): DEBIT_QUEUED first (acknowledged
    * before anything can release the debit, so the dispatcher's DEBIT_DELIVERY_PENDING always follows
-   * it), then the entry becomes queued for its window, in one write. A failure half way is repeated
-   * whole on the retried record: each step is idempotent.
+   * it), then the entry becomes queued for its window, in one write, or is released at once (`prompt`).
+   * A failure half way is repeated whole on the retried record: each step is idempotent.
    */
   async function makeReady(
     entry: DebitEntry & { messageJson: string; acceptedAt: Date },
     cause: StateChangeCause,
+    options: { repeated?: boolean } = {},
   ) {
     const debit = readDirectDebit(entry.messageJson);
     if (debit === undefined) {
@@ -114,29 +154,85 @@ export function createQueueingHandlers(deps: QueueingDeps): QueueingHandlers {
       debit.requestedCollectionDate,
       windows.isDebitWindowClosedEarly(today),
     );
-    const { outcome, orderKey } = await debitQueue.enqueue(
-      {
-        uetr: entry.uetr,
-        windowDate,
-        requestedCollectionDate: debit.requestedCollectionDate ?? windowDate,
-        creditorAgentMemberId: creditorAgentKey(debit),
-        origin: fromScheme ? 'inbound' : 'on-us',
-        enqueuedAt: entry.acceptedAt,
-        messageJson: entry.messageJson,
-      },
-      now,
-      {
-        acceptedAt: entry.acceptedAt,
-        ...(entry.statusReportAcknowledgedAt === undefined
-          ? {}
-          : { statusReportAcknowledgedAt: entry.statusReportAcknowledgedAt }),
-        ...(entry.statusReportId === undefined ? {} : { statusReportId: entry.statusReportId }),
-        ...(fromScheme ? { fromScheme } : {}),
-      },
-    );
+    const item: DebitQueueItem = {
+      uetr: entry.uetr,
+      windowDate,
+      requestedCollectionDate: debit.requestedCollectionDate ?? windowDate,
+      creditorAgentMemberId: creditorAgentKey(debit),
+      origin: fromScheme ? 'inbound' : 'on-us',
+      enqueuedAt: entry.acceptedAt,
+      messageJson: entry.messageJson,
+    };
+    const intake: DebitIntake = {
+      acceptedAt: entry.acceptedAt,
+      ...(entry.statusReportAcknowledgedAt === undefined
+        ? {}
+        : { statusReportAcknowledgedAt: entry.statusReportAcknowledgedAt }),
+      ...(entry.statusReportId === undefined ? {} : { statusReportId: entry.statusReportId }),
+      ...(fromScheme ? { fromScheme } : {}),
+    };
+    const ready = { item, debit, intake };
+    // Both halves met in memory from records handled before (a crash, a rebalance): the debit may be
+    // out already, and only the queue's write, which matches an awaiting entry alone, can tell.
+    if (options.repeated !== true && deps.prompt?.accepts(windowDate) === true) {
+      // Released with the next release, behind this call: the consumers' flushes wait for it.
+      const entry: Releasing = { ready, log, settled: Promise.resolve(undefined) };
+      entry.settled = settle(entry);
+      releasing.set(entry.ready.item.uetr, entry);
+      return;
+    }
+    await queueDurably(ready, now, log);
+  }
+
+  /** The debit joins the queue of its window: one write, shared with the debits queued at the same moment. */
+  async function queueDurably(ready: ReadyDebit, now: Date, log: Logger): Promise<void> {
+    const { item, intake } = ready;
+    deps.prompt?.queueing(item.windowDate);
+    const { outcome, orderKey } = await debitQueue.enqueue(item, now, intake);
     metrics.queued();
-    log.info({ windowDate, orderKey, outcome, fromScheme }, 'debit queued for its window');
-    deps.onQueued(windowDate);
+    log.info(
+      { windowDate: item.windowDate, orderKey, outcome, fromScheme: intake.fromScheme === true },
+      'debit queued for its window',
+    );
+    deps.onQueued(item.windowDate);
+  }
+
+  /** Released at once, or queued if its window closed before the release; resolves to the failure, if any. */
+  async function settle(entry: Releasing): Promise<{ error: unknown } | undefined> {
+    const { ready, log } = entry;
+    try {
+      if (deps.prompt !== undefined && (await deps.prompt.submit(ready))) {
+        metrics.queued();
+        log.info(
+          { windowDate: ready.item.windowDate, fromScheme: ready.intake.fromScheme === true },
+          'debit released at once: its window is open',
+        );
+        return undefined;
+      }
+      await queueDurably(ready, clock.now(), log);
+      return undefined;
+    } catch (error) {
+      return { error };
+    }
+  }
+
+  /**
+   * Waits for the debits handed to the release so far: released, or queued. One that failed is tried
+   * again at once and the flush throws (its consumer calls it again a second later, its offsets waiting).
+   */
+  async function flushReleases(): Promise<void> {
+    let failure: { error: unknown } | undefined;
+    for (const entry of [...releasing.values()]) {
+      const result = await entry.settled;
+      if (releasing.get(entry.ready.item.uetr) !== entry) continue;
+      if (result === undefined) {
+        releasing.delete(entry.ready.item.uetr);
+        continue;
+      }
+      failure ??= result;
+      entry.settled = settle(entry);
+    }
+    if (failure) throw failure.error;
   }
 
   /** Writes an accepted half; the write that completes the pair makes the debit ready. */
@@ -161,6 +257,11 @@ export function createQueueingHandlers(deps: QueueingDeps): QueueingHandlers {
    * and it is written here). Debits accepted during the flush are left for the next one.
    */
   async function flush(): Promise<void> {
+    await flushAccepted();
+    await flushReleases();
+  }
+
+  async function flushAccepted(): Promise<void> {
     const due = new Map<string, PendingAccepted>();
     for (const item of pending.values()) due.set(item.uetr, item);
     for (const { item } of joining.values()) due.set(item.uetr, item);
@@ -204,7 +305,12 @@ export function createQueueingHandlers(deps: QueueingDeps): QueueingHandlers {
   }
 
   /** The acknowledgement of a debit whose accepted half is still in memory: queued in one write. */
-  async function join(item: PendingAccepted, outcome: DeliveryOutcome, cause: StateChangeCause) {
+  async function join(
+    item: PendingAccepted,
+    outcome: DeliveryOutcome,
+    cause: StateChangeCause,
+    repeated: boolean,
+  ) {
     pending.delete(item.uetr);
     held();
     const now = clock.now();
@@ -219,6 +325,7 @@ export function createQueueingHandlers(deps: QueueingDeps): QueueingHandlers {
         updatedAt: now,
       },
       cause,
+      { repeated: repeated || item.repeated },
     ).catch((error: unknown) => {
       // The accepted half goes back, for the next flush (or the retried acknowledgement) to write.
       if (!pending.has(item.uetr)) pending.set(item.uetr, item);
@@ -254,7 +361,13 @@ export function createQueueingHandlers(deps: QueueingDeps): QueueingHandlers {
         return;
       }
       if (pending.has(uetr)) return; // delivered again before its first sight was written
-      pending.set(uetr, { uetr, messageJson, acceptedAt: clock.now(), cause });
+      pending.set(uetr, {
+        uetr,
+        messageJson,
+        acceptedAt: clock.now(),
+        cause,
+        repeated: mayBeRepeated(record),
+      });
       held();
       if (pending.size > maxPending) await flush();
     },
@@ -282,7 +395,7 @@ export function createQueueingHandlers(deps: QueueingDeps): QueueingHandlers {
       };
       const waiting = pending.get(outcome.uetr);
       if (waiting !== undefined) {
-        await join(waiting, outcome, cause);
+        await join(waiting, outcome, cause, mayBeRepeated(record));
         return;
       }
       const entry = await debitQueue.recordAcknowledged(
@@ -299,6 +412,7 @@ export function createQueueingHandlers(deps: QueueingDeps): QueueingHandlers {
     },
 
     flush,
+    flushReleases,
 
     get pending() {
       return pending.size;

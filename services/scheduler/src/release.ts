@@ -18,21 +18,47 @@ export interface ReleaseDeps {
   readonly batchSize: number;
 }
 
+/** A debit's record on `rp.directdebit.due.v1`, released to `windowDate`'s window at `now`. */
+export function dueRecord(
+  uetr: string,
+  debit: DirectDebit,
+  windowDate: string,
+  now: Date,
+): ProducerRecord<DirectDebit> {
+  return {
+    key: uetr,
+    value: debit,
+    headers: {
+      [stateHeader]: 'DEBIT_QUEUED',
+      [windowDateHeader]: windowDate,
+      [releasedAtHeader]: now.toISOString(),
+    },
+  };
+}
+
 /**
  * Releases a window's debits to `rp.directdebit.due.v1` in the queue's order (see the store's
  * debitOrderKey: requested collection date, creditor agent, time queued, UETR). One cursor streams the
  * queue a batch at a time; each batch is produced (one send, so its records keep their order) and only
  * then taken off the queue, so memory holds one batch and a crash releases a batch twice at worst
  * (the dispatcher resends with the same messageIdentification). The window is checked before every
- * batch: closing it stops the release between two batches.
+ * batch: closing it stops the release between two batches. `complete`: the drain went through the whole
+ * queue of the window (debits it could not read stay behind, for reconciliation).
  */
-export async function releaseWindow(deps: ReleaseDeps, windowDate: string): Promise<number> {
+export async function releaseWindow(
+  deps: ReleaseDeps,
+  windowDate: string,
+): Promise<{ released: number; complete: boolean }> {
   const { debitQueue, producer, windows, clock, logger, metrics } = deps;
   const started = performance.now();
   let released = 0;
+  let complete = true;
   for await (const batch of debitQueue.drain(windowDate, { batchSize: deps.batchSize })) {
     const now = clock.now();
-    if (!(await windows.isDebitWindowOpen(windowDate, now))) break;
+    if (!(await windows.isDebitWindowOpen(windowDate, now))) {
+      complete = false;
+      break;
+    }
     const records: ProducerRecord<DirectDebit>[] = [];
     const waits: number[] = [];
     for (const item of batch) {
@@ -45,15 +71,7 @@ export async function releaseWindow(deps: ReleaseDeps, windowDate: string): Prom
         );
         continue;
       }
-      records.push({
-        key: item.uetr,
-        value: debit,
-        headers: {
-          [stateHeader]: 'DEBIT_QUEUED',
-          [windowDateHeader]: windowDate,
-          [releasedAtHeader]: now.toISOString(),
-        },
-      });
+      records.push(dueRecord(item.uetr, debit, windowDate, now));
       waits.push(Math.max(0, (now.getTime() - item.enqueuedAt.getTime()) / 1000));
     }
     if (records.length > 0) {
@@ -68,5 +86,5 @@ export async function releaseWindow(deps: ReleaseDeps, windowDate: string): Prom
   }
   metrics.drain((performance.now() - started) / 1000);
   if (released > 0) logger.info({ windowDate, released }, 'debits released');
-  return released;
+  return { released, complete };
 }

@@ -31,6 +31,7 @@ import type { Store } from '@rp/store';
 import type { Hono } from 'hono';
 import { registerAdminRoutes } from './app.ts';
 import { schedulerMetrics } from './metrics.ts';
+import { PromptRelease } from './prompt-release.ts';
 import { createQueueingHandlers } from './queueing.ts';
 import { closeReconciliationWindow, type ReconciliationSummary } from './reconciliation.ts';
 import { releaseWindow } from './release.ts';
@@ -189,9 +190,14 @@ export function createSchedulerService(deps: SchedulerDeps): SchedulerService {
   async function drainIfOpen(): Promise<number> {
     const now = clock.now();
     const date = calendar.localDate(now);
-    if (!(await windows.isDebitWindowOpen(date, now))) return 0;
+    if (!(await windows.isDebitWindowOpen(date, now))) {
+      prompt.closed(date);
+      return 0;
+    }
+    prompt.opened(date);
     lastDrainAt = performance.now();
-    return releaseWindow(
+    const token = prompt.draining();
+    const { released, complete } = await releaseWindow(
       {
         debitQueue: deps.store.debitQueue,
         producer,
@@ -203,6 +209,8 @@ export function createSchedulerService(deps: SchedulerDeps): SchedulerService {
       },
       date,
     );
+    prompt.drained(date, token, complete);
+    return released;
   }
 
   const releaseDelayMs = options.releaseDelayMs ?? 250;
@@ -214,12 +222,30 @@ export function createSchedulerService(deps: SchedulerDeps): SchedulerService {
       releaseTimer = undefined;
       serial(async () => {
         drainQueued = false;
-        await drainIfOpen();
+        // What the queue holds for the window first (unless it is known empty), then the debits made
+        // ready since with the window open.
+        try {
+          if (!prompt.isClear(calendar.localDate(clock.now()))) await drainIfOpen();
+        } catch (error) {
+          prompt.sendBack();
+          throw error;
+        }
+        await prompt.release();
       }).catch((error: unknown) => logger.error({ err: error }, 'releasing queued debits failed'));
     };
     if (releaseDelayMs <= 0) drain();
     else releaseTimer = setTimeout(drain, releaseDelayMs);
   }
+
+  const prompt = new PromptRelease({
+    debitQueue: deps.store.debitQueue,
+    producer,
+    windows,
+    clock,
+    metrics,
+    requestRelease: requestDrain,
+    batchSize: options.releaseBatchSize ?? 100,
+  });
 
   const reconciliationDeps = {
     store: deps.store,
@@ -245,6 +271,7 @@ export function createSchedulerService(deps: SchedulerDeps): SchedulerService {
     onQueued(windowDate) {
       if (windowDate === calendar.localDate(clock.now())) requestDrain();
     },
+    prompt,
   });
 
   let ticking: Promise<void> | undefined;
@@ -261,6 +288,8 @@ export function createSchedulerService(deps: SchedulerDeps): SchedulerService {
         );
       }
       const open = await windows.isDebitWindowOpen(date, now);
+      if (open) prompt.opened(date);
+      else prompt.closed(date);
       metrics.debitWindowOpen(open);
       if (open !== wasOpen)
         logger.info({ businessDate: date, open }, open ? 'debit window open' : 'debit window closed');
@@ -302,6 +331,7 @@ export function createSchedulerService(deps: SchedulerDeps): SchedulerService {
       // At once, not behind a release in progress: the release stops before its next batch.
       const date = await keepOverride('closed', operator);
       windows.closeDebitWindow(date);
+      prompt.closed(date);
       logger.info({ businessDate: date }, 'debit window closed by an operator');
       return status();
     },
@@ -399,6 +429,10 @@ export function createSchedulerService(deps: SchedulerDeps): SchedulerService {
           groupId: consumerGroupName(serviceName, outcomeTopic),
           topics: [outcomeTopic],
           codec: outcomeCodec,
+          // Debits made ready with their window open are released behind the handler: the offsets wait
+          // for that (or for their queueing), committed once a second.
+          commitIntervalMs: 1_000,
+          flush: () => handlers.flushReleases(),
           handleRecord: async (record) => {
             try {
               await handlers.outcome(record);
@@ -424,6 +458,8 @@ export function createSchedulerService(deps: SchedulerDeps): SchedulerService {
       clearTimeout(releaseTimer);
       releaseTimer = undefined;
       drainQueued = false;
+      // Debits waiting for a release go to the queue instead: their records are committed after that.
+      prompt.stop();
       const stopping = runners;
       runners = [];
       await Promise.all(stopping.map((runner) => runner.stop()));

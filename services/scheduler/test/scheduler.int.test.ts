@@ -383,10 +383,22 @@ describe('the debit queue', () => {
   test('a debit that becomes ready while the window is open goes out promptly', async () => {
     clock.set(sast(`${monday}T10:00:00`));
     const prompt = debit({ creditorAgent: '250655', collectionDate: monday });
+    const atOnceBefore = await schedulerMetric('rp_scheduler_debits_released_at_once_total');
     await accept(prompt);
     await acknowledge(prompt);
     const released = await due.waitFor((record) => record.key === uetrOf(prompt));
     expect(released.headers['rp-window-date']).toBe(monday);
+    // The window open and its queue drained: the debit never joined the queue. Its tombstone, with both
+    // halves of its intake, is written once its record went out.
+    await eventually(async () =>
+      expect(await store.debitQueue.entry(uetrOf(prompt))).toMatchObject({
+        status: 'dispatched',
+        statusReportId: acknowledgementOf(prompt).messageIdentification,
+        acceptedAt: clock.now(),
+        statusReportAcknowledgedAt: clock.now(),
+      }),
+    );
+    expect(await schedulerMetric('rp_scheduler_debits_released_at_once_total')).toBe(atOnceBefore + 1);
   });
 
   test('debits that become ready together while the window is open leave in one drain', async () => {
@@ -412,6 +424,30 @@ describe('the debit queue', () => {
       return count;
     });
     expect(drains).toBe(1);
+  });
+
+  test('started again, the scheduler queues what becomes ready until it has seen the window open and drained its queue; then it releases at once', async () => {
+    await service.stop();
+    service = await startService();
+    const queued = debit({ creditorAgent: '632005', collectionDate: monday });
+    await accept(queued);
+    await acknowledge(queued);
+    await due.waitFor((record) => record.key === uetrOf(queued));
+    // Counted once it is off the queue, just after its record went out.
+    await eventually(async () => expect(await schedulerMetric('rp_scheduler_debits_released_total')).toBe(1));
+    expect(await schedulerMetric('rp_scheduler_debits_released_at_once_total')).toBe(0);
+
+    const next = debit({ creditorAgent: '250655', collectionDate: monday });
+    await accept(next);
+    await acknowledge(next);
+    await due.waitFor((record) => record.key === uetrOf(next));
+    await eventually(async () =>
+      expect(await schedulerMetric('rp_scheduler_debits_released_at_once_total')).toBe(1),
+    );
+    for (const value of [queued, next])
+      await eventually(async () =>
+        expect((await store.debitQueue.entry(uetrOf(value)))?.status).toBe('dispatched'),
+      );
   });
 
   test('an operator closes the window: what becomes ready waits for the next business day', async () => {
