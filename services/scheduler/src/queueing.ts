@@ -176,9 +176,9 @@ export function createQueueingHandlers(deps: QueueingDeps): QueueingHandlers {
     // out already, and only the queue's write, which matches an awaiting entry alone, can tell.
     if (options.repeated !== true && deps.prompt?.accepts(windowDate) === true) {
       // Released with the next release, behind this call: the consumers' flushes wait for it.
-      const entry: Releasing = { ready, log, settled: Promise.resolve(undefined) };
-      entry.settled = settle(entry);
-      releasing.set(entry.ready.item.uetr, entry);
+      const handed: Releasing = { ready, log, settled: Promise.resolve(undefined) };
+      handed.settled = settle(handed);
+      releasing.set(item.uetr, handed);
       return;
     }
     await queueDurably(ready, now, log);
