@@ -783,6 +783,9 @@ export async function startConsumer<T>(
         headers: userHeaders(entry.headers),
         timestamp: state.origin.timestamp,
         attempt,
+        // Failed before (a redriven dead letter comes back as its first attempt): it may have been half
+        // handled. A parked record waited behind its key and was never handed to the handler.
+        ...(state.reason === 'failed' ? { possiblyHandled: true as const } : {}),
       };
       const failures = await invokeTraced([{ index: 0, record }], async () => {}, attempt);
       if (aborted || !isCurrent(lane)) return;

@@ -38,7 +38,14 @@ describe('dead-letter admin', () => {
     await kafka.ensureTopics([{ topic, partitions: 2 }]);
     const groupId = uniqueName('dlq-group');
     let refusing = true;
-    const handled: { key: string; sequence: number; attempt: number; offset: string; trace?: string }[] = [];
+    const handled: {
+      key: string;
+      sequence: number;
+      attempt: number;
+      offset: string;
+      trace?: string;
+      possiblyHandled?: true;
+    }[] = [];
     const goodDone = signal();
     const redriven = signal();
     runner = await kafka.runConsumer({
@@ -56,6 +63,7 @@ describe('dead-letter admin', () => {
           attempt: record.attempt,
           offset: record.offset,
           ...(record.headers.traceparent ? { trace: record.headers.traceparent } : {}),
+          ...(record.possiblyHandled ? { possiblyHandled: record.possiblyHandled } : {}),
         });
         if (handled.filter((entry) => entry.key === 'good').length === 2) goodDone.resolve();
         if (record.key === 'refused') redriven.resolve();
@@ -113,7 +121,8 @@ describe('dead-letter admin', () => {
     expect(poison.value?.toString()).toBe('not avro');
     expect(await admin.read(deadLetterTopic, { limit: 1 })).toHaveLength(1);
 
-    // The cause is mended; the record goes back to its group with its origin, headers and a fresh attempt.
+    // The cause is mended; the record goes back to its group with its origin, headers and a fresh attempt,
+    // marked as one that may have been handled before (it failed before).
     refusing = false;
     await admin.redrive([refused]);
     await within(redriven.promise, 30_000, 'the redriven record');
@@ -123,6 +132,7 @@ describe('dead-letter admin', () => {
       attempt: 1,
       offset: refused.origin.offset,
       trace: '00-4f1c7f448a474c369b380e6f2f1d2c11-00f067aa0ba902b7-01',
+      possiblyHandled: true,
     });
     expect(handled.filter((entry) => entry.key === 'good').map((entry) => entry.sequence)).toEqual([1, 2]);
     // Redriving leaves the dead-letter topic as it was: it is an audit trail, not a queue.

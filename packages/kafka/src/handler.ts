@@ -14,10 +14,12 @@ export interface ConsumedRecord<T> {
   /** 1 on the first delivery, n on the (n-1)-th retry. */
   readonly attempt: number;
   /**
-   * A first delivery that this consumer group may have handled before: the record was in its partition
-   * already when this consumer was assigned it, so a previous owner (one that crashed, or lost the
-   * partition, before it committed) may have handled it. Absent on a record produced since, which no one
-   * handled before. A handler that takes a shortcut only safe the first time takes the long way here.
+   * A record this consumer group may have handled before: one that was in its partition already when this
+   * consumer was assigned it (a previous owner, crashed or rebalanced away before it committed, may have
+   * handled it), or one that failed before (a retry, or a dead letter redriven, which comes back as its
+   * first attempt). Absent on a record produced since the assignment and on one that waited behind its
+   * key without being handled. A handler that takes a shortcut only safe the first time takes the long way
+   * here.
    */
   readonly possiblyHandled?: true;
 }
