@@ -1,6 +1,6 @@
 export { pipelineConfig, streamConfig } from './config.ts';
 export { postingIdHeader, stateEventId, uuidV5 } from './event-id.ts';
-export { originHeader, schemeOrigin } from './headers.ts';
+export { originHeader, resentHeader, schemeOrigin } from './headers.ts';
 export { loadParticipants, type Participant, type Participants, parseParticipants } from './participants.ts';
 export { createPlainCodecs, plainCodec } from './plain-codecs.ts';
 export {

@@ -24,6 +24,7 @@ import {
   type Participant,
   type Participants,
   type PipelineProducer,
+  resentHeader,
   type StateEmitter,
   schemeOrigin,
 } from '@rp/pipeline';
@@ -121,8 +122,19 @@ class TransactionNotYetRecorded extends AppError {
 /** How soon a report that came before its transaction's snapshot is to be sent again. */
 const notYetRecordedRetryAfterSeconds = 1;
 
-/** Admission checks that need the store; they run before the idempotency claim, so a refusal leaves none. */
-type Admission = { ok: true; produce(): Promise<void> } | { ok: false; errors: FieldError[] };
+/** The header that marks a record produced again for a resend (`resentHeader`), when it is one. */
+function resentHeaders(again: boolean): Record<string, string> {
+  return again ? { [resentHeader]: 'true' } : {};
+}
+
+/**
+ * Admission checks that need the store; they run before the idempotency claim, so a refusal leaves none.
+ * `produce`'s `again`: a resend whose first attempt's records may be out already (they carry
+ * `resentHeader`).
+ */
+type Admission =
+  | { ok: true; produce(options: { again: boolean }): Promise<void> }
+  | { ok: false; errors: FieldError[] };
 
 type IngressMessage = DirectDebit | CreditTransfer | PaymentStatusReport;
 
@@ -310,6 +322,7 @@ export function registerIngressRoutes(app: Hono<AppEnv>, options: IngressRoutesO
    */
   async function produceReceivedDebit(
     debit: DirectDebit,
+    again: boolean,
     extraHeaders: Record<string, string> = {},
   ): Promise<void> {
     const [change] = await emitter.emit([
@@ -326,7 +339,11 @@ export function registerIngressRoutes(app: Hono<AppEnv>, options: IngressRoutesO
       {
         key: debit.transactionIdentifiers.uetr,
         value: debit,
-        headers: { ...extraHeaders, [stateHeader]: change?.toState ?? 'DEBIT_RECEIVED' },
+        headers: {
+          ...extraHeaders,
+          ...resentHeaders(again),
+          [stateHeader]: change?.toState ?? 'DEBIT_RECEIVED',
+        },
       },
     ]);
   }
@@ -336,7 +353,7 @@ export function registerIngressRoutes(app: Hono<AppEnv>, options: IngressRoutesO
     startsTransaction: (debit) => claimedTransactionOf('DirectDebit', debit),
     sender: bank,
     validate: validateDirectDebit,
-    admit: async (debit) => ({ ok: true, produce: () => produceReceivedDebit(debit) }),
+    admit: async (debit) => ({ ok: true, produce: ({ again }) => produceReceivedDebit(debit, again) }),
   };
 
   const inboundDirectDebitFromScheme: Receiver<DirectDebit, SchemeSender> = {
@@ -366,7 +383,7 @@ export function registerIngressRoutes(app: Hono<AppEnv>, options: IngressRoutesO
         ok: true,
         // The initiating bank is the clearing house's, not a participant: the origin tells the services
         // after the ingress that no status report goes back and the debit is queued once accepted.
-        produce: () => produceReceivedDebit(debit, { [originHeader]: schemeOrigin }),
+        produce: ({ again }) => produceReceivedDebit(debit, again, { [originHeader]: schemeOrigin }),
       };
     },
   };
@@ -417,7 +434,7 @@ export function registerIngressRoutes(app: Hono<AppEnv>, options: IngressRoutesO
       }
       return {
         ok: true,
-        async produce() {
+        async produce({ again }) {
           const [change] = await emitter.emit([
             {
               eventType: 'CREDIT_AUTH_RECEIVED',
@@ -432,7 +449,10 @@ export function registerIngressRoutes(app: Hono<AppEnv>, options: IngressRoutesO
             {
               key: credit.transactionIdentifiers.uetr,
               value: credit,
-              headers: { [stateHeader]: change?.toState ?? 'CREDIT_AUTH_RECEIVED' },
+              headers: {
+                ...resentHeaders(again),
+                [stateHeader]: change?.toState ?? 'CREDIT_AUTH_RECEIVED',
+              },
             },
           ]);
         },
@@ -776,7 +796,7 @@ export function registerIngressRoutes(app: Hono<AppEnv>, options: IngressRoutesO
           });
         }
       }
-      await admission.produce();
+      await admission.produce({ again: outcome === 'reproduced' });
       if (claimed) claims.set(uetr, claimed);
       metrics.produced(operation, (performance.now() - started) / 1000);
       markers.add({ key: producedMarkerKey(key), payloadHash: hash, uetr, receivedAt: clock.now() });

@@ -372,6 +372,8 @@ describe('POST outbound/direct-debit', () => {
           debit.messageIdentifiers.messageIdentification,
     );
     expect(copies).toHaveLength(1);
+    // A message's first record: nothing for the validator to look up first.
+    expect(copies[0]?.headers['rp-resent']).toBeUndefined();
     expect((await outcomes(healthy))['outboundDirectDebit:replayed']).toBeGreaterThanOrEqual(1);
   });
 
@@ -392,6 +394,8 @@ describe('POST outbound/direct-debit', () => {
     expect(await response.json()).toMatchObject({ uetr, receivedAt: firstReceivedAt.toISOString() });
     const record = await received.waitFor((entry) => entry.key === uetr);
     expect(record.value).toEqual(validated);
+    // Marked as produced again: the validator looks its transaction up before answering it.
+    expect(record.headers['rp-resent']).toBe('true');
     expect((await outcomes(healthy))['outboundDirectDebit:reproduced']).toBe(1);
 
     // Now marked as produced: a further resend is answered without producing.

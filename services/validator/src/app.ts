@@ -14,6 +14,7 @@ import {
   originHeader,
   type Participants,
   type PipelineProducer,
+  resentHeader,
   type StateChangeInput,
   type StateEmitter,
   schemeOrigin,
@@ -209,9 +210,14 @@ export function createValidatorHandlers(deps: ValidatorHandlerDeps): ValidatorHa
       const fromState = stateOf(record, spec.receivedState);
       const fromScheme = spec.fromScheme(record);
 
-      // One read by _id: the duplicate check. The UETR names one transaction; a record of it arriving
-      // again (redelivery, a resend produced twice) must not be answered differently.
-      const snapshot = await transactions.get(uetr);
+      // The duplicate check, one read by _id: the UETR names one transaction, and a record of it arriving
+      // again must not be answered differently. Only a record that may be such a repeat is checked: a
+      // retry, one the group may have handled before (redelivered after a crash or a rebalance), or one
+      // the ingress produced again for a resend. Any other is the transaction's first record here (the
+      // ingress's claim on its UETR refuses a second message that names it).
+      const checked = mayRepeat(record);
+      metrics.duplicateCheck(spec.flow, checked ? 'read' : 'skipped');
+      const snapshot = checked ? await transactions.get(uetr) : null;
       const recorded = snapshot?.state ?? null;
       if (recorded !== null && !spec.answerable(fromScheme).has(recorded))
         return skip('past-validation', { state: recorded });
@@ -451,6 +457,14 @@ function isFromScheme(record: ConsumedRecord<unknown>): boolean {
   throw new AppError('VALIDATION_FAILED', `unknown ${originHeader} header ${JSON.stringify(origin)}`, {
     retriable: false,
   });
+}
+
+/**
+ * Whether a record may repeat one handled before: a retry, a redelivery the consumer group may have
+ * handled already, or a record the ingress produced again for a resend.
+ */
+function mayRepeat(record: ConsumedRecord<unknown>): boolean {
+  return record.attempt > 1 || record.possiblyHandled === true || record.headers[resentHeader] !== undefined;
 }
 
 /** Whether a snapshot's state is final; a state this version does not know is not. */

@@ -14,6 +14,11 @@ export interface ValidatorMetrics {
   validated(flow: Flow, outcome: 'accepted' | 'rejected', reasonCodes: readonly string[]): void;
   skipped(flow: Flow, reason: SkipReason): void;
   cdv(flow: Flow, role: 'debtor' | 'creditor', status: string): void;
+  /**
+   * The duplicate check before validating: the snapshot read for a record that may repeat one handled
+   * before, or skipped for a transaction's first record.
+   */
+  duplicateCheck(flow: Flow, check: 'read' | 'skipped'): void;
   /** From the transaction's arrival on its received topic to the acknowledgement of its last output. */
   latency(flow: Flow, seconds: number): void;
   batch(topic: ConsumerName, seconds: number, records: number): void;
@@ -94,6 +99,11 @@ export function validatorMetrics(metrics: Metrics): ValidatorMetrics {
     'Records reported failed (to the retry tiers or the dead-letter topic)',
     ['topic'],
   );
+  const duplicateChecks = metrics.counter(
+    'rp_validator_duplicate_checks_total',
+    "The duplicate check's snapshot read before validating, by flow: read (a record that may repeat one handled before) or skipped",
+    ['flow', 'check'],
+  );
   const reports = metrics.counter(
     'rp_validator_status_reports_total',
     "Actioning banks' reports, by status and what was done",
@@ -107,6 +117,7 @@ export function validatorMetrics(metrics: Metrics): ValidatorMetrics {
     },
     skipped: (flow, reason) => skipped[flow].inc({ reason }),
     cdv: (flow, role, status) => cdv.inc({ flow, role, status }),
+    duplicateCheck: (flow, check) => duplicateChecks.inc({ flow, check }),
     latency: (flow, seconds) => latency[flow].observe(seconds),
     batch(topic, seconds, records) {
       batches.observe({ topic }, seconds);

@@ -24,7 +24,7 @@ import {
   type TopicNames,
   topicSpecs,
 } from '@rp/pipeline';
-import { createLogger, createMetrics } from '@rp/runtime';
+import { createLogger, createMetrics, type Metrics } from '@rp/runtime';
 import { connectStore, type Store } from '@rp/store';
 import { infra, uniqueName } from '@rp/testkit';
 import { MongoClient } from 'mongodb';
@@ -78,6 +78,36 @@ function receive(...debits: DirectDebit[]): Promise<void> {
   return input.send(
     'rp.directdebit.received.v1',
     debits.map((debit) => ({ key: uetrOf(debit), value: debit, headers: { 'rp-state': 'DEBIT_RECEIVED' } })),
+  );
+}
+
+let registry: Metrics;
+
+/** A counter of the validator's with these labels (0 before its first count). */
+async function metricValue(name: string, labels: Record<string, string>): Promise<number> {
+  const { body } = await registry.render();
+  const line = body
+    .split('\n')
+    .find(
+      (candidate) =>
+        candidate.startsWith(`${name}{`) &&
+        Object.entries(labels).every(([label, value]) => candidate.includes(`${label}="${value}"`)),
+    );
+  return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(' ') + 1));
+}
+
+/** The header the ingress puts on a record it produced again for a resend of its message. */
+const resent = { 'rp-resent': 'true' } as const;
+
+/** A debit the ingress produced again for a resend: its transaction may have been answered before. */
+function receiveAgain(...debits: DirectDebit[]): Promise<void> {
+  return input.send(
+    'rp.directdebit.received.v1',
+    debits.map((debit) => ({
+      key: uetrOf(debit),
+      value: debit,
+      headers: { 'rp-state': 'DEBIT_RECEIVED', ...resent },
+    })),
   );
 }
 
@@ -163,6 +193,7 @@ beforeAll(async () => {
     unknownExceptionCodes: 'reject',
   });
   closeCdv = () => cdv.engine.close();
+  registry = createMetrics({ service: 'validator', defaultMetrics: false });
   service = createValidatorService({
     kafka,
     names,
@@ -172,7 +203,7 @@ beforeAll(async () => {
     participants,
     accounts: cdv.engine,
     logger,
-    metrics: createMetrics({ service: 'validator', defaultMetrics: false }),
+    metrics: registry,
     options: { retry: { delaysMs: [100], maxAttempts: 2 } },
   });
   await service.start();
@@ -322,7 +353,7 @@ describe('received debits', () => {
   test('a debit whose transaction is past validation is skipped', async () => {
     const debit = validDebit(collectionDate());
     await recordSnapshot(debit, ['DEBIT_RECEIVED', 'DEBIT_ACCEPTED', 'DEBIT_ACCEPTANCE_DELIVERY_PENDING']);
-    await receive(debit);
+    await receiveAgain(debit);
     await barrier();
     expect(reports.records.filter((record) => record.key === uetrOf(debit))).toEqual([]);
     expect(states.records.filter((record) => record.key === uetrOf(debit))).toEqual([]);
@@ -332,7 +363,7 @@ describe('received debits', () => {
     // Accepted earlier; its outputs may not have been produced. Today its date is in the past.
     const debit = validDebit(addDays(businessDate(new Date()), -2));
     await recordSnapshot(debit, ['DEBIT_RECEIVED', 'DEBIT_ACCEPTED']);
-    await receive(debit);
+    await receiveAgain(debit);
     const report = await reports.waitFor((record) => record.key === uetrOf(debit));
     expect(report.value.status).toEqual({ status: 'ACCP' });
     await accepted.waitFor((record) => record.key === uetrOf(debit));
@@ -353,11 +384,33 @@ describe('received debits', () => {
       transactionIdentifiers: debit.transactionIdentifiers,
     };
     await recordSnapshot(debit, ['DEBIT_RECEIVED', 'DEBIT_REJECTED'], { report: canonical });
-    await receive(debit);
+    await receiveAgain(debit);
     const report = await reports.waitFor((record) => record.key === uetrOf(debit));
     expect(report.value).toEqual(canonical);
     await barrier();
     expect(accepted.records.filter((record) => record.key === uetrOf(debit))).toEqual([]);
+  });
+
+  test("a transaction's first record is validated without the duplicate check's read; a resend's is checked", async () => {
+    const checks = (check: 'read' | 'skipped') =>
+      metricValue('rp_validator_duplicate_checks_total', { flow: 'debit', check });
+    const [readBefore, skippedBefore] = [await checks('read'), await checks('skipped')];
+    // Recorded as past validation, yet its record is not a repeat: the ingress's claim on a UETR lets one
+    // message name it, so the first record is answered without looking.
+    const first = validDebit(collectionDate());
+    await recordSnapshot(first, ['DEBIT_RECEIVED', 'DEBIT_ACCEPTED', 'DEBIT_ACCEPTANCE_DELIVERY_PENDING']);
+    await receive(first);
+    await reports.waitFor((record) => record.key === uetrOf(first));
+    expect(await checks('skipped')).toBe(skippedBefore + 1);
+    expect(await checks('read')).toBe(readBefore);
+    // Produced again for a resend (of a debit this instance has not answered): looked up, and skipped as
+    // past validation.
+    const again = validDebit(collectionDate());
+    await recordSnapshot(again, ['DEBIT_RECEIVED', 'DEBIT_ACCEPTED', 'DEBIT_ACCEPTANCE_DELIVERY_PENDING']);
+    await receiveAgain(again);
+    await barrier();
+    expect(await checks('read')).toBe(readBefore + 1);
+    expect(reports.records.filter((record) => record.key === uetrOf(again))).toEqual([]);
   });
 });
 
@@ -370,6 +423,18 @@ describe('received off-us debits', () => {
         key: uetrOf(debit),
         value: debit,
         headers: { 'rp-state': 'DEBIT_RECEIVED', 'rp-origin': 'scheme' },
+      })),
+    );
+  }
+
+  /** An off-us debit the ingress produced again for a resend. */
+  function receiveFromSchemeAgain(...debits: DirectDebit[]): Promise<void> {
+    return input.send(
+      'rp.directdebit.received.v1',
+      debits.map((debit) => ({
+        key: uetrOf(debit),
+        value: debit,
+        headers: { 'rp-state': 'DEBIT_RECEIVED', 'rp-origin': 'scheme', ...resent },
       })),
     );
   }
@@ -450,7 +515,7 @@ describe('received off-us debits', () => {
     // Accepted before, its accepted record may be missing; today its date is in the past.
     const acceptedBefore = schemeDebit(addDays(businessDate(new Date()), -2));
     await recordSnapshot(acceptedBefore, ['DEBIT_RECEIVED', 'DEBIT_ACCEPTED']);
-    await receiveFromScheme(rejected, acceptedBefore);
+    await receiveFromSchemeAgain(rejected, acceptedBefore);
 
     const forwarded = await accepted.waitFor((record) => record.key === uetrOf(acceptedBefore));
     expect(forwarded.headers).toMatchObject({ 'rp-state': 'DEBIT_ACCEPTED', 'rp-origin': 'scheme' });
@@ -556,6 +621,18 @@ describe('received credit transfer authorisations', () => {
         key: uetrOf(credit),
         value: credit,
         headers: { 'rp-state': 'CREDIT_AUTH_RECEIVED' },
+      })),
+    );
+  }
+
+  /** A credit transfer the ingress produced again for a resend. */
+  function receiveCreditsAgain(...credits: CreditTransfer[]): Promise<void> {
+    return input.send(
+      'rp.credittransfer.received.v1',
+      credits.map((credit) => ({
+        key: uetrOf(credit),
+        value: credit,
+        headers: { 'rp-state': 'CREDIT_AUTH_RECEIVED', ...resent },
       })),
     );
   }
@@ -667,7 +744,7 @@ describe('received credit transfer authorisations', () => {
     // Rejected before, although it would pass now: its rejection is final and was its only output.
     const rejected = validCredit();
     await recordSnapshot(rejected, ['CREDIT_AUTH_RECEIVED', 'CREDIT_AUTH_REJECTED']);
-    await receiveCredits(delivering, rejected);
+    await receiveCreditsAgain(delivering, rejected);
     await creditBarrier();
     for (const credit of [delivering, rejected]) {
       expect(recordsOf(states, credit)).toEqual([]);
@@ -680,7 +757,7 @@ describe('received credit transfer authorisations', () => {
     const credit = validCredit();
     credit.creditorAgent = { ...credit.creditorAgent, memberId: '999999' };
     await recordSnapshot(credit, ['CREDIT_AUTH_RECEIVED', 'CREDIT_AUTH_ACCEPTED']);
-    await receiveCredits(credit);
+    await receiveCreditsAgain(credit);
     const forwarded = await acceptedCredits.waitFor((record) => record.key === uetrOf(credit));
     expect(forwarded.value).toEqual(credit);
     expect(forwarded.headers['rp-state']).toBe('CREDIT_AUTH_ACCEPTED');
