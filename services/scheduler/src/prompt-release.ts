@@ -36,8 +36,9 @@ interface Waiting {
  * next release (the service's release timer, within the release delay), which drains what the queue
  * holds for the window first, then produces them to `rp.directdebit.due.v1` together and writes their
  * tombstones, intake and all, in one command. The records that made them ready are committed only once
- * that is done (the scheduler's consumers wait for it before they commit). Queued and released, a debit costs a write of its own, a
- * share of a drain's read and a share of its bulk; released at once, a share of one bulk.
+ * that is done (the scheduler's consumers wait for it before they commit). Queued and released, a debit
+ * costs a write of its own, a share of a drain's read and a share of its bulk; released at once, a share
+ * of one bulk.
  *
  * The queue's order holds for what the queue holds: every debit queued before a release goes before the
  * debits that release sends at once. While the last drain of the window went through the whole queue with
@@ -65,11 +66,6 @@ export class PromptRelease {
 
   constructor(deps: PromptReleaseDeps) {
     this.#deps = deps;
-  }
-
-  /** Debits waiting for the next release (a gauge, and tests). */
-  get waiting(): number {
-    return this.#waiting.length;
   }
 
   /** Whether a debit made ready now for `windowDate` is released at once rather than queued. */
