@@ -1,4 +1,5 @@
 import { createMetrics } from '@rp/runtime';
+import { metricSample } from '@rp/testkit';
 import { describe, expect, it } from 'vitest';
 import { storeCommandMetrics } from './command-metrics.ts';
 
@@ -11,17 +12,7 @@ describe('storeCommandMetrics', () => {
     onCommand({ commandName: 'insert', databaseName: 'rp', durationMs: 2, ok: false });
 
     const { body } = await metrics.render();
-    /** The value of `name`'s series whose labels include every one of `labels`, in any order. */
-    const value = (name: string, labels: Record<string, string>) => {
-      const line = body
-        .split('\n')
-        .find(
-          (candidate) =>
-            candidate.startsWith(`${name}{`) &&
-            Object.entries(labels).every(([key, wanted]) => candidate.includes(`${key}="${wanted}"`)),
-        );
-      return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
-    };
+    const value = (name: string, labels: Record<string, string>) => metricSample(body, name, labels);
     expect(value('rp_mongodb_commands_total', { command: 'update', outcome: 'ok' })).toBe(2);
     expect(value('rp_mongodb_commands_total', { command: 'insert', outcome: 'failed' })).toBe(1);
     expect(value('rp_mongodb_commands_total', { command: 'insert', outcome: 'ok' })).toBeUndefined();

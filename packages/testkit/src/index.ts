@@ -5,6 +5,7 @@ import { resolveInfra } from './resolve.ts';
 import './provided-context.ts';
 
 export { endpointsFromEnv, type InfraEndpoints, type InfraSource, splitBrokers } from './endpoints.ts';
+export { metricSample } from './metrics.ts';
 export { uniqueName } from './names.ts';
 export { resolveInfra } from './resolve.ts';
 

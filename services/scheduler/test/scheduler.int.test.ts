@@ -21,7 +21,7 @@ import {
 } from '@rp/pipeline';
 import { createLogger, createMetrics, jwtOperatorAuthenticator, ManualClock } from '@rp/runtime';
 import { connectStore, type Store } from '@rp/store';
-import { infra, uniqueName } from '@rp/testkit';
+import { infra, metricSample, uniqueName } from '@rp/testkit';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -153,25 +153,13 @@ function acceptFromScheme(value: DirectDebit): Promise<void> {
 
 /** A metric of the scheduler without labels (0 before its first value). */
 async function schedulerMetric(name: string): Promise<number> {
-  const text = await (await service.app.request('/metrics')).text();
-  const line = text
-    .split('\n')
-    .find((candidate) => candidate.startsWith(`${name} `) || candidate.startsWith(`${name}{`));
-  return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(' ') + 1));
+  return metricSample(await (await service.app.request('/metrics')).text(), name) ?? 0;
 }
 
 /** Accepted records the scheduler handled and left alone for `reason` so far. */
 async function ignoredAccepted(reason: string): Promise<number> {
   const text = await (await service.app.request('/metrics')).text();
-  const line = text
-    .split('\n')
-    .find(
-      (candidate) =>
-        candidate.startsWith('rp_scheduler_ignored_records_total{') &&
-        candidate.includes('topic="accepted"') &&
-        candidate.includes(`reason="${reason}"`),
-    );
-  return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(' ') + 1));
+  return metricSample(text, 'rp_scheduler_ignored_records_total', { topic: 'accepted', reason }) ?? 0;
 }
 
 function queuedChange(value: DirectDebit) {

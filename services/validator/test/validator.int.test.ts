@@ -26,7 +26,7 @@ import {
 } from '@rp/pipeline';
 import { createLogger, createMetrics, type Metrics } from '@rp/runtime';
 import { connectStore, type Store } from '@rp/store';
-import { infra, uniqueName } from '@rp/testkit';
+import { infra, metricSample, uniqueName } from '@rp/testkit';
 import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startCdv } from '../src/cdv.ts';
@@ -73,11 +73,27 @@ let deadReports: TopicReader<PaymentStatusReport>;
 const collectionDate = () => addDays(businessDate(new Date()), 1);
 const uetrOf = (transaction: DirectDebit | CreditTransfer) => transaction.transactionIdentifiers.uetr;
 
+/** The header the ingress puts on a record it produced again for a resend of its message. */
+const resent = { 'rp-resent': 'true' } as const;
+
+/** A debit's record as the ingress leaves it on the received topic, with `headers` besides its state. */
+function receivedDebit(debit: DirectDebit, headers: Record<string, string> = {}) {
+  return { key: uetrOf(debit), value: debit, headers: { 'rp-state': 'DEBIT_RECEIVED', ...headers } };
+}
+
 /** A debit as the ingress leaves it on the received topic. */
 function receive(...debits: DirectDebit[]): Promise<void> {
   return input.send(
     'rp.directdebit.received.v1',
-    debits.map((debit) => ({ key: uetrOf(debit), value: debit, headers: { 'rp-state': 'DEBIT_RECEIVED' } })),
+    debits.map((debit) => receivedDebit(debit)),
+  );
+}
+
+/** A debit the ingress produced again for a resend: its transaction may have been answered before. */
+function receiveAgain(...debits: DirectDebit[]): Promise<void> {
+  return input.send(
+    'rp.directdebit.received.v1',
+    debits.map((debit) => receivedDebit(debit, resent)),
   );
 }
 
@@ -85,30 +101,7 @@ let registry: Metrics;
 
 /** A counter of the validator's with these labels (0 before its first count). */
 async function metricValue(name: string, labels: Record<string, string>): Promise<number> {
-  const { body } = await registry.render();
-  const line = body
-    .split('\n')
-    .find(
-      (candidate) =>
-        candidate.startsWith(`${name}{`) &&
-        Object.entries(labels).every(([label, value]) => candidate.includes(`${label}="${value}"`)),
-    );
-  return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(' ') + 1));
-}
-
-/** The header the ingress puts on a record it produced again for a resend of its message. */
-const resent = { 'rp-resent': 'true' } as const;
-
-/** A debit the ingress produced again for a resend: its transaction may have been answered before. */
-function receiveAgain(...debits: DirectDebit[]): Promise<void> {
-  return input.send(
-    'rp.directdebit.received.v1',
-    debits.map((debit) => ({
-      key: uetrOf(debit),
-      value: debit,
-      headers: { 'rp-state': 'DEBIT_RECEIVED', ...resent },
-    })),
-  );
+  return metricSample((await registry.render()).body, name, labels) ?? 0;
 }
 
 /**
@@ -419,11 +412,7 @@ describe('received off-us debits', () => {
   function receiveFromScheme(...debits: DirectDebit[]): Promise<void> {
     return input.send(
       'rp.directdebit.received.v1',
-      debits.map((debit) => ({
-        key: uetrOf(debit),
-        value: debit,
-        headers: { 'rp-state': 'DEBIT_RECEIVED', 'rp-origin': 'scheme' },
-      })),
+      debits.map((debit) => receivedDebit(debit, { 'rp-origin': 'scheme' })),
     );
   }
 
@@ -431,11 +420,7 @@ describe('received off-us debits', () => {
   function receiveFromSchemeAgain(...debits: DirectDebit[]): Promise<void> {
     return input.send(
       'rp.directdebit.received.v1',
-      debits.map((debit) => ({
-        key: uetrOf(debit),
-        value: debit,
-        headers: { 'rp-state': 'DEBIT_RECEIVED', 'rp-origin': 'scheme', ...resent },
-      })),
+      debits.map((debit) => receivedDebit(debit, { 'rp-origin': 'scheme', ...resent })),
     );
   }
 
@@ -613,15 +598,20 @@ describe("actioning banks' reports", () => {
 });
 
 describe('received credit transfer authorisations', () => {
+  /** A credit transfer's record as the ingress leaves it on the received topic, with `headers` besides. */
+  function receivedCredit(credit: CreditTransfer, headers: Record<string, string> = {}) {
+    return {
+      key: uetrOf(credit),
+      value: credit,
+      headers: { 'rp-state': 'CREDIT_AUTH_RECEIVED', ...headers },
+    };
+  }
+
   /** A credit transfer as the ingress leaves it on the received topic. */
   function receiveCredits(...credits: CreditTransfer[]): Promise<void> {
     return input.send(
       'rp.credittransfer.received.v1',
-      credits.map((credit) => ({
-        key: uetrOf(credit),
-        value: credit,
-        headers: { 'rp-state': 'CREDIT_AUTH_RECEIVED' },
-      })),
+      credits.map((credit) => receivedCredit(credit)),
     );
   }
 
@@ -629,11 +619,7 @@ describe('received credit transfer authorisations', () => {
   function receiveCreditsAgain(...credits: CreditTransfer[]): Promise<void> {
     return input.send(
       'rp.credittransfer.received.v1',
-      credits.map((credit) => ({
-        key: uetrOf(credit),
-        value: credit,
-        headers: { 'rp-state': 'CREDIT_AUTH_RECEIVED', ...resent },
-      })),
+      credits.map((credit) => receivedCredit(credit, resent)),
     );
   }
 
