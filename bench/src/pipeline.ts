@@ -81,25 +81,34 @@ export async function servicesMemory(pipeline: Pipeline): Promise<Record<string,
   return Object.fromEntries(entries);
 }
 
-/** MongoDB write commands each service has sent so far, from its own command metrics. */
-async function servicesWriteCommands(pipeline: Pipeline): Promise<Record<string, number>> {
+/** MongoDB write and read commands each service has sent so far, from its own command metrics. */
+async function servicesCommands(pipeline: Pipeline): Promise<Record<string, MongoCommands>> {
   const entries = await Promise.all(
     pipelineServices
       .filter((service) => pipeline.isRunning(service))
       .map(async (service) => {
         const metrics = await serviceMetrics(pipeline, service);
-        const writes = mongoWriteCommands.reduce(
-          (sum, command) => sum + metricValue(metrics, 'rp_mongodb_commands_total', { command }),
-          0,
-        );
-        return [service, writes] as const;
+        const total = (names: readonly string[]) =>
+          names.reduce(
+            (sum, command) => sum + metricValue(metrics, 'rp_mongodb_commands_total', { command }),
+            0,
+          );
+        return [service, { writes: total(mongoWriteCommands), reads: total(mongoReadCommands) }] as const;
       }),
   );
   return Object.fromEntries(entries);
 }
 
+interface MongoCommands {
+  readonly writes: number;
+  readonly reads: number;
+}
+
 /** The commands that write, as the server counts them (`serverStatus.metrics.commands`). */
 const mongoWriteCommands = ['insert', 'update', 'delete', 'findAndModify'] as const;
+
+/** The commands that read. */
+const mongoReadCommands = ['find', 'aggregate', 'getMore', 'count'] as const;
 
 /** Everything the pipeline bench measures from outside: ingress, bank simulator, metrics, the servers. */
 class Probe {
@@ -208,7 +217,7 @@ class Probe {
       names.reduce((sum, name) => sum + Number(commands[name]?.total ?? 0), 0);
     return {
       writes: total(mongoWriteCommands),
-      reads: total(['find', 'aggregate', 'getMore', 'count']),
+      reads: total(mongoReadCommands),
     };
   }
 
@@ -638,8 +647,8 @@ interface SteadyWindow {
   readonly signatureFailures: number;
   readonly kafkaRecords: number;
   readonly mongo: { writes: number; reads: number };
-  /** Write commands by the service that sent them. */
-  readonly mongoWritesBy: Record<string, number>;
+  /** Write and read commands by the service that sent them. */
+  readonly mongoBy: Record<string, MongoCommands>;
   readonly http: number;
   readonly cpu: { before: CpuReading; after: CpuReading };
   readonly examined: Awaited<ReturnType<typeof examine>>;
@@ -666,7 +675,7 @@ async function offerSteady(
   const before = {
     completed: await probe.completed(),
     mongo: await probe.mongoCommands(),
-    mongoBy: await servicesWriteCommands(probe.pipeline),
+    mongoBy: await servicesCommands(probe.pipeline),
     kafka: await probe.kafkaRecords(),
     http: await probe.httpAtBank(),
     cpu: await probe.cpu(infrastructure),
@@ -690,7 +699,7 @@ async function offerSteady(
   const drainSeconds = (Date.now() - windowEnd) / 1000;
   const after = {
     mongo: await probe.mongoCommands(),
-    mongoBy: await servicesWriteCommands(probe.pipeline),
+    mongoBy: await servicesCommands(probe.pipeline),
     kafka: await probe.kafkaRecords(),
     http: await probe.httpAtBank(),
     cpu: await probe.cpu(infrastructure),
@@ -712,10 +721,13 @@ async function offerSteady(
       writes: after.mongo.writes - before.mongo.writes,
       reads: after.mongo.reads - before.mongo.reads,
     },
-    mongoWritesBy: Object.fromEntries(
-      Object.entries(after.mongoBy).map(([service, writes]) => [
+    mongoBy: Object.fromEntries(
+      Object.entries(after.mongoBy).map(([service, commands]) => [
         service,
-        writes - (before.mongoBy[service] ?? 0),
+        {
+          writes: commands.writes - (before.mongoBy[service]?.writes ?? 0),
+          reads: commands.reads - (before.mongoBy[service]?.reads ?? 0),
+        },
       ]),
     ),
     http: after.http - before.http,
@@ -724,6 +736,15 @@ async function offerSteady(
     resends: probe.resends - before.resends,
     reports: { sent: stats.responses.sent, attempts: stats.responses.attempts },
   };
+}
+
+/** A window's commands of one kind per debit by the service that sent them, most first. */
+function byService(window: SteadyWindow, kind: keyof MongoCommands): string {
+  return Object.entries(window.mongoBy)
+    .filter(([, commands]) => commands[kind] > 0)
+    .sort(([, a], [, b]) => b[kind] - a[kind])
+    .map(([service, commands]) => `${service} ${round(commands[kind] / window.sent.length, 2)}`)
+    .join(', ');
 }
 
 /** The figures of the highest steady rate the pipeline kept up with. */
@@ -756,13 +777,10 @@ function steadyRows(window: SteadyWindow, tried: readonly string[], durationSeco
       name: 'mongodb write commands per debit',
       value: round(window.mongo.writes / debits, 1),
       unit: 'commands',
-      detail: `reads ${round(window.mongo.reads / debits, 1)} per debit (server-wide counters); by service: ${Object.entries(
-        window.mongoWritesBy,
-      )
-        .filter(([, writes]) => writes > 0)
-        .sort(([, a], [, b]) => b - a)
-        .map(([service, writes]) => `${service} ${round(writes / debits, 2)}`)
-        .join(', ')}`,
+      detail: `reads ${round(window.mongo.reads / debits, 1)} per debit (server-wide counters); writes by service: ${byService(
+        window,
+        'writes',
+      )}; reads by service: ${byService(window, 'reads')}`,
     },
     {
       group: 'pipeline',

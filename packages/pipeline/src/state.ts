@@ -30,8 +30,13 @@ export interface StateEmitter {
    * Produces the state changes and resolves once the broker acknowledged them. Await it BEFORE producing
    * the flow record that lets the next service act: a transaction's changes then reach the state topic in
    * causal order. Throws ILLEGAL_TRANSITION (from the transition table) before anything is produced.
+   * `headers` go on every record (the ingress marks a resend's changes with `resentHeader`: the tracker
+   * reads the snapshot of a transaction it does not hold only for a first change that may repeat one).
    */
-  emit(changes: readonly StateChangeInput[]): Promise<TransactionStateChanged[]>;
+  emit(
+    changes: readonly StateChangeInput[],
+    options?: { readonly headers?: Readonly<Record<string, string>> },
+  ): Promise<TransactionStateChanged[]>;
 }
 
 export function uetrOf(transaction: DirectDebit | CreditTransfer): string {
@@ -65,12 +70,13 @@ export function createStateEmitter(options: {
 }): StateEmitter {
   const now = options.now ?? (() => new Date());
   return {
-    async emit(changes) {
+    async emit(changes, emitOptions) {
       const at = now();
       const records = changes.map((change) => buildStateChange(options.service, change, at));
+      const headers = emitOptions?.headers;
       await options.producer.send(
         'rp.transaction.state.v1',
-        records.map((value) => ({ key: value.uetr, value })),
+        records.map((value) => ({ key: value.uetr, value, ...(headers ? { headers: { ...headers } } : {}) })),
       );
       return records;
     },

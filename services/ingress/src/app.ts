@@ -325,16 +325,19 @@ export function registerIngressRoutes(app: Hono<AppEnv>, options: IngressRoutesO
     again: boolean,
     extraHeaders: Record<string, string> = {},
   ): Promise<void> {
-    const [change] = await emitter.emit([
-      {
-        eventType: 'DEBIT_REQUEST_RECEIVED',
-        transaction: debit,
-        causedBy: {
-          messageType: 'DirectDebit',
-          messageIdentification: debit.messageIdentifiers.messageIdentification,
+    const [change] = await emitter.emit(
+      [
+        {
+          eventType: 'DEBIT_REQUEST_RECEIVED',
+          transaction: debit,
+          causedBy: {
+            messageType: 'DirectDebit',
+            messageIdentification: debit.messageIdentifiers.messageIdentification,
+          },
         },
-      },
-    ]);
+      ],
+      { headers: resentHeaders(again) },
+    );
     await producer.send('rp.directdebit.received.v1', [
       {
         key: debit.transactionIdentifiers.uetr,
@@ -435,16 +438,19 @@ export function registerIngressRoutes(app: Hono<AppEnv>, options: IngressRoutesO
       return {
         ok: true,
         async produce({ again }) {
-          const [change] = await emitter.emit([
-            {
-              eventType: 'CREDIT_AUTH_RECEIVED',
-              transaction: credit,
-              causedBy: {
-                messageType: 'CreditTransfer',
-                messageIdentification: credit.messageIdentifiers.messageIdentification,
+          const [change] = await emitter.emit(
+            [
+              {
+                eventType: 'CREDIT_AUTH_RECEIVED',
+                transaction: credit,
+                causedBy: {
+                  messageType: 'CreditTransfer',
+                  messageIdentification: credit.messageIdentifiers.messageIdentification,
+                },
               },
-            },
-          ]);
+            ],
+            { headers: resentHeaders(again) },
+          );
           await producer.send('rp.credittransfer.received.v1', [
             {
               key: credit.transactionIdentifiers.uetr,

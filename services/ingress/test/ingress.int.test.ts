@@ -372,8 +372,10 @@ describe('POST outbound/direct-debit', () => {
           debit.messageIdentifiers.messageIdentification,
     );
     expect(copies).toHaveLength(1);
-    // A message's first record: nothing for the validator to look up first.
+    // A message's first records: nothing for the validator or the tracker to look up first.
     expect(copies[0]?.headers['rp-resent']).toBeUndefined();
+    const change = await states.waitFor((entry) => entry.key === uetr);
+    expect(change.headers['rp-resent']).toBeUndefined();
     expect((await outcomes(healthy))['outboundDirectDebit:replayed']).toBeGreaterThanOrEqual(1);
   });
 
@@ -394,8 +396,12 @@ describe('POST outbound/direct-debit', () => {
     expect(await response.json()).toMatchObject({ uetr, receivedAt: firstReceivedAt.toISOString() });
     const record = await received.waitFor((entry) => entry.key === uetr);
     expect(record.value).toEqual(validated);
-    // Marked as produced again: the validator looks its transaction up before answering it.
+    // Marked as produced again, the debit and its first state change: the validator and the tracker look
+    // its transaction up before they take it as new.
     expect(record.headers['rp-resent']).toBe('true');
+    const change = await states.waitFor((entry) => entry.key === uetr);
+    expect(change.value.eventType).toBe('DEBIT_REQUEST_RECEIVED');
+    expect(change.headers['rp-resent']).toBe('true');
     expect((await outcomes(healthy))['outboundDirectDebit:reproduced']).toBe(1);
 
     // Now marked as produced: a further resend is answered without producing.

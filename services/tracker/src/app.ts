@@ -1,4 +1,5 @@
 import {
+  allowedEventTypes,
   bankPaths,
   type CreditTransfer,
   type DeliveryOutcome,
@@ -10,7 +11,7 @@ import {
   toJson,
 } from '@rp/contracts';
 import type { BatchHandler, ConsumedRecord } from '@rp/kafka';
-import { type PipelineProducer, postingIdHeader } from '@rp/pipeline';
+import { type PipelineProducer, postingIdHeader, resentHeader } from '@rp/pipeline';
 import {
   type AppEnv,
   AppError,
@@ -37,6 +38,7 @@ import {
   decide,
   fromSnapshot,
   messageKey,
+  newTransaction,
   PartitionPositions,
   type TrackedTransaction,
   type TransactionCache,
@@ -130,6 +132,28 @@ function newMessage(
   return undefined;
 }
 
+/**
+ * Whether a record not in the cache is its transaction's first change, seen for the first time: a change
+ * from no state (the ingress's DEBIT_REQUEST_RECEIVED, CREDIT_AUTH_RECEIVED) on its first delivery, below
+ * no position a consumer of the group may have handled before, and not produced again for a resend. Its
+ * transaction has no snapshot to read. Should one exist all the same (a record the producer wrote
+ * twice), the guarded snapshot write finds it, and the tracker forgets the transaction and reads it
+ * (`onConflict`); the postings sequenced meanwhile carry the event ids they had, which the bank absorbs.
+ */
+function startsTransaction(record: ConsumedRecord<TransactionStateChanged>): boolean {
+  const { value } = record;
+  return (
+    value.fromState === undefined &&
+    record.attempt === 1 &&
+    record.possiblyHandled !== true &&
+    record.headers[resentHeader] === undefined &&
+    initialEventTypes.has(value.eventType)
+  );
+}
+
+/** The event types that start a transaction (allowed from no state). */
+const initialEventTypes: ReadonlySet<string> = new Set(allowedEventTypes(undefined));
+
 async function mapBounded<T, R>(
   items: readonly T[],
   limit: number,
@@ -172,6 +196,7 @@ export function createTrackerHandlers(deps: TrackerHandlerDeps): TrackerHandlers
     // The batch works on its own copies; the cache learns the outcome only once everything is durable.
     const working = new Map<string, TrackedTransaction>();
     const missing = new Set<string>();
+    let fresh = 0;
     for (const record of records) {
       const uetr = record.value.uetr;
       if (working.has(uetr) || missing.has(uetr)) continue;
@@ -179,8 +204,12 @@ export function createTrackerHandlers(deps: TrackerHandlerDeps): TrackerHandlers
       if (cached) {
         metrics.cache('hit');
         working.set(uetr, cached);
+      } else if (startsTransaction(record)) {
+        fresh += 1;
+        working.set(uetr, { ...newTransaction(uetr, partition), assumed: true });
       } else missing.add(uetr);
     }
+    if (fresh > 0) metrics.cache('new', fresh);
     // A change emitted without its payload takes it from an earlier change of the batch, from memory, or
     // else from the snapshot (read with the cache misses).
     const carried = new Set<string>();
@@ -208,12 +237,17 @@ export function createTrackerHandlers(deps: TrackerHandlerDeps): TrackerHandlers
       }
 
       const applied: Applied[] = [];
+      // Transactions whose record went to the retry tiers: their later records of the batch wait (the
+      // consumer delivers them again after it).
+      const held = new Set<string>();
       for (const record of records) {
         const emitted = record.value;
+        if (held.has(emitted.uetr)) continue;
         const payload = emitted.transaction ?? payloads.get(emitted.uetr) ?? deps.payloads.get(emitted.uetr);
         if (payload === undefined) {
           // Its transaction's first change has not been sequenced yet (or was refused): tried again later.
           metrics.change('no-payload', emitted.eventType);
+          held.add(emitted.uetr);
           context.fail(
             record,
             new AppError(
@@ -247,6 +281,26 @@ export function createTrackerHandlers(deps: TrackerHandlerDeps): TrackerHandlers
               'repeated state change dropped',
             );
             continue;
+          }
+          if (decision.kind === 'late') {
+            metrics.change('late', value.eventType);
+            log.info(
+              { eventId: decision.eventId, eventType: value.eventType, state: decision.state },
+              "transaction already final; the bank's report not applied",
+            );
+            continue;
+          }
+          if (decision.kind === 'refuse' && current.assumed) {
+            // Refused by a transaction taken as new without a read: tried again once the tracker has
+            // read what its snapshot holds (the transaction is forgotten below), refused for good only then.
+            metrics.change('unconfirmed', value.eventType);
+            log.warn(
+              { eventId: decision.eventId, eventType: value.eventType, reason: decision.reason },
+              'state change refused by a transaction taken as new; read and tried again',
+            );
+            held.add(value.uetr);
+            context.fail(record, new AppError('CONFLICT', decision.reason, { retriable: true }));
+            break;
           }
           if (decision.kind === 'refuse') {
             metrics.change('refused', value.eventType);
@@ -344,7 +398,10 @@ export function createTrackerHandlers(deps: TrackerHandlerDeps): TrackerHandlers
           metrics.latency((now - change.at.getTime()) / 1000);
         }
       }
-      for (const transaction of working.values()) cache.set(transaction);
+      for (const transaction of working.values()) {
+        if (transaction.assumed && held.has(transaction.uetr)) cache.delete(transaction.uetr);
+        else cache.set(transaction);
+      }
       for (const [uetr, payload] of payloads) deps.payloads.set(uetr, payload);
       const lastSource = sourceRecords[sourceRecords.length - 1];
       if (lastSource) positions.handled(partition, lastSource.offset);

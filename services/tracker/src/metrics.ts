@@ -1,7 +1,7 @@
 import type { Metrics } from '@rp/runtime';
 
 /** `no-payload`: emitted without its payload, for a transaction the tracker has no record of yet (retried). */
-export type ChangeOutcome = 'applied' | 'repeat' | 'refused' | 'no-payload';
+export type ChangeOutcome = 'applied' | 'repeat' | 'late' | 'refused' | 'unconfirmed' | 'no-payload';
 
 export interface TrackerMetrics {
   received(count: number): void;
@@ -10,7 +10,8 @@ export interface TrackerMetrics {
   /** From the change's occurredAt to its postings and snapshot being durable. */
   latency(seconds: number): void;
   batch(topic: 'state' | 'outcomes', seconds: number, records: number): void;
-  cache(event: 'hit' | 'miss' | 'partition-reset', count?: number): void;
+  /** `new`: a transaction's first change, taken without a read (nothing to read yet). */
+  cache(event: 'hit' | 'miss' | 'new' | 'partition-reset', count?: number): void;
   cacheSize(size: number): void;
   /** Transactions whose applied changes wait for their snapshot write. */
   snapshotsWaiting(count: number): void;
@@ -48,7 +49,7 @@ export function trackerMetrics(metrics: Metrics): TrackerMetrics {
   ]);
   const cache = metrics.counter(
     'rp_tracker_cache_events_total',
-    'Transaction cache hits, misses and partition resets',
+    'Transaction cache hits, misses, new transactions (no read) and partition resets',
     ['event'],
   );
   const cacheSize = metrics.gauge('rp_tracker_cache_transactions', 'Transactions held in the cache');

@@ -155,6 +155,25 @@ describe('sequencing', () => {
     ).toMatchObject({ kind: 'refuse' });
   });
 
+  it("leaves a transaction already final alone when a bank's report comes late; refuses the same change from the engine", () => {
+    const debit = newDebit();
+    const { final } = run(newTransaction(debit.transactionIdentifiers.uetr, 0), journeyChanges(debit));
+    expect(final.state).toBe('DEBIT_COMPLETED');
+    const unpaid = change(debit, 'DEBIT_UNPAID', 'DEBIT_RESPONSE_ACCEPTED');
+    const fromReport: TransactionStateChanged = {
+      ...unpaid,
+      causedBy: { messageType: 'PaymentStatusReport', messageIdentification: 'BANKREPORT2' },
+    };
+    expect(decide(final, fromReport)).toMatchObject({ kind: 'late', state: 'DEBIT_COMPLETED' });
+    expect(decide(final, unpaid)).toMatchObject({ kind: 'refuse' });
+    // Before the final state, a report's change is sequenced as any other.
+    const { final: responded } = run(
+      newTransaction(debit.transactionIdentifiers.uetr, 0),
+      journeyChanges(debit).slice(0, -1),
+    );
+    expect(decide(responded, fromReport)).toMatchObject({ kind: 'apply', toState: 'DEBIT_UNPAID' });
+  });
+
   it('continues the sequence of a transaction read from its snapshot', () => {
     const debit = newDebit();
     const uetr = debit.transactionIdentifiers.uetr;

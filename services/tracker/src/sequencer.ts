@@ -27,6 +27,11 @@ export interface TrackedTransaction {
   readonly messages: ReadonlySet<string>;
   /** Direction of the last stage (for a stage that keeps the direction the transaction was in). */
   readonly direction: Direction | undefined;
+  /**
+   * Taken as new on its first change without reading its snapshot (see `startsTransaction` in app.ts): a
+   * change this state refuses may be the tracker's ignorance rather than the change's fault.
+   */
+  readonly assumed?: true;
 }
 
 export function newTransaction(uetr: string, partition: number): TrackedTransaction {
@@ -83,6 +88,8 @@ export type Decision =
     }
   /** The change was applied before (a re-emitted or redelivered record): dropped. */
   | { kind: 'repeat'; eventId: string }
+  /** A bank's report on a transaction already final (reconciled, or answered before): left alone. */
+  | { kind: 'late'; eventId: string; state: TransactionState }
   /** The transition is not allowed from the tracker's state. */
   | { kind: 'refuse'; eventId: string; reason: string };
 
@@ -93,6 +100,15 @@ export type Decision =
 export function decide(current: TrackedTransaction, change: TransactionStateChanged): Decision {
   const eventId = stateEventId(change.uetr, change.eventType);
   if (current.eventIds.has(eventId)) return { kind: 'repeat', eventId };
+  // A bank may report on a transaction that ended meanwhile (the reconciliation window closed on it, or
+  // another report of it came first): nothing leaves a final state, and nothing is wrong either.
+  if (
+    current.state !== undefined &&
+    isFinalState(current.state) &&
+    change.causedBy.messageType === 'PaymentStatusReport'
+  ) {
+    return { kind: 'late', eventId, state: current.state };
+  }
   const eventType: TransactionEventType = change.eventType;
   if (!knownEventType(eventType)) {
     return { kind: 'refuse', eventId, reason: `event type ${eventType} is unknown to this tracker` };

@@ -29,7 +29,7 @@ import {
 } from '@rp/pipeline';
 import { createLogger, createMetrics, type Metrics } from '@rp/runtime';
 import { connectStore, type Store } from '@rp/store';
-import { infra, uniqueName } from '@rp/testkit';
+import { infra, metricSample, uniqueName } from '@rp/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postingMessageId } from '../src/postings.ts';
 import {
@@ -120,6 +120,20 @@ const statePostings = (records: TopicReader<EventPosting>['records'], uetr: stri
 
 const esmPostings = (records: TopicReader<EventPosting>['records'], uetr: string) =>
   records.filter((record) => record.key === uetr && record.value.class === 'ESM_STATE');
+
+/**
+ * Takes a restarted tracker past its first batch on every partition: what the first fetch after a join
+ * finds is `possiblyHandled` (a previous owner may have handled it), so a transaction's first change is
+ * taken without a read only after it. Thirty transactions' first changes reach all three partitions
+ * (but for a chance of 1 in 40,000), and the call returns once each is posted.
+ */
+async function warmUp(): Promise<void> {
+  const firsts = Array.from({ length: 30 }, () => journeyChanges(newDebit())[0] as TransactionStateChanged);
+  await sendStates(firsts);
+  await events.waitUntil((records) =>
+    firsts.every((first) => statePostings(records, first.uetr).length > 0) ? true : undefined,
+  );
+}
 
 function sendStates(changes: readonly TransactionStateChanged[]) {
   return producer.send(
@@ -471,6 +485,112 @@ describe('tracker on the real stack', () => {
     expect(snapshot.state).toBe('DEBIT_COMPLETED');
   }, 120_000);
 
+  it("takes a transaction's first change without a read, reads a resent one, and leaves a late bank report alone", async () => {
+    await tracker?.stop();
+    const metrics = createMetrics({ service: 'tracker-test', defaultMetrics: false });
+    await startTracker({}, metrics);
+    const count = async (name: string, labels: Record<string, string>) =>
+      metricSample((await metrics.render()).body, name, labels) ?? 0;
+    try {
+      await warmUp();
+      const [newBefore, missBefore] = [
+        await count('rp_tracker_cache_events_total', { event: 'new' }),
+        await count('rp_tracker_cache_events_total', { event: 'miss' }),
+      ];
+      const debit = newDebit();
+      const uetr = debit.transactionIdentifiers.uetr;
+      await sendStates(journeyChanges(debit));
+      await events.waitUntil((records) =>
+        statePostings(records, uetr).length >= debitJourney.length ? true : undefined,
+      );
+      expect(await count('rp_tracker_cache_events_total', { event: 'new' })).toBe(newBefore + 1);
+      expect(await count('rp_tracker_cache_events_total', { event: 'miss' })).toBe(missBefore);
+
+      // The ingress produced this one again for a resend: its snapshot is read.
+      const resent = newDebit();
+      const [first] = journeyChanges(resent);
+      await producer.send('rp.transaction.state.v1', [
+        {
+          key: resent.transactionIdentifiers.uetr,
+          value: first as TransactionStateChanged,
+          headers: { 'rp-resent': 'true' },
+        },
+      ]);
+      await events.waitUntil((records) =>
+        statePostings(records, resent.transactionIdentifiers.uetr).length >= 1 ? true : undefined,
+      );
+      expect(await count('rp_tracker_cache_events_total', { event: 'miss' })).toBe(missBefore + 1);
+      expect(await count('rp_tracker_cache_events_total', { event: 'new' })).toBe(newBefore + 1);
+
+      // The actioning bank's RJCT after its ACSC: late, not illegal.
+      const late: TransactionStateChanged = {
+        ...change(debit, 'DEBIT_UNPAID', 'DEBIT_RESPONSE_ACCEPTED'),
+        causedBy: { messageType: 'PaymentStatusReport', messageIdentification: 'LATEREPORT1' },
+      };
+      await sendStates([late]);
+      await eventually(async () =>
+        (await count('rp_tracker_state_changes_total', { outcome: 'late', event_type: 'DEBIT_UNPAID' })) === 1
+          ? true
+          : undefined,
+      );
+      expect(
+        await count('rp_tracker_state_changes_total', { outcome: 'refused', event_type: 'DEBIT_UNPAID' }),
+      ).toBe(0);
+      expect(statePostings(events.records, uetr)).toHaveLength(debitJourney.length);
+    } finally {
+      await tracker?.stop();
+      await startTracker();
+    }
+  }, 120_000);
+
+  it('a first change written twice, met after a restart, is taken as new; what it refuses is read and applied', async () => {
+    const debit = newDebit();
+    const uetr = debit.transactionIdentifiers.uetr;
+    const journey = journeyChanges(debit);
+    await sendStates(journey.slice(0, 4));
+    await events.waitUntil((records) => (statePostings(records, uetr).length >= 4 ? true : undefined));
+    await eventually(async () => {
+      const found = await store.transactions.get(uetr);
+      return found && found.lastSeq === 4 ? found : undefined;
+    });
+
+    await tracker?.stop();
+    const metrics = createMetrics({ service: 'tracker-test', defaultMetrics: false });
+    // Nothing written by the commit timer: the copy's change waits in memory, so the next change meets
+    // the state the copy made (DEBIT_RECEIVED), which refuses it.
+    await startTracker({ snapshotIntervalMs: 10_000 }, metrics);
+    const count = async (name: string, labels: Record<string, string>) =>
+      metricSample((await metrics.render()).body, name, labels) ?? 0;
+    try {
+      await warmUp();
+      const newBefore = await count('rp_tracker_cache_events_total', { event: 'new' });
+      // A copy of the first change, as a producer that lost its numbering could leave one, then the rest.
+      await sendStates([journey[0] as TransactionStateChanged, ...journey.slice(4)]);
+      const postings = await events.waitUntil((records) => {
+        const found = statePostings(records, uetr);
+        return found.length >= debitJourney.length + 1 ? found : undefined;
+      });
+      // The copy's posting repeats the first one (same event id, which the bank absorbs); the rest follow on.
+      expect(postings.map((posting) => posting.stageVersion)).toEqual([1, 2, 3, 4, 1, 5, 6, 7, 8, 9]);
+      expect(postings[4]?.messageInfo.messageIdentification).toBe(
+        postings[0]?.messageInfo.messageIdentification,
+      );
+      expect(await count('rp_tracker_cache_events_total', { event: 'new' })).toBe(newBefore + 1);
+      expect(
+        await count('rp_tracker_state_changes_total', { outcome: 'unconfirmed', event_type: 'DEBIT_QUEUED' }),
+      ).toBe(1);
+      expect(
+        await count('rp_tracker_state_changes_total', { outcome: 'refused', event_type: 'DEBIT_QUEUED' }),
+      ).toBe(0);
+      await tracker?.stop();
+      const snapshot = await store.transactions.get(uetr);
+      expect(snapshot?.history.map((entry) => entry.seq)).toEqual(debitJourney.map((_, index) => index + 1));
+      expect(snapshot?.state).toBe('DEBIT_COMPLETED');
+    } finally {
+      await tracker?.stop();
+      await startTracker();
+    }
+  }, 120_000);
   it('sends a change without a payload, of a transaction it has no record of, to the retry tiers', async () => {
     await tracker?.stop();
     const metrics = createMetrics({ service: 'tracker-test', defaultMetrics: false });

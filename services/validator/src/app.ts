@@ -1,13 +1,11 @@
 import {
   type CreditTransfer,
   type DirectDebit,
-  isFinalState,
   nextState,
   type PaymentStatusReport,
   type TransactionEventType,
   type TransactionState,
   type TransactionStateChanged,
-  transactionStates,
 } from '@rp/contracts';
 import type { BatchContext, BatchHandler, ConsumedRecord } from '@rp/kafka';
 import {
@@ -32,7 +30,7 @@ import {
   validateDebit,
   validateSchemeDebit,
 } from './rules.ts';
-import { directDebitOfSnapshot, statusReportOfSnapshot } from './snapshot.ts';
+import { statusReportOfSnapshot } from './snapshot.ts';
 
 /** Kafka header carrying the transaction's state on flow records, so the next service knows fromState. */
 export const stateHeader = 'rp-state';
@@ -352,18 +350,9 @@ export function createValidatorHandlers(deps: ValidatorHandlerDeps): ValidatorHa
     }
     const fromState = stateOf(record, 'DEBIT_RESPONSE_ACCEPTED');
     nextState(fromState, eventType);
-    // One read by _id: a transaction already final is left alone, and the report carries only
-    // originalTransactionData, so the snapshot's DirectDebit goes with the state change. A snapshot the
-    // tracker has not written yet (it writes behind; the bank can answer within moments) is no reason
-    // to wait: the change then names the transaction by its UETR, and the tracker fills the payload in.
-    const snapshot = await transactions.get(uetr);
-    const state = snapshot?.state ?? null;
-    if (state !== null && isFinal(state)) {
-      metrics.statusReport(status, 'skipped');
-      log.info({ state }, 'transaction already final; report not applied');
-      return { kind: 'skip' };
-    }
-    const debit = snapshot === null ? undefined : directDebitOfSnapshot(snapshot);
+    // No read: the report carries only originalTransactionData, so the change names the transaction by
+    // its UETR and the tracker, which holds the transaction, fills the payload in; a report on a
+    // transaction already final (reconciled meanwhile, or reported on before) the tracker leaves alone.
     if (!firstOfKey) log.info('another report of the same transaction in this batch');
     return {
       kind: 'apply',
@@ -372,7 +361,7 @@ export function createValidatorHandlers(deps: ValidatorHandlerDeps): ValidatorHa
       change: {
         fromState,
         eventType,
-        ...(debit === undefined ? { uetr } : { transaction: debit }),
+        uetr,
         statusReport: report,
         occurredAt: clock.now(),
         causedBy: {
@@ -465,11 +454,6 @@ function isFromScheme(record: ConsumedRecord<unknown>): boolean {
  */
 function mayRepeat(record: ConsumedRecord<unknown>): boolean {
   return record.attempt > 1 || record.possiblyHandled === true || record.headers[resentHeader] !== undefined;
-}
-
-/** Whether a snapshot's state is final; a state this version does not know is not. */
-function isFinal(state: string): boolean {
-  return Object.hasOwn(transactionStates, state) && isFinalState(state as TransactionState);
 }
 
 /** The state the previous service left the transaction in, from the record's rp-state header. */

@@ -24,7 +24,7 @@ export interface ValidatorMetrics {
   batch(topic: ConsumerName, seconds: number, records: number): void;
   retried(topic: ConsumerName): void;
   failed(topic: ConsumerName, count: number): void;
-  statusReport(status: string, outcome: 'applied' | 'ignored' | 'skipped'): void;
+  statusReport(status: string, outcome: 'applied' | 'ignored'): void;
 }
 
 const latencyBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
