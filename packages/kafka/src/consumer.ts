@@ -150,8 +150,9 @@ interface Lane {
   /** Per source topic: the next offset to handle and when the lane got there. */
   readonly handled: Map<string, { next: bigint; at: number }>;
   /**
-   * Per source topic: the partition's end when this consumer first fetched it after the join. What lies
-   * below it may have been handled by a previous owner that did not commit (`possiblyHandled`).
+   * Per source topic: the partition's end at the join (read with the retry tiers' ends), or else when this
+   * consumer first fetched it after the join. What lies below it may have been handled by a previous owner
+   * that did not commit (`possiblyHandled`).
    */
   readonly newFrom: Map<string, bigint>;
   /** Per tier index: the end offset the tier must be read to before the lane knows all its parked keys. */
@@ -356,9 +357,19 @@ export async function startConsumer<T>(
         const committedOf = (topic: string, partition: number) =>
           committedOffset(committed, topic, partition);
         if (!targetsSet) {
-          const ends = await Promise.all(retryTopics.map((topic) => admin.fetchTopicOffsets(topic)));
+          // The source partitions' ends too: what lies below them at the join may have been handled by a
+          // previous owner, what comes after may not (the lane waits for this, so no record is handled
+          // before its bound is known; a consumer without tiers takes its first fetch's end instead).
+          const [ends, sourceEnds] = await Promise.all([
+            Promise.all(retryTopics.map((topic) => admin.fetchTopicOffsets(topic))),
+            Promise.all(sourceTopics.map((topic) => admin.fetchTopicOffsets(topic))),
+          ]);
           if (forGeneration !== generation) return;
           for (const lane of lanes.values()) {
+            sourceTopics.forEach((topic, index) => {
+              const end = sourceEnds[index]?.find((entry) => entry.partition === lane.partition);
+              if (end && !lane.newFrom.has(topic)) lane.newFrom.set(topic, BigInt(end.high));
+            });
             const targets = new Map<number, bigint>();
             retryTopics.forEach((topic, index) => {
               const end = ends[index]?.find((entry) => entry.partition === lane.partition);
@@ -435,7 +446,8 @@ export async function startConsumer<T>(
       lane.readyWaiters.push(pausePartition(payload));
       return;
     }
-    // The first fetch's end is at or past the end at the join: what lies below it may have been seen.
+    // Without the end at the join (a consumer without retry tiers reads none), the first fetch's, at or
+    // past it: what lies below it may have been seen.
     if (!lane.newFrom.has(batch.topic)) lane.newFrom.set(batch.topic, BigInt(batch.highWatermark));
     const messages = batch.messages;
     for (let start = 0; start < messages.length; start += maxRecordsPerCall) {

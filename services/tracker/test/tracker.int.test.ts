@@ -122,10 +122,11 @@ const esmPostings = (records: TopicReader<EventPosting>['records'], uetr: string
   records.filter((record) => record.key === uetr && record.value.class === 'ESM_STATE');
 
 /**
- * Takes a restarted tracker past its first batch on every partition: what the first fetch after a join
- * finds is `possiblyHandled` (a previous owner may have handled it), so a transaction's first change is
- * taken without a read only after it. Thirty transactions' first changes reach all three partitions
- * (but for a chance of 1 in 40,000), and the call returns once each is posted.
+ * Takes a restarted tracker past its first batch on every partition: what a partition holds when the
+ * tracker reads its end after the join is `possiblyHandled` (a previous owner may have handled it), and a
+ * record sent just after the start can be below that end, so a transaction's first change is surely
+ * taken without a read only once a later one was. Thirty transactions' first changes reach all three
+ * partitions (but for a chance of 1 in 40,000), and the call returns once each is posted.
  */
 async function warmUp(): Promise<void> {
   const firsts = Array.from({ length: 30 }, () => journeyChanges(newDebit())[0] as TransactionStateChanged);
