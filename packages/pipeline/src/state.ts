@@ -13,7 +13,7 @@ import type { PipelineProducer } from './producer.ts';
 /**
  * A state change to emit. It carries the transaction's payload, except where the emitter does not hold
  * it and the change leaves it as it was (the dispatcher delivering the engine's status report, the ingress
- * taking a bank's report, the validator applying it before the transaction's record is written): `uetr`
+ * taking a bank's report, the validator applying the actioning bank's report): `uetr`
  * then names the transaction, and the tracker fills the payload in from what it recorded.
  */
 export type StateChangeInput = {

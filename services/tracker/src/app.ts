@@ -388,7 +388,7 @@ export function createTrackerHandlers(deps: TrackerHandlerDeps): TrackerHandlers
         await producer.send('rp.events.v1', postings);
         // The snapshot is written behind, before the consumer commits these records, a transaction's
         // first change too: nothing on a journey waits for it (the ingress admits a bank's report against
-        // its UETR's claim; the validator names a transaction it finds no record of by its UETR).
+        // its UETR's claim; the validator names the transaction of an actioning bank's report by its UETR).
         deps.snapshots.add(applied.map((entry) => entry.change));
         if (deps.snapshots.size > deps.maxPendingSnapshots) await deps.snapshots.flush();
         const now = deps.clock.now().getTime();

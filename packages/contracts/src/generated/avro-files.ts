@@ -3599,7 +3599,7 @@ export const avroFiles: readonly AvroFile[] = [
         },
         {
           "name": "transaction",
-          "doc": "Snapshot of the transaction payload after the change. Null when the change leaves the payload as the transaction's earlier changes carried it and the emitter does not hold it (the dispatcher delivering the engine's status report, the ingress taking a bank's report, the validator applying it before the transaction's record is written): the tracker, which sequences the changes, fills it in from what it recorded.",
+          "doc": "Snapshot of the transaction payload after the change. Null when the change leaves the payload as the transaction's earlier changes carried it and the emitter does not hold it (the dispatcher delivering the engine's status report, the ingress taking a bank's report, the validator applying the actioning bank's report): the tracker, which sequences the changes, fills it in from what it recorded.",
           "type": [
             "null",
             "za.rp.v1.CreditTransfer",

@@ -687,7 +687,7 @@ export interface TransactionStateChanged {
   /** The service that made the change. */
   emittedBy: string;
   causedBy: StateChangeCause;
-  /** Snapshot of the transaction payload after the change. Null when the change leaves the payload as the transaction's earlier changes carried it and the emitter does not hold it (the dispatcher delivering the engine's status report, the ingress taking a bank's report, the validator applying it before the transaction's record is written): the tracker, which sequences the changes, fills it in from what it recorded. */
+  /** Snapshot of the transaction payload after the change. Null when the change leaves the payload as the transaction's earlier changes carried it and the emitter does not hold it (the dispatcher delivering the engine's status report, the ingress taking a bank's report, the validator applying the actioning bank's report): the tracker, which sequences the changes, fills it in from what it recorded. */
   transaction?: CreditTransfer | DirectDebit;
   /** The transaction's latest status report, when it has one (the engine's ACCP or RJCT, or the actioning bank's ACSC or RJCT). */
   statusReport?: PaymentStatusReport;
