@@ -121,6 +121,26 @@ const statePostings = (records: TopicReader<EventPosting>['records'], uetr: stri
 const esmPostings = (records: TopicReader<EventPosting>['records'], uetr: string) =>
   records.filter((record) => record.key === uetr && record.value.class === 'ESM_STATE');
 
+/** A debit's journey with its first four changes sequenced and in its snapshot. */
+async function journeyRecordedToFour() {
+  const debit = newDebit();
+  const uetr = debit.transactionIdentifiers.uetr;
+  const journey = journeyChanges(debit);
+  await sendStates(journey.slice(0, 4));
+  await events.waitUntil((records) => (statePostings(records, uetr).length >= 4 ? true : undefined));
+  await eventually(async () => {
+    const found = await store.transactions.get(uetr);
+    return found && found.lastSeq === 4 ? found : undefined;
+  });
+  return { uetr, journey };
+}
+
+/** A reader of one sample of `metrics` (0 when it has none yet). */
+function sampleOf(metrics: Metrics) {
+  return async (name: string, labels: Record<string, string>) =>
+    metricSample((await metrics.render()).body, name, labels) ?? 0;
+}
+
 /**
  * Takes a restarted tracker past its first batch on every partition: what a partition holds when the
  * tracker reads its end after the join is `possiblyHandled` (a previous owner may have handled it), and a
@@ -381,15 +401,7 @@ describe('tracker on the real stack', () => {
   }, 120_000);
 
   it('a new tracker instance in the same group continues the sequence from the snapshot', async () => {
-    const debit = newDebit();
-    const uetr = debit.transactionIdentifiers.uetr;
-    const journey = journeyChanges(debit);
-    await sendStates(journey.slice(0, 4));
-    await events.waitUntil((records) => (statePostings(records, uetr).length >= 4 ? true : undefined));
-    await eventually(async () => {
-      const found = await store.transactions.get(uetr);
-      return found && found.lastSeq === 4 ? found : undefined;
-    });
+    const { uetr, journey } = await journeyRecordedToFour();
 
     await tracker?.stop();
     await startTracker();
@@ -490,8 +502,7 @@ describe('tracker on the real stack', () => {
     await tracker?.stop();
     const metrics = createMetrics({ service: 'tracker-test', defaultMetrics: false });
     await startTracker({}, metrics);
-    const count = async (name: string, labels: Record<string, string>) =>
-      metricSample((await metrics.render()).body, name, labels) ?? 0;
+    const count = sampleOf(metrics);
     try {
       await warmUp();
       const [newBefore, missBefore] = [
@@ -545,23 +556,14 @@ describe('tracker on the real stack', () => {
   }, 120_000);
 
   it('a first change written twice, met after a restart, is taken as new; what it refuses is read and applied', async () => {
-    const debit = newDebit();
-    const uetr = debit.transactionIdentifiers.uetr;
-    const journey = journeyChanges(debit);
-    await sendStates(journey.slice(0, 4));
-    await events.waitUntil((records) => (statePostings(records, uetr).length >= 4 ? true : undefined));
-    await eventually(async () => {
-      const found = await store.transactions.get(uetr);
-      return found && found.lastSeq === 4 ? found : undefined;
-    });
+    const { uetr, journey } = await journeyRecordedToFour();
 
     await tracker?.stop();
     const metrics = createMetrics({ service: 'tracker-test', defaultMetrics: false });
     // Nothing written by the commit timer: the copy's change waits in memory, so the next change meets
     // the state the copy made (DEBIT_RECEIVED), which refuses it.
     await startTracker({ snapshotIntervalMs: 10_000 }, metrics);
-    const count = async (name: string, labels: Record<string, string>) =>
-      metricSample((await metrics.render()).body, name, labels) ?? 0;
+    const count = sampleOf(metrics);
     try {
       await warmUp();
       const newBefore = await count('rp_tracker_cache_events_total', { event: 'new' });
