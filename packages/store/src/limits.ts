@@ -21,6 +21,13 @@ export interface StoreLimits {
    * driver's socket timeout (`queryMaxTimeMs` + 15 s), so only a write the driver lost is given up on.
    */
   writeDeadlineMs: number;
+  /**
+   * How long a write already sent when a connection to the server fails (the server went away) may still
+   * go unanswered before it fails as retriable: the lost write is among those, and it is given up on this
+   * long after the failure, not at its deadline (see `PendingWrites`). Twice the hot path's server-side
+   * limit: a write on a connection that outlived the failure is answered well within it.
+   */
+  writeGraceAfterConnectionFailureMs: number;
 }
 
 export const defaultStoreLimits: StoreLimits = {
@@ -30,6 +37,7 @@ export const defaultStoreLimits: StoreLimits = {
   bulkInsertSize: 250,
   writeConcurrency: 16,
   writeDeadlineMs: 60_000,
+  writeGraceAfterConnectionFailureMs: 10_000,
 };
 
 export function chunk<T>(items: readonly T[], size: number): T[][] {

@@ -1,7 +1,7 @@
 import { type Db, type Document, MongoClient, type MongoClientOptions, MongoServerError } from 'mongodb';
 import { type AuditDocument, AuditRepository } from './audit.ts';
 import { watchCommands } from './command-metrics.ts';
-import { guardWrites } from './deadline.ts';
+import { guardWrites, pendingWritesOf } from './deadline.ts';
 import { type DebitQueueDocument, DebitQueueRepository } from './debit-queue.ts';
 import { type DeliveryLogDocument, DeliveryLogRepository } from './delivery-log.ts';
 import { toStoreError } from './errors.ts';
@@ -158,10 +158,15 @@ class MongoStore implements Store {
     );
     this.#watchTimer.unref();
     this.databaseName = db.databaseName;
+    pendingWritesOf(client, limits.writeGraceAfterConnectionFailureMs).onCutShort((writes, reason) => {
+      this.#logger?.warn(
+        { database: this.databaseName, writesWaiting: writes },
+        `${reason}: the writes waiting fail within ${limits.writeGraceAfterConnectionFailureMs} ms unless answered`,
+      );
+    });
     const attemptsKept = options.deliveryAttemptsKept ?? 20;
     // What the repositories are given: every write under the deadline (see `guardWrites`).
-    const collection = <T extends Document>(name: string) =>
-      guardWrites(db.collection<T>(name), limits.writeDeadlineMs);
+    const collection = <T extends Document>(name: string) => guardWrites(db.collection<T>(name), limits);
     this.idempotency = new IdempotencyRepository(
       collection<IdempotencyDocument>(collectionNames.idempotencyKeys),
       limits,

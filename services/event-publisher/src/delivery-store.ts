@@ -159,14 +159,8 @@ export class DeliveryStore {
     this.#db = db;
     this.#limits = { ...defaultStoreLimits, ...limits };
     // Every write under the store's deadline: a write the driver loses on a closed connection fails, in time.
-    this.#postings = guardWrites(
-      db.collection<PostingDocument>(publisherCollections.postings),
-      this.#limits.writeDeadlineMs,
-    );
-    this.#lanes = guardWrites(
-      db.collection<LaneDocument>(publisherCollections.lanes),
-      this.#limits.writeDeadlineMs,
-    );
+    this.#postings = guardWrites(db.collection<PostingDocument>(publisherCollections.postings), this.#limits);
+    this.#lanes = guardWrites(db.collection<LaneDocument>(publisherCollections.lanes), this.#limits);
   }
 
   /** Runs `write` once every earlier write of this process to the lane has ended. */
