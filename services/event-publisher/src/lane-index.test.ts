@@ -52,6 +52,33 @@ describe('lane index', () => {
     expect(index.takeDue(5_000, 10).map((lane) => lane.uetr)).toEqual(['2']);
   });
 
+  it("makes a recovered bank's lanes waiting out a failed attempt due too, not its other lanes nor another bank's", () => {
+    const index = new LaneIndex(10);
+    index.add(key('A', 'failed'), 0, 0, 1);
+    index.add(key('A', 'leased'), 0, 0, 1);
+    index.add(key('A', 'notBefore'), 0, 0, 1);
+    index.add(key('B', 'failed'), 0, 0, 1);
+    expect(index.takeDue(0, 10)).toHaveLength(4);
+    // Heads that failed while the breaker stayed closed: minutes of schedule ahead.
+    index.scheduleRetry('A:failed', 300_000, 0);
+    index.scheduleRetry('A:notBefore', 300_000, 20_000);
+    index.scheduleRetry('B:failed', 300_000, 0);
+    // Another process's lease: not a failure.
+    index.schedule('A:leased', 60_000, 0);
+    expect(index.releaseHeld('A', 10_000)).toBe(2);
+    const due = index.takeDue(10_000, 10);
+    expect(due.map((lane) => [lane.uetr, lane.early])).toEqual([['failed', true]]);
+    // Not before the bank's Retry-After; the other bank's lane keeps its schedule.
+    expect(index.takeDue(20_000, 10).map((lane) => lane.uetr)).toEqual(['notBefore']);
+    expect(index.takeDue(60_000, 10).map((lane) => lane.uetr)).toEqual(['leased']);
+    expect(index.nextDueAt()).toBe(300_000);
+    // Released once: it fails again and waits out its schedule until the next recovery.
+    index.scheduleRetry('A:failed', 400_000, 0);
+    index.schedule('A:notBefore', 400_000, 0);
+    expect(index.releaseHeld('A', 30_000)).toBe(1);
+    expect(index.takeDue(30_000, 10).map((lane) => lane.uetr)).toEqual(['failed']);
+  });
+
   it('keeps a lane a worker emptied when postings were queued meanwhile', () => {
     const index = new LaneIndex(10);
     index.add(key('A', '1'), 0, 0, 1);

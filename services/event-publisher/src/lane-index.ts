@@ -16,6 +16,8 @@ export interface IndexedLane extends LaneKey {
   appendedWhileWorking: boolean;
   /** Released from hold when its bank recovered: due at once, whatever its own schedule said. */
   early: boolean;
+  /** Scheduled by its head's failed attempt (`scheduleRetry`): its bank's recovery makes it due too. */
+  retrying: boolean;
   version: number;
 }
 
@@ -104,6 +106,7 @@ export class LaneIndex {
       working: false,
       appendedWhileWorking: false,
       early: false,
+      retrying: false,
       version: 0,
     };
     this.#lanes.set(key.laneId, lane);
@@ -121,10 +124,29 @@ export class LaneIndex {
 
   /** The worker is done with the lane for now: look at it again at `dueAt`. */
   schedule(laneId: string, dueAt: number, notBefore: number, queued?: number): void {
+    this.#schedule(laneId, dueAt, notBefore, queued, false);
+  }
+
+  /**
+   * The lane's head failed and waits out the retry schedule until `dueAt`, unless its bank recovers
+   * first (`releaseHeld`): a failure that did not open the bank's breaker may still have been the bank's.
+   */
+  scheduleRetry(laneId: string, dueAt: number, notBefore: number, queued?: number): void {
+    this.#schedule(laneId, dueAt, notBefore, queued, true);
+  }
+
+  #schedule(
+    laneId: string,
+    dueAt: number,
+    notBefore: number,
+    queued: number | undefined,
+    retrying: boolean,
+  ): void {
     const lane = this.#lanes.get(laneId);
     if (!lane) return;
     lane.working = false;
     lane.early = false;
+    lane.retrying = retrying;
     lane.notBefore = notBefore;
     if (queued !== undefined) lane.queued = queued;
     if (lane.held) return;
@@ -147,16 +169,29 @@ export class LaneIndex {
     held.add(lane.laneId);
   }
 
-  /** The bank answers again: its held lanes are due now (or at their Retry-After). */
+  /**
+   * The bank answers again: its held lanes are due now (or at their Retry-After), and so are its lanes
+   * waiting out a failed attempt. A bank that fails every call for a while but answers now and then
+   * (its breaker opening and closing) leaves lanes whose heads failed while the breaker was closed: their
+   * schedules grow to minutes, and without this they would wait them out after the bank is back. Each
+   * is tried once more; one whose posting the bank refuses alone goes back to its schedule.
+   */
   releaseHeld(memberId: string, now: number): number {
-    const held = this.#held.get(memberId);
-    if (!held) return 0;
-    this.#held.delete(memberId);
     let released = 0;
-    for (const laneId of held) {
+    const held = this.#held.get(memberId);
+    this.#held.delete(memberId);
+    for (const laneId of held ?? []) {
       const lane = this.#lanes.get(laneId);
       if (!lane?.held) continue;
       lane.held = false;
+      lane.early = true;
+      this.#push(lane, Math.max(now, lane.notBefore));
+      released += 1;
+    }
+    for (const lane of this.#lanes.values()) {
+      if (lane.memberId !== memberId || !lane.retrying || lane.working || lane.held || lane.dueAt <= now)
+        continue;
+      lane.retrying = false;
       lane.early = true;
       this.#push(lane, Math.max(now, lane.notBefore));
       released += 1;

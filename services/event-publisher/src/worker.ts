@@ -317,7 +317,12 @@ export class LaneWorker {
           schedule: { ...next, headFailures: failures, lastError: result.error },
         });
         if (settled === null || settled === 'deleted') return;
-        index.schedule(entry.laneId, next.nextAttemptAt.getTime(), next.notBefore.getTime(), settled.count);
+        index.scheduleRetry(
+          entry.laneId,
+          next.nextAttemptAt.getTime(),
+          next.notBefore.getTime(),
+          settled.count,
+        );
         // A paused bank's lanes wait for it to answer a probe rather than for their own schedules.
         if (gate.isOpen) index.hold(entry.laneId);
         transactionLogger(this.#deps.logger, { uetr: lane.uetr, messageIdentification: head.eventId }).debug(
