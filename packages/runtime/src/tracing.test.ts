@@ -77,6 +77,40 @@ describe('tracing', () => {
     expect(transactionTraceId('not a uuid')).toBeUndefined();
   });
 
+  test('without an exporter the trace context travels as it would with one, and no span is kept', async () => {
+    const tracing = createTracing({ service: 'tracker' });
+    const root = tracing.startSpan('process rp.transaction.state.v1', { role: 'consumer', uetr });
+    expect(root.traceId).toBe(transactionTraceId(uetr));
+    const [, rootTrace, rootSpan] = root.headers.traceparent?.match(traceparent) ?? [];
+    expect(rootTrace).toBe(root.traceId);
+    const child = await tracing.inSpan(
+      'POST TRANSACTION_STATE',
+      { role: 'client', parent: root.headers, uetr: 'a4a9c1c6-0000-4000-8000-000000000001' },
+      async (span) => span,
+    );
+    // The parent's trace, a span of its own.
+    expect(child.traceId).toBe(root.traceId);
+    const [, childTrace, childSpan] = child.headers.traceparent?.match(traceparent) ?? [];
+    expect(childTrace).toBe(root.traceId);
+    expect(childSpan).toMatch(/^[0-9a-f]{16}$/);
+    expect(childSpan).not.toBe(rootSpan);
+    // A parent that is not sampled, with vendor state: both carried on.
+    const unsampled = tracing.startSpan('x', {
+      role: 'consumer',
+      parent: { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00', tracestate: 'rp=1' },
+    });
+    expect(unsampled.headers.traceparent).toMatch(/^00-0af7651916cd43dd8448eb211c80319c-[0-9a-f]{16}-00$/);
+    expect(unsampled.headers.tracestate).toBe('rp=1');
+    // Neither a UETR nor a parent: a random trace.
+    const other = tracing.startSpan('unrelated', { role: 'internal' });
+    expect(other.traceId).toMatch(/^[0-9a-f]{32}$/);
+    expect(other.traceId).not.toBe(root.traceId);
+    await expect(
+      tracing.inSpan('fails', { role: 'internal' }, async () => Promise.reject(new Error('no'))),
+    ).rejects.toThrow('no');
+    await tracing.shutdown();
+  });
+
   test('exports over OTLP/HTTP to the configured endpoint', async () => {
     const bodies: string[] = [];
     let received: () => void = () => {};
