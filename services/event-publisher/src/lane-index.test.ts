@@ -75,6 +75,9 @@ describe('lane index', () => {
     // Released once: it fails again and waits out its schedule until the next recovery.
     index.scheduleRetry('A:failed', 400_000, 0);
     index.schedule('A:notBefore', 400_000, 0);
+    // A lane that failed and is gone since (another process emptied it) is not released.
+    index.scheduleRetry('A:leased', 400_000, 0);
+    index.remove('A:leased');
     expect(index.releaseHeld('A', 30_000)).toBe(1);
     expect(index.takeDue(30_000, 10).map((lane) => lane.uetr)).toEqual(['failed']);
   });

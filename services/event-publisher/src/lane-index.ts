@@ -44,6 +44,8 @@ export class LaneIndex {
   readonly #heap: HeapEntry[] = [];
   /** Held lanes per bank. */
   readonly #held = new Map<string, Set<string>>();
+  /** Lanes per bank scheduled by a failed attempt since the bank last recovered (some may be stale). */
+  readonly #retrying = new Map<string, Set<string>>();
   readonly #roomWaiters: (() => void)[] = [];
 
   constructor(capacity: number) {
@@ -147,6 +149,14 @@ export class LaneIndex {
     lane.working = false;
     lane.early = false;
     lane.retrying = retrying;
+    if (retrying) {
+      let lanes = this.#retrying.get(lane.memberId);
+      if (!lanes) {
+        lanes = new Set();
+        this.#retrying.set(lane.memberId, lanes);
+      }
+      lanes.add(laneId);
+    }
     lane.notBefore = notBefore;
     if (queued !== undefined) lane.queued = queued;
     if (lane.held) return;
@@ -188,9 +198,12 @@ export class LaneIndex {
       this.#push(lane, Math.max(now, lane.notBefore));
       released += 1;
     }
-    for (const lane of this.#lanes.values()) {
-      if (lane.memberId !== memberId || !lane.retrying || lane.working || lane.held || lane.dueAt <= now)
-        continue;
+    const retrying = this.#retrying.get(memberId);
+    this.#retrying.delete(memberId);
+    for (const laneId of retrying ?? []) {
+      // A lane being worked, or due anyway, is added again if its next attempt fails too.
+      const lane = this.#lanes.get(laneId);
+      if (!lane?.retrying || lane.working || lane.held || lane.dueAt <= now) continue;
       lane.retrying = false;
       lane.early = true;
       this.#push(lane, Math.max(now, lane.notBefore));
@@ -244,6 +257,7 @@ export class LaneIndex {
     this.#lanes.delete(laneId);
     lane.version += 1;
     this.#held.get(lane.memberId)?.delete(laneId);
+    this.#retrying.get(lane.memberId)?.delete(laneId);
     const waiters = this.#roomWaiters.splice(0);
     for (const wake of waiters) wake();
   }
