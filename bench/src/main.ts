@@ -3,7 +3,7 @@
  * them, in one run. Prints a table and writes the same figures, with the machine, to bench/results/.
  *
  *   npm run bench -- [--quick] [--only limits|pipeline|codec] [--duration 60] [--concurrency 32]
- *                    [--steps 4] [--rate R] [--queue 10000] [--outage 60] [--sample 300] [--profile]
+ *                    [--steps 6] [--rate R] [--queue 10000] [--outage 60] [--sample 300] [--profile]
  *   npm run bench -- --only queue-memory [--large-queue 1000000]
  *
  * Uses KAFKA_BROKERS, SCHEMA_REGISTRY_URL and MONGODB_URI when set, else starts the local stack. The
@@ -52,7 +52,7 @@ const settings = {
   only: values.only ?? 'all',
   durationSeconds: number(values.duration, quick ? 10 : 60, 'duration'),
   concurrency: number(values.concurrency, 32, 'concurrency'),
-  steps: number(values.steps, quick ? 2 : 4, 'steps'),
+  steps: number(values.steps, quick ? 2 : 6, 'steps'),
   ...(values.rate === undefined ? {} : { rate: number(values.rate, 0, 'rate') }),
   queue: number(values.queue, quick ? 500 : 10_000, 'queue'),
   largeQueue: number(values['large-queue'], quick ? 20_000 : 1_000_000, 'large-queue'),

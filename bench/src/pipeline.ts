@@ -493,7 +493,7 @@ export async function pipelineBench(
     // halving the gap instead once a rate on both sides is known, for at most `steps` windows or until
     // the gap is under 5%; the highest rate kept up is the figure, and the per-debit figures are that
     // window's. `rate` sets where the search starts.
-    const steps = options.steps ?? 4;
+    const steps = options.steps ?? 6;
     const windows: SteadyWindow[] = [];
     let offered = options.rate ?? Math.max(1, burstRate * 0.6);
     for (let step = 0; step < steps; step += 1) {
