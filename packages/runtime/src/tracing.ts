@@ -164,7 +164,6 @@ export function createTracing(options: TracingOptions): Tracing {
     spanProcessors: processors,
   });
   const tracer: Tracer = provider.getTracer('@rp/runtime');
-  const scopes = new AsyncLocalStorage<TraceScope>();
 
   function parentContext(parent: SpanOptions['parent']): Context {
     if (!parent?.[traceHeaders.traceparent]) return ROOT_CONTEXT;
@@ -216,6 +215,20 @@ export function createTracing(options: TracingOptions): Tracing {
     return wrap(span);
   }
 
+  return tracingOf(
+    startSpan,
+    () => provider.forceFlush(),
+    () => provider.shutdown(),
+  );
+}
+
+/** A `Tracing` made of its way to start a span: units of work and the ambient scope are the same for all. */
+function tracingOf(
+  startSpan: Tracing['startSpan'],
+  flush: Tracing['flush'],
+  shutdown: Tracing['shutdown'],
+): Tracing {
+  const scopes = new AsyncLocalStorage<TraceScope>();
   return {
     startSpan,
     async inSpan(name, spanOptions, work) {
@@ -231,8 +244,8 @@ export function createTracing(options: TracingOptions): Tracing {
     },
     runInScope: (scope, work) => scopes.run(scope, work),
     currentHeaders: (uetr) => scopes.getStore()?.headers(uetr),
-    flush: () => provider.forceFlush(),
-    shutdown: () => provider.shutdown(),
+    flush,
+    shutdown,
   };
 }
 
@@ -246,7 +259,6 @@ export function createTracing(options: TracingOptions): Tracing {
 function headersOnlyTracing(): Tracing {
   const propagator = new W3CTraceContextPropagator();
   const random = new RandomIdGenerator();
-  const scopes = new AsyncLocalStorage<TraceScope>();
   const ignore = () => undefined;
 
   function startSpan(_name: string, spanOptions: SpanOptions): TraceSpan {
@@ -267,16 +279,8 @@ function headersOnlyTracing(): Tracing {
     return { headers, traceId, setAttribute: ignore, fail: ignore, end: ignore };
   }
 
-  return {
-    startSpan,
-    async inSpan(name, spanOptions, work) {
-      return work(startSpan(name, spanOptions));
-    },
-    runInScope: (scope, work) => scopes.run(scope, work),
-    currentHeaders: (uetr) => scopes.getStore()?.headers(uetr),
-    flush: async () => undefined,
-    shutdown: async () => undefined,
-  };
+  const nothing = async () => undefined;
+  return tracingOf(startSpan, nothing, nothing);
 }
 
 /** The configuration variable of tracing, for a service's config spec (`...tracingConfig`). */
