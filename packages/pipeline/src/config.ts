@@ -43,8 +43,8 @@ export function streamConfig() {
       doc: 'Bytes a consumer fetch waits for (up to KAFKA_FETCH_MAX_WAIT) before it returns: above 1, a busy consumer handles fewer, larger batches, each hop waiting up to KAFKA_FETCH_MAX_WAIT',
     }),
     KAFKA_FETCH_MAX_WAIT: duration({
-      default: 500,
-      doc: 'Longest a consumer fetch waits for KAFKA_FETCH_MIN_BYTES; also how often an idle consumer asks',
+      default: 2_000,
+      doc: 'Longest a consumer fetch waits for KAFKA_FETCH_MIN_BYTES; also how often an idle consumer asks, how soon a resumed partition is fetched again and how long a graceful stop waits for the fetch in flight',
     }),
   };
 }
