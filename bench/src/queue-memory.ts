@@ -61,7 +61,7 @@ export async function queueMemoryBench(
   try {
     const released = async () =>
       metricValue(await serviceMetrics(pipeline, 'scheduler'), 'rp_scheduler_debits_released_total');
-    const idle = await settledMemory(pipeline);
+    const idle = await settledMemory(pipeline, log);
     const windowDate = johannesburgDate();
     let seeded = 0;
     const seed = async (upTo: number) => {
@@ -93,11 +93,11 @@ export async function queueMemoryBench(
 
     log(`queue memory: queueing ${options.small.toLocaleString('en-US')} debits`);
     const toSmall = await seed(options.small);
-    const atSmall = await settledMemory(pipeline);
+    const atSmall = await settledMemory(pipeline, log);
     log(`  resident MB with ${options.small.toLocaleString('en-US')} queued: ${JSON.stringify(atSmall)}`);
     log(`queue memory: queueing up to ${options.large.toLocaleString('en-US')} debits`);
     const toLarge = await seed(options.large);
-    const atLarge = await settledMemory(pipeline);
+    const atLarge = await settledMemory(pipeline, log);
     log(`  resident MB with ${options.large.toLocaleString('en-US')} queued: ${JSON.stringify(atLarge)}`);
 
     log(
@@ -129,7 +129,7 @@ export async function queueMemoryBench(
       await new Promise((resolve) => setTimeout(resolve, 5_000));
     }
     const releaseSeconds = (performance.now() - releaseStart) / 1000;
-    const after = await settledMemory(pipeline);
+    const after = await settledMemory(pipeline, log);
     const drained = releasedCount >= options.large;
 
     const seedRate =
@@ -187,12 +187,30 @@ export async function queueMemoryBench(
   return rows;
 }
 
+/** How long a reading waits at most for each service's next full collection. */
+const collectionWaitMs = 5 * 60_000;
+
 /**
- * Each service's resident set at rest: the median of 30 readings 2 s apart. An idle service's resident
- * set moves by a tenth or more between two garbage collections; the median of a minute's readings is
- * what it holds, not where its last collection left it.
+ * Each service's resident set at rest: the median of 30 readings 2 s apart, once every service has made a
+ * full (mark-compact) collection since the call. An idle service's resident set climbs by a tenth or more
+ * between two full collections, which come minutes apart, and a freshly started one holds its start-up
+ * garbage until its first: a minute's readings alone would say where the last collection left it. A
+ * service that makes none within `collectionWaitMs` is read anyway, and named in the log.
  */
-async function settledMemory(pipeline: Pipeline): Promise<Record<string, number>> {
+async function settledMemory(
+  pipeline: Pipeline,
+  log: (line: string) => void,
+): Promise<Record<string, number>> {
+  const before = await fullCollections(pipeline);
+  let waiting = Object.keys(before);
+  const deadline = Date.now() + collectionWaitMs;
+  while (waiting.length > 0 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    const now = await fullCollections(pipeline);
+    waiting = waiting.filter((service) => (now[service] ?? 0) <= (before[service] ?? 0));
+  }
+  if (waiting.length > 0)
+    log(`  no full collection within ${collectionWaitMs / 60_000} min, read anyway: ${waiting.join(', ')}`);
   const readings: Record<string, number[]> = {};
   for (let reading = 0; reading < 30; reading += 1) {
     for (const [service, mb] of Object.entries(await servicesMemory(pipeline))) {
@@ -211,6 +229,24 @@ async function settledMemory(pipeline: Pipeline): Promise<Record<string, number>
       ),
     ]),
   );
+}
+
+/** Full (mark-compact) collections each running service has made, from its own garbage collection metrics. */
+async function fullCollections(pipeline: Pipeline): Promise<Record<string, number>> {
+  const entries = await Promise.all(
+    pipelineServices
+      .filter((service) => pipeline.isRunning(service))
+      .map(
+        async (service) =>
+          [
+            service,
+            metricValue(await serviceMetrics(pipeline, service), 'nodejs_gc_duration_seconds_count', {
+              kind: 'major',
+            }),
+          ] as const,
+      ),
+  );
+  return Object.fromEntries(entries);
 }
 
 function signedPercent(value: number, base: number): string {
