@@ -40,7 +40,7 @@ export function streamConfig() {
     KAFKA_FETCH_MIN_BYTES: int({
       default: 1,
       min: 1,
-      doc: 'Bytes a consumer fetch waits for (up to KAFKA_FETCH_MAX_WAIT) before it returns: above 1, a busy consumer handles fewer, larger batches, each hop waiting up to KAFKA_FETCH_MAX_WAIT',
+      doc: 'Bytes a consumer fetch waits for (up to KAFKA_FETCH_MAX_WAIT) before it returns: above 1, a busy consumer handles fewer, larger batches, each hop waiting up to KAFKA_FETCH_MAX_WAIT (set it lower with it)',
     }),
     KAFKA_FETCH_MAX_WAIT: duration({
       default: 2_000,
