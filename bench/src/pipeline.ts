@@ -68,35 +68,33 @@ export async function serviceMetrics(
   return parsePrometheus(await response.text());
 }
 
-/** Resident set (MB) of every running service, from each one's own process metrics. */
-export async function servicesMemory(pipeline: Pipeline): Promise<Record<string, number>> {
+/** A figure of every running service, read from its own `/metrics`. */
+export async function perRunningService<T>(
+  pipeline: Pipeline,
+  read: (metrics: Map<string, number>) => T,
+): Promise<Record<string, T>> {
   const entries = await Promise.all(
     pipelineServices
       .filter((service) => pipeline.isRunning(service))
-      .map(async (service) => {
-        const metrics = await serviceMetrics(pipeline, service);
-        return [service, round(metricValue(metrics, 'process_resident_memory_bytes') / 2 ** 20, 0)] as const;
-      }),
+      .map(async (service) => [service, read(await serviceMetrics(pipeline, service))] as const),
   );
   return Object.fromEntries(entries);
 }
 
-/** MongoDB write and read commands each service has sent so far, from its own command metrics. */
-async function servicesCommands(pipeline: Pipeline): Promise<Record<string, MongoCommands>> {
-  const entries = await Promise.all(
-    pipelineServices
-      .filter((service) => pipeline.isRunning(service))
-      .map(async (service) => {
-        const metrics = await serviceMetrics(pipeline, service);
-        const total = (names: readonly string[]) =>
-          names.reduce(
-            (sum, command) => sum + metricValue(metrics, 'rp_mongodb_commands_total', { command }),
-            0,
-          );
-        return [service, { writes: total(mongoWriteCommands), reads: total(mongoReadCommands) }] as const;
-      }),
+/** Resident set (MB) of every running service, from each one's own process metrics. */
+export function servicesMemory(pipeline: Pipeline): Promise<Record<string, number>> {
+  return perRunningService(pipeline, (metrics) =>
+    round(metricValue(metrics, 'process_resident_memory_bytes') / 2 ** 20, 0),
   );
-  return Object.fromEntries(entries);
+}
+
+/** MongoDB write and read commands each service has sent so far, from its own command metrics. */
+function servicesCommands(pipeline: Pipeline): Promise<Record<string, MongoCommands>> {
+  return perRunningService(pipeline, (metrics) => {
+    const total = (names: readonly string[]) =>
+      names.reduce((sum, command) => sum + metricValue(metrics, 'rp_mongodb_commands_total', { command }), 0);
+    return { writes: total(mongoWriteCommands), reads: total(mongoReadCommands) };
+  });
 }
 
 interface MongoCommands {

@@ -9,7 +9,7 @@ import {
 } from '@rp/launcher';
 import { connectStore } from '@rp/store';
 import { MongoClient } from 'mongodb';
-import { serviceMetrics, servicesMemory } from './pipeline.ts';
+import { perRunningService, serviceMetrics, servicesMemory } from './pipeline.ts';
 import type { Row } from './report.ts';
 import { bounded, metricValue, percentile, round } from './stats.ts';
 
@@ -232,21 +232,10 @@ async function settledMemory(
 }
 
 /** Full (mark-compact) collections each running service has made, from its own garbage collection metrics. */
-async function fullCollections(pipeline: Pipeline): Promise<Record<string, number>> {
-  const entries = await Promise.all(
-    pipelineServices
-      .filter((service) => pipeline.isRunning(service))
-      .map(
-        async (service) =>
-          [
-            service,
-            metricValue(await serviceMetrics(pipeline, service), 'nodejs_gc_duration_seconds_count', {
-              kind: 'major',
-            }),
-          ] as const,
-      ),
+function fullCollections(pipeline: Pipeline): Promise<Record<string, number>> {
+  return perRunningService(pipeline, (metrics) =>
+    metricValue(metrics, 'nodejs_gc_duration_seconds_count', { kind: 'major' }),
   );
-  return Object.fromEntries(entries);
 }
 
 function signedPercent(value: number, base: number): string {

@@ -149,14 +149,7 @@ export class LaneIndex {
     lane.working = false;
     lane.early = false;
     lane.retrying = retrying;
-    if (retrying) {
-      let lanes = this.#retrying.get(lane.memberId);
-      if (!lanes) {
-        lanes = new Set();
-        this.#retrying.set(lane.memberId, lanes);
-      }
-      lanes.add(laneId);
-    }
+    if (retrying) addToBank(this.#retrying, lane.memberId, laneId);
     lane.notBefore = notBefore;
     if (queued !== undefined) lane.queued = queued;
     if (lane.held) return;
@@ -171,12 +164,7 @@ export class LaneIndex {
     lane.early = false;
     lane.held = true;
     lane.version += 1;
-    let held = this.#held.get(lane.memberId);
-    if (!held) {
-      held = new Set();
-      this.#held.set(lane.memberId, held);
-    }
-    held.add(lane.laneId);
+    addToBank(this.#held, lane.memberId, lane.laneId);
   }
 
   /**
@@ -346,4 +334,11 @@ export class LaneIndex {
       index = smallest;
     }
   }
+}
+
+/** Adds a lane to its bank's set in a per-bank index. */
+function addToBank(index: Map<string, Set<string>>, memberId: string, laneId: string): void {
+  const lanes = index.get(memberId);
+  if (lanes) lanes.add(laneId);
+  else index.set(memberId, new Set([laneId]));
 }
