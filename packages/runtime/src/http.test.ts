@@ -22,6 +22,8 @@ function signal(): { promise: Promise<void>; fire: () => void } {
 describe('createHttpApp', () => {
   it('serves health, metrics, request ids and problem 404s', async () => {
     const { app, health, lines } = serviceApp();
+    app.get('/raw', () => new Response('raw', { status: 200 }));
+    app.get('/json', (c) => c.json({ ok: true }, 201, { 'cache-control': 'no-store' }));
     expect((await app.request('/health/ready')).status).toBe(503);
     health.markReady();
     expect((await app.request('/health/ready')).status).toBe(200);
@@ -33,6 +35,16 @@ describe('createHttpApp', () => {
     expect(lines).toContainEqual(
       expect.objectContaining({ requestId: 'req-42', status: 404, path: '/v1/nothing' }),
     );
+
+    // A handler that answers with a Response of its own still gets the id.
+    const raw = await app.request('/raw', { headers: { 'x-request-id': 'req-43' } });
+    expect(await raw.text()).toBe('raw');
+    expect(raw.headers.get('x-request-id')).toBe('req-43');
+    // And one that answers through the context keeps its own headers beside it.
+    const json = await app.request('/json');
+    expect(json.status).toBe(201);
+    expect(json.headers.get('cache-control')).toBe('no-store');
+    expect(json.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
 
     const metrics = await (await app.request('/metrics')).text();
     expect(metrics).toMatch(

@@ -5,7 +5,7 @@ import { serve } from '@hono/node-server';
 import { type Env, Hono } from 'hono';
 import { AppError } from './errors.ts';
 import { type Health, healthRoutes } from './health.ts';
-import type { Logger } from './logging.ts';
+import { type Logger, lazyChild } from './logging.ts';
 import { type Metrics, metricsRoutes } from './metrics.ts';
 import type { Operator } from './operator-auth.ts';
 import { createProblemJsonErrorHandler, notFoundHandler } from './problem.ts';
@@ -45,9 +45,11 @@ export function createHttpApp(options: HttpAppOptions): Hono<AppEnv> {
   );
   app.use(async (c, next) => {
     const requestId = c.req.header('x-request-id') ?? randomUUID();
-    const requestLogger = logger.child({ requestId });
     c.set('requestId', requestId);
-    c.set('logger', requestLogger);
+    c.set('logger', lazyChild(logger, { requestId }));
+    // Set before the handler answers: a header added to a finished response copies it, and its body then
+    // goes out through a web stream rather than in one write.
+    c.header('X-Request-Id', requestId);
     const started = performance.now();
     const tracing = probePaths.has(c.req.path) ? undefined : options.tracing;
     let span: TraceSpan | undefined;
@@ -81,20 +83,22 @@ export function createHttpApp(options: HttpAppOptions): Hono<AppEnv> {
     } else {
       await next();
     }
-    c.header('X-Request-Id', requestId);
+    // A handler that returns a Response of its own (not made through the context) has not got it.
+    if (!c.res.headers.has('x-request-id')) c.header('X-Request-Id', requestId);
     const seconds = (performance.now() - started) / 1000;
     requestDuration.observe(
       { method: c.req.method, route: c.req.routePath, status: String(c.res.status) },
       seconds,
     );
     const line = {
+      requestId,
       method: c.req.method,
       path: c.req.path,
       status: c.res.status,
       durationMs: Math.round(seconds * 1000),
     };
-    if (probePaths.has(c.req.path)) requestLogger.debug(line, 'request');
-    else requestLogger.info(line, 'request');
+    if (probePaths.has(c.req.path)) logger.debug(line, 'request');
+    else logger.info(line, 'request');
   });
   app.route('/', healthRoutes(options.health));
   app.route('/', metricsRoutes(options.metrics));

@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { transactionLogger } from './logging.ts';
+import { describe, expect, it, vi } from 'vitest';
+import { lazyChild, transactionLogger } from './logging.ts';
 import { memoryLogger } from './memory-logger.ts';
 
 describe('logging', () => {
@@ -28,5 +28,41 @@ describe('logging', () => {
     const { logger, lines } = memoryLogger('info');
     transactionLogger(logger, { uetr: 'e1f2', messageIdentification: 'MSG-1' }).info('accepted');
     expect(lines[0]).toMatchObject({ uetr: 'e1f2', messageIdentification: 'MSG-1', msg: 'accepted' });
+  });
+
+  it('makes a transaction child only when it writes a line its level lets through', () => {
+    const { logger, lines } = memoryLogger('info');
+    const child = vi.spyOn(logger, 'child');
+    const log = transactionLogger(logger, { uetr: 'e1f2' });
+    log.debug('left out');
+    expect(log.isLevelEnabled('debug')).toBe(false);
+    expect(log.level).toBe('info');
+    expect(child).not.toHaveBeenCalled();
+    log.warn({ attempt: 2 }, 'retrying');
+    log.info('again');
+    expect(child).toHaveBeenCalledTimes(1);
+    expect(lines).toEqual([
+      expect.objectContaining({ uetr: 'e1f2', attempt: 2, level: 'warn', msg: 'retrying' }),
+      expect.objectContaining({ uetr: 'e1f2', level: 'info', msg: 'again' }),
+    ]);
+  });
+
+  it("gives a lazy child's child both sets of bindings, and follows the parent's level until it is made", () => {
+    const { logger, lines } = memoryLogger('info');
+    const log = lazyChild(logger, { requestId: 'req-1' });
+    const nested = transactionLogger(log, { uetr: 'u-9', messageIdentification: 'MSG-9' });
+    nested.debug('left out');
+    logger.level = 'debug';
+    expect(nested.isLevelEnabled('debug')).toBe(true);
+    nested.debug('now written');
+    log.child({ step: 'report' }, { level: 'error' }).warn('below its own level');
+    expect(lines).toEqual([
+      expect.objectContaining({
+        requestId: 'req-1',
+        uetr: 'u-9',
+        messageIdentification: 'MSG-9',
+        msg: 'now written',
+      }),
+    ]);
   });
 });

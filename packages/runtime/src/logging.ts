@@ -1,4 +1,4 @@
-import { type DestinationStream, type Level, type Logger, pino } from 'pino';
+import { type ChildLoggerOptions, type DestinationStream, type Level, type Logger, pino } from 'pino';
 
 export type { Level as LogLevel, Logger } from 'pino';
 
@@ -59,5 +59,47 @@ export function transactionLogger(logger: Logger, context: TransactionContext): 
   if (context.messageIdentification !== undefined) {
     bindings.messageIdentification = context.messageIdentification;
   }
-  return logger.child(bindings);
+  return lazyChild(logger, bindings);
+}
+
+const levelMethods: ReadonlySet<PropertyKey> = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace']);
+const skip = (): void => {};
+
+/**
+ * `logger.child(bindings)`, made when it is first used for more than a line its level leaves out. A
+ * pino child serializes (and redacts) its bindings when it is made; a service makes one for every
+ * request and message it handles, and most of them never write a line.
+ */
+export function lazyChild(logger: Logger, bindings: Record<string, unknown>): Logger {
+  let child: Logger | undefined;
+  const made = (): Logger => {
+    child ??= logger.child(bindings);
+    return child;
+  };
+  return new Proxy({} as Logger, {
+    get(_target, property) {
+      if (child === undefined) {
+        // Until it is made, what the parent knows answers (the parent may be lazy too).
+        if (levelMethods.has(property) && !logger.isLevelEnabled(property as Level)) return skip;
+        if (property === 'isLevelEnabled') return (level: string) => logger.isLevelEnabled(level);
+        if (property === 'level') return logger.level;
+        if (property === 'child') {
+          return (more: Record<string, unknown>, options?: ChildLoggerOptions) =>
+            options === undefined ? lazyChild(logger, { ...bindings, ...more }) : made().child(more, options);
+        }
+      }
+      const target = made();
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+    set(_target, property, value) {
+      return Reflect.set(made(), property, value);
+    },
+    has(_target, property) {
+      return Reflect.has(made(), property);
+    },
+    getPrototypeOf() {
+      return Reflect.getPrototypeOf(made());
+    },
+  });
 }

@@ -67,6 +67,15 @@ describe('reading a JSON body', () => {
     });
   });
 
+  test('refuses a body past the limit that its declared length understates', async () => {
+    const outcome = await readJsonBody(
+      post(`{"pad":"${'x'.repeat(2_000)}"}`, { 'content-type': 'application/json', 'content-length': '10' }),
+      1_000,
+      path,
+    );
+    expect(outcome.ok || outcome.refusal.status).toBe(413);
+  });
+
   test('cuts off a streamed body once it passes the limit', async () => {
     let pulled = 0;
     const stream = new ReadableStream<Uint8Array>({
