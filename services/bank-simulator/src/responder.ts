@@ -8,7 +8,8 @@ import {
   toJson,
   validate,
 } from '@rp/contracts';
-import { AppError, type Clock, type Logger, transactionLogger } from '@rp/runtime';
+import { AppError, type Clock, type Deadline, deadline, type Logger, transactionLogger } from '@rp/runtime';
+import { request } from 'undici';
 import type { ExchangedMessage, MessageKind, SimulatorRecords } from './records.ts';
 
 export interface ResponderRetry {
@@ -282,27 +283,24 @@ export class InboundResponder {
       let retryAfterMs: number | undefined;
       try {
         const authorization = await this.#options.authorization?.(memberId);
-        const response = await fetch(url, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', ...(authorization ? { authorization } : {}) },
+        const { status, retryAfter } = await post(
+          url,
+          { 'content-type': 'application/json', ...(authorization ? { authorization } : {}) },
           body,
-          signal: AbortSignal.any([this.#stopping.signal, AbortSignal.timeout(retry.requestTimeoutMs)]),
-        });
-        await response.arrayBuffer().catch(() => undefined);
+          deadline(retry.requestTimeoutMs, this.#stopping.signal),
+        );
         // A token the engine refuses (expired on the way) is not used again: the next attempt gets a new one.
-        if (response.status === 401 && authorization)
-          this.#options.authorization?.refused(memberId, authorization);
-        delivery.lastStatus = response.status;
+        if (status === 401 && authorization) this.#options.authorization?.refused(memberId, authorization);
+        delivery.lastStatus = status;
         delete delivery.lastError;
-        if (response.status === 202 || response.status === 409) {
+        if (status === 202 || status === 409) {
           delivery.state = 'done';
           records.responseSettled('acknowledged');
-          reportLog.info({ attempt, httpStatus: response.status }, `${label} acknowledged`);
+          reportLog.info({ attempt, httpStatus: status }, `${label} acknowledged`);
           return;
         }
-        const retryAfter = Number(response.headers.get('retry-after'));
         if (Number.isFinite(retryAfter) && retryAfter > 0) retryAfterMs = retryAfter * 1000;
-        reportLog.warn({ attempt, httpStatus: response.status }, `${label} not acknowledged; retrying`);
+        reportLog.warn({ attempt, httpStatus: status }, `${label} not acknowledged; retrying`);
       } catch (error) {
         delivery.lastStatus = null;
         delivery.lastError = error instanceof Error ? error.message : String(error);
@@ -338,5 +336,29 @@ export class InboundResponder {
   async stop(): Promise<void> {
     this.#stopping.abort();
     await Promise.allSettled([...this.#inFlight]);
+  }
+}
+
+/**
+ * One POST over undici's keep-alive pool: its status and Retry-After seconds (NaN without one), the body
+ * read and let go. The deadline is cleared once the call settles (a timeout signal's timer would fire
+ * for every call, long after its answer).
+ */
+async function post(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  limit: Deadline,
+): Promise<{ status: number; retryAfter: number }> {
+  try {
+    const response = await request(url, { method: 'POST', headers, body, signal: limit.signal });
+    await response.body.dump().catch(() => undefined);
+    const retryAfter = response.headers['retry-after'];
+    return {
+      status: response.statusCode,
+      retryAfter: Number(typeof retryAfter === 'string' ? retryAfter : Number.NaN),
+    };
+  } finally {
+    limit.clear();
   }
 }
