@@ -1,7 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { eventsApiVersion } from './api-version.ts';
-import { decodeAvro, encodeAvro } from './avro/codec.ts';
+import { avroType, decodeAvro, encodeAvro, recordConstants } from './avro/codec.ts';
+import { toAvroValue } from './avro/values.ts';
 import { transactionEventTypes } from './event-types.ts';
 import type { MessageName } from './generated/types.ts';
 import { messageNames } from './generated/types.ts';
@@ -54,6 +55,37 @@ describe('examples under avro/examples', () => {
     expect(decoded).toEqual(value);
     // And back out as JSON: the same message again.
     expect(valid(message, toJson(message, decoded))).toEqual(value);
+  });
+
+  it.each(examples)(
+    '$file encodes to the bytes avsc writes, after a prefix when given one',
+    ({ message, text }) => {
+      const value = valid(message, text);
+      const type = avroType(message);
+      const expected = type.toBuffer(toAvroValue(type, value, recordConstants()));
+      expect(encodeAvro(message, value).equals(expected)).toBe(true);
+      const prefix = Uint8Array.of(0, 0, 0, 0, 42);
+      const framed = encodeAvro(message, value, prefix);
+      expect([...framed.subarray(0, 5)]).toEqual([...prefix]);
+      expect(framed.subarray(5).equals(expected)).toBe(true);
+    },
+  );
+
+  it('encodes messages larger than its scratch buffer, and smaller ones after them', () => {
+    const debit = valid(
+      'DirectDebit',
+      examples.find(({ file }) => file === 'DirectDebit.za-eft-on-us.json')?.text ?? '',
+    );
+    const sized = (length: number) => ({
+      ...debit,
+      creditor: { ...debit.creditor, name: 'x'.repeat(length) },
+    });
+    // Past the 16 KiB it starts with, past the 1 MiB it keeps, then the example again.
+    for (const value of [sized(40_000), sized(2_000_000), debit, sized(40_000)]) {
+      const bytes = encodeAvro('DirectDebit', value, Uint8Array.of(9));
+      expect(bytes[0]).toBe(9);
+      expect(decodeAvro('DirectDebit', bytes.subarray(1))).toEqual(value);
+    }
   });
 
   it.each(examples.filter(({ message }) => message.endsWith('StatePosting')))(

@@ -109,7 +109,7 @@ export function plainCodec<N extends MessageName>(
     schemaId: inner.schemaId,
     encode(value) {
       try {
-        return Buffer.concat([header, encodeAvro(name, value)]);
+        return encodeAvro(name, value, header);
       } catch (error) {
         throw new KafkaError('AVRO_INVALID_VALUE', (error as Error).message, { cause: error });
       }
