@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cpuRows, idleCpuRows } from './pipeline.ts';
+import { cpuRows, idleCpuRows, kafkaRequestsBetween, kafkaRequestsRow } from './pipeline.ts';
 
 const reading = (tracker: number, kafka: number, bench: number, busy: number, total: number) => ({
   processes: new Map([
@@ -30,5 +30,40 @@ describe('idle CPU rows', () => {
       ['CPU while idle: kafka', 15],
       ['CPU while idle: tracker', 2.5],
     ]);
+  });
+});
+
+describe('Kafka requests per debit', () => {
+  const counts = (
+    Produce: number,
+    Fetch: number,
+    OffsetCommit: number,
+    Heartbeat: number,
+    other: number,
+  ) => ({
+    Produce,
+    Fetch,
+    OffsetCommit,
+    Heartbeat,
+    other,
+  });
+
+  it("takes each service's counts before the window from its counts after it (a service new since counts from zero)", () => {
+    const between = kafkaRequestsBetween(
+      { tracker: counts(10, 20, 3, 1, 5) },
+      { tracker: counts(60, 70, 8, 2, 5), ingress: counts(40, 0, 0, 0, 1) },
+    );
+    expect(between).toEqual({ tracker: counts(50, 50, 5, 1, 0), ingress: counts(40, 0, 0, 0, 1) });
+  });
+
+  it('gives the total per debit, then by API and by service, busiest first, leaving out services that sent none', () => {
+    const row = kafkaRequestsRow(
+      { tracker: counts(50, 50, 5, 1, 0), ingress: counts(40, 0, 0, 0, 1), validator: counts(0, 0, 0, 0, 0) },
+      10,
+    );
+    expect(row).toMatchObject({ name: 'kafka requests per debit', value: 14.7, unit: 'requests' });
+    expect(row.detail).toBe(
+      "the services' own counts, by API: Produce 9, Fetch 5, OffsetCommit 0.5, Heartbeat 0.1, other 0.1; by service: tracker 10.6 (Produce 5, Fetch 5), ingress 4.1 (Produce 4, Fetch 0)",
+    );
   });
 });

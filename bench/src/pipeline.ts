@@ -102,6 +102,40 @@ interface MongoCommands {
   readonly reads: number;
 }
 
+/** The Kafka APIs a debit's requests are counted by; the rest (metadata, group joins, ...) as `other`. */
+const kafkaRequestApis = ['Produce', 'Fetch', 'OffsetCommit', 'Heartbeat'] as const;
+
+type KafkaRequests = Record<(typeof kafkaRequestApis)[number] | 'other', number>;
+
+/** Kafka requests each service has sent so far, by API, from its own request metrics. */
+function servicesKafkaRequests(pipeline: Pipeline): Promise<Record<string, KafkaRequests>> {
+  return perRunningService(pipeline, (metrics) => {
+    const counted = (api?: string) =>
+      metricValue(metrics, 'rp_kafka_requests_total', api === undefined ? {} : { api });
+    const byApi = Object.fromEntries(kafkaRequestApis.map((api) => [api, counted(api)]));
+    const named = Object.values(byApi).reduce((sum, count) => sum + count, 0);
+    return { ...byApi, other: counted() - named } as KafkaRequests;
+  });
+}
+
+/** What each service sent between two readings of `servicesKafkaRequests`. */
+export function kafkaRequestsBetween(
+  before: Record<string, KafkaRequests>,
+  after: Record<string, KafkaRequests>,
+): Record<string, KafkaRequests> {
+  return Object.fromEntries(
+    Object.entries(after).map(([service, requests]) => [
+      service,
+      Object.fromEntries(
+        Object.entries(requests).map(([api, count]) => [
+          api,
+          count - (before[service]?.[api as keyof KafkaRequests] ?? 0),
+        ]),
+      ) as KafkaRequests,
+    ]),
+  );
+}
+
 /** The commands that write, as the server counts them (`serverStatus.metrics.commands`). */
 const mongoWriteCommands = ['insert', 'update', 'delete', 'findAndModify'] as const;
 
@@ -644,6 +678,8 @@ interface SteadyWindow {
   readonly duplicates: number;
   readonly signatureFailures: number;
   readonly kafkaRecords: number;
+  /** The services' Kafka requests by service and API (their own counts). */
+  readonly kafkaRequests: Record<string, KafkaRequests>;
   readonly mongo: { writes: number; reads: number };
   /** Write and read commands by the service that sent them. */
   readonly mongoBy: Record<string, MongoCommands>;
@@ -675,6 +711,7 @@ async function offerSteady(
     mongo: await probe.mongoCommands(),
     mongoBy: await servicesCommands(probe.pipeline),
     kafka: await probe.kafkaRecords(),
+    kafkaRequests: await servicesKafkaRequests(probe.pipeline),
     http: await probe.httpAtBank(),
     cpu: await probe.cpu(infrastructure),
     resends: probe.resends,
@@ -699,6 +736,7 @@ async function offerSteady(
     mongo: await probe.mongoCommands(),
     mongoBy: await servicesCommands(probe.pipeline),
     kafka: await probe.kafkaRecords(),
+    kafkaRequests: await servicesKafkaRequests(probe.pipeline),
     http: await probe.httpAtBank(),
     cpu: await probe.cpu(infrastructure),
   };
@@ -715,6 +753,7 @@ async function offerSteady(
     duplicates: stats.duplicates,
     signatureFailures: stats.signatureFailures,
     kafkaRecords: after.kafka - before.kafka,
+    kafkaRequests: kafkaRequestsBetween(before.kafkaRequests, after.kafkaRequests),
     mongo: {
       writes: after.mongo.writes - before.mongo.writes,
       reads: after.mongo.reads - before.mongo.reads,
@@ -745,6 +784,29 @@ function byService(window: SteadyWindow, kind: keyof MongoCommands): string {
     .join(', ');
 }
 
+/** A window's Kafka requests per debit: by API, and by the service that sent them, most first. */
+export function kafkaRequestsRow(requests: Readonly<Record<string, KafkaRequests>>, debits: number): Row {
+  const perDebit = (count: number) => round(count / debits, 2);
+  const total = (counts: KafkaRequests) => Object.values(counts).reduce((sum, count) => sum + count, 0);
+  const byApi = [...kafkaRequestApis, 'other' as const].map(
+    (api) => `${api} ${perDebit(Object.values(requests).reduce((sum, counts) => sum + counts[api], 0))}`,
+  );
+  const byService = Object.entries(requests)
+    .filter(([, counts]) => total(counts) > 0)
+    .sort(([, a], [, b]) => total(b) - total(a))
+    .map(
+      ([service, counts]) =>
+        `${service} ${perDebit(total(counts))} (Produce ${perDebit(counts.Produce)}, Fetch ${perDebit(counts.Fetch)})`,
+    );
+  return {
+    group: 'pipeline',
+    name: 'kafka requests per debit',
+    value: round(Object.values(requests).reduce((sum, counts) => sum + total(counts), 0) / debits, 1),
+    unit: 'requests',
+    detail: `the services' own counts, by API: ${byApi.join(', ')}; by service: ${byService.join(', ')}`,
+  };
+}
+
 /** The figures of the highest steady rate the pipeline kept up with. */
 function steadyRows(window: SteadyWindow, tried: readonly string[], durationSeconds: number): Row[] {
   const debits = window.sent.length;
@@ -770,6 +832,7 @@ function steadyRows(window: SteadyWindow, tried: readonly string[], durationSeco
       value: round(window.kafkaRecords / debits, 1),
       unit: 'records',
     },
+    kafkaRequestsRow(window.kafkaRequests, debits),
     {
       group: 'pipeline',
       name: 'mongodb write commands per debit',

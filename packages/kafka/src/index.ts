@@ -38,6 +38,7 @@ export {
   type RecordPosition,
   type StoredRecord,
 } from './reader.ts';
+export { type KafkaRequestEvent, kafkaRequestMetrics } from './request-metrics.ts';
 export { patchRequestQueue } from './request-queue.ts';
 export { retryHeader } from './retry-headers.ts';
 export {

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import type { AvroCodec } from './avro-serde.ts';
 import type { ConsumerOptions } from './consumer.ts';
-import { withConsumerDefaults } from './kafka.ts';
+import { outboundOptions, withConsumerDefaults } from './kafka.ts';
 
 const codec = {} as AvroCodec<{ sequence: number }>;
 const consumer = (extra: Partial<ConsumerOptions<{ sequence: number }>> = {}) =>
@@ -42,5 +42,20 @@ describe("the client's consumer settings", () => {
     expect(options).toMatchObject({ maxWaitTimeMs: 100 });
     expect(options).not.toHaveProperty('fetchMinBytes');
     expect(options).not.toHaveProperty('commitIntervalMs');
+  });
+});
+
+describe("a producer's batching", () => {
+  test('lingers as the producer says, else as the client says, else 2 ms; the rest from the producer or the defaults', () => {
+    expect(outboundOptions({ lingerMs: 0, deliveryTimeoutMs: 5_000 }, { lingerMs: 8 })).toEqual({
+      lingerMs: 0,
+      limits: { maxRecords: 2_000, maxBytes: 512 * 1024 },
+      deliveryTimeoutMs: 5_000,
+    });
+    expect(outboundOptions({ maxBatchRecords: 100 }, { lingerMs: 8 })).toMatchObject({
+      lingerMs: 8,
+      limits: { maxRecords: 100 },
+    });
+    expect(outboundOptions({}, {})).toMatchObject({ lingerMs: 2, deliveryTimeoutMs: 10_000 });
   });
 });

@@ -14,11 +14,13 @@ import { isLegalTopicName } from './names.ts';
 import {
   createProducer,
   defaultOutboundOptions,
+  type OutboundOptions,
   OutboundQueue,
   type Producer,
   type ProducerOptions,
 } from './producer.ts';
 import { type ReadAtOptions, type RecordPosition, readRecordsAt, type StoredRecord } from './reader.ts';
+import { type KafkaRequestEvent, reportingRequests } from './request-metrics.ts';
 import { patchRequestQueue } from './request-queue.ts';
 
 export interface KafkaOptions {
@@ -39,6 +41,13 @@ export interface KafkaOptions {
    * to the wait per hop. Default: 1 byte and 500 ms (each record as soon as it is there).
    */
   fetch?: { minBytes?: number; maxWaitMs?: number };
+  /**
+   * `lingerMs` of every producer that does not set its own: how long a send waits for others to share its
+   * produce request. Default 2 ms.
+   */
+  lingerMs?: number;
+  /** Told of every request a producer, consumer or admin of this client sends (see `kafkaRequestMetrics`). */
+  onRequest?: (event: KafkaRequestEvent) => void;
 }
 
 /** A topic as the project declares it (the broker does not create topics on first use). */
@@ -81,14 +90,17 @@ export function createKafka(options: KafkaOptions): KafkaClient {
   patchRequestQueue();
   filterTimeoutNegativeWarning();
   const logger = options.logger ?? silentLogger;
-  const kafka = new KafkaJs({
-    clientId: options.clientId,
-    brokers: [...options.brokers],
-    logLevel: logLevel.WARN,
-    logCreator: kafkaJsLogCreator(logger),
-    connectionTimeout: options.connectionTimeoutMs ?? 3_000,
-    requestTimeout: options.requestTimeoutMs ?? 30_000,
-  });
+  const kafka = reportingRequests(
+    new KafkaJs({
+      clientId: options.clientId,
+      brokers: [...options.brokers],
+      logLevel: logLevel.WARN,
+      logCreator: kafkaJsLogCreator(logger),
+      connectionTimeout: options.connectionTimeoutMs ?? 3_000,
+      requestTimeout: options.requestTimeoutMs ?? 30_000,
+    }),
+    options.onRequest,
+  );
 
   let admin: Promise<Admin> | undefined;
   function connectedAdmin(): Promise<Admin> {
@@ -188,18 +200,7 @@ export function createKafka(options: KafkaOptions): KafkaClient {
   return {
     ensureTopics,
     createProducer<M>(producerOptions: ProducerOptions<M>): Producer<M> {
-      const outbound = new OutboundQueue(
-        kafkaJsProducer,
-        {
-          lingerMs: producerOptions.lingerMs ?? defaultOutboundOptions.lingerMs,
-          limits: {
-            maxRecords: producerOptions.maxBatchRecords ?? defaultOutboundOptions.limits.maxRecords,
-            maxBytes: producerOptions.maxBatchBytes ?? defaultOutboundOptions.limits.maxBytes,
-          },
-          deliveryTimeoutMs: producerOptions.deliveryTimeoutMs ?? defaultOutboundOptions.deliveryTimeoutMs,
-        },
-        logger,
-      );
+      const outbound = new OutboundQueue(kafkaJsProducer, outboundOptions(producerOptions, options), logger);
       return createProducer(outbound, producerOptions.codecs, options.tracing);
     },
     runConsumer<T>(consumerOptions: ConsumerOptions<T>): Promise<ConsumerRunner> {
@@ -226,6 +227,21 @@ export function createKafka(options: KafkaOptions): KafkaClient {
       admin = undefined;
       if (client) await (await client.catch(() => undefined))?.disconnect();
     },
+  };
+}
+
+/** A producer's batching and delivery settings: its own, else the client's linger, else the defaults. */
+export function outboundOptions(
+  producer: Omit<ProducerOptions<never>, 'codecs'>,
+  client: Pick<KafkaOptions, 'lingerMs'>,
+): OutboundOptions {
+  return {
+    lingerMs: producer.lingerMs ?? client.lingerMs ?? defaultOutboundOptions.lingerMs,
+    limits: {
+      maxRecords: producer.maxBatchRecords ?? defaultOutboundOptions.limits.maxRecords,
+      maxBytes: producer.maxBatchBytes ?? defaultOutboundOptions.limits.maxBytes,
+    },
+    deliveryTimeoutMs: producer.deliveryTimeoutMs ?? defaultOutboundOptions.deliveryTimeoutMs,
   };
 }
 

@@ -37,6 +37,10 @@ export function streamConfig() {
       default: 250,
       doc: "Longest wait before a consumer commits what it handled, every partition's offsets in one request (0: after every batch); a crash re-delivers up to this much",
     }),
+    KAFKA_LINGER: duration({
+      default: 2,
+      doc: "Longest a produced record waits for others to share its produce request: higher, fewer and larger requests (less broker CPU per record at moderate load; none gained once the pipeline is busy, when requests fill anyway), each hop (and the ingress's 202) waiting up to this long",
+    }),
     KAFKA_FETCH_MIN_BYTES: int({
       default: 1,
       min: 1,

@@ -1,5 +1,5 @@
 import { avroTypeOptions } from '@rp/contracts';
-import { clientIdFor, createAvroSerde, createKafka } from '@rp/kafka';
+import { clientIdFor, createAvroSerde, createKafka, kafkaRequestMetrics } from '@rp/kafka';
 import {
   createPipelineProducer,
   createPlainCodecs,
@@ -64,7 +64,9 @@ try {
     brokers: config.KAFKA_BROKERS,
     clientId: clientIdFor(serviceName, 'main'),
     logger,
+    onRequest: kafkaRequestMetrics(metrics),
     commitIntervalMs: config.KAFKA_COMMIT_INTERVAL,
+    lingerMs: config.KAFKA_LINGER,
     fetch: { minBytes: config.KAFKA_FETCH_MIN_BYTES, maxWaitMs: config.KAFKA_FETCH_MAX_WAIT },
   });
   lifecycle.onStop('other', 'kafka', () => kafka.close());

@@ -1,5 +1,5 @@
 import { avroTypeOptions } from '@rp/contracts';
-import { clientIdFor, createAvroSerde, createKafka } from '@rp/kafka';
+import { clientIdFor, createAvroSerde, createKafka, kafkaRequestMetrics } from '@rp/kafka';
 import {
   createPipelineProducer,
   createPlainCodecs,
@@ -51,6 +51,8 @@ try {
     brokers: config.KAFKA_BROKERS,
     clientId: clientIdFor(serviceName, 'http'),
     logger,
+    onRequest: kafkaRequestMetrics(metrics),
+    lingerMs: config.KAFKA_LINGER,
   });
   lifecycle.onStop('other', 'kafka', () => kafka.close());
   await kafka.ensureTopics(
