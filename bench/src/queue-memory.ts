@@ -9,6 +9,7 @@ import {
 } from '@rp/launcher';
 import { connectStore } from '@rp/store';
 import { MongoClient } from 'mongodb';
+import { collectGarbage, freePort, inspectOption } from './inspector.ts';
 import { perRunningService, serviceMetrics, servicesMemory } from './pipeline.ts';
 import type { Row } from './report.ts';
 import { bounded, metricValue, percentile, round } from './stats.ts';
@@ -45,11 +46,19 @@ export async function queueMemoryBench(
   options: QueueMemoryOptions,
   log: (line: string) => void,
 ): Promise<Row[]> {
+  const inspectors: Record<string, number> = {};
+  for (const service of pipelineServices) inspectors[service] = await freePort();
   const pipeline = await launchPipeline({
     root: options.root,
     endpoints: options.endpoints,
     run: options.run,
     env: { LOG_LEVEL: 'warn', RESPONSE_DELAY: '0ms', ...anyTimeWindows },
+    serviceEnv: Object.fromEntries(
+      pipelineServices.map((service) => [
+        service,
+        { NODE_OPTIONS: inspectOption(inspectors[service] as number) },
+      ]),
+    ),
   });
   const store = await connectStore({
     uri: options.endpoints.mongodbUri,
@@ -95,10 +104,14 @@ export async function queueMemoryBench(
     const toSmall = await seed(options.small);
     const atSmall = await settledMemory(pipeline, log);
     log(`  resident MB with ${options.small.toLocaleString('en-US')} queued: ${JSON.stringify(atSmall)}`);
+    const collectedSmall = await collectedMemory(pipeline, inspectors);
+    log(`  after a forced collection (MB): ${JSON.stringify(collectedSmall)}`);
     log(`queue memory: queueing up to ${options.large.toLocaleString('en-US')} debits`);
     const toLarge = await seed(options.large);
     const atLarge = await settledMemory(pipeline, log);
     log(`  resident MB with ${options.large.toLocaleString('en-US')} queued: ${JSON.stringify(atLarge)}`);
+    const collectedLarge = await collectedMemory(pipeline, inspectors);
+    log(`  after a forced collection (MB): ${JSON.stringify(collectedLarge)}`);
 
     log(
       `queue memory: the scheduler releases the queue (the dispatcher stopped), for ${options.releaseMinutes} min at most`,
@@ -144,6 +157,18 @@ export async function queueMemoryBench(
         value: large,
         unit: 'MB RSS',
         detail: `${small} MB with ${options.small.toLocaleString('en-US')} (${signedPercent(large, small)}); ${idle[service]} MB idle, ${peak[service]} MB at most while released, ${after[service]} MB ${drained ? 'after' : 'at the end'}`,
+      });
+    }
+    for (const service of pipelineServices) {
+      const small = collectedSmall[service];
+      const large = collectedLarge[service];
+      if (small === undefined || large === undefined) continue;
+      rows.push({
+        group: 'pipeline',
+        name: `memory after a forced collection, ${options.large.toLocaleString('en-US')} queued: ${service}`,
+        value: large.rss,
+        unit: 'MB RSS',
+        detail: `${small.rss} MB with ${options.small.toLocaleString('en-US')} (${signedPercent(large.rss, small.rss)}); heap in use ${large.heap} MB against ${small.heap} MB (${signedPercent(large.heap, small.heap)})`,
       });
     }
     const dispatcherSmall = atSmall.dispatcher ?? 0;
@@ -229,6 +254,33 @@ async function settledMemory(
       ),
     ]),
   );
+}
+
+interface CollectedMemory {
+  /** Resident set, MB. */
+  readonly rss: number;
+  /** V8's heap in use, MB. */
+  readonly heap: number;
+}
+
+/**
+ * Each running service's resident set and heap in use right after a full collection forced through its
+ * inspector, one service at a time: beside the median of `settledMemory`, a reading that does not depend on
+ * when V8 collects by itself. The heap in use is what the service still holds; the resident set also
+ * keeps what V8 has not handed back to the system.
+ */
+async function collectedMemory(
+  pipeline: Pipeline,
+  inspectors: Readonly<Record<string, number>>,
+): Promise<Record<string, CollectedMemory>> {
+  for (const service of pipelineServices) {
+    const port = inspectors[service];
+    if (port !== undefined && pipeline.isRunning(service)) await collectGarbage(port);
+  }
+  return perRunningService(pipeline, (metrics) => ({
+    rss: round(metricValue(metrics, 'process_resident_memory_bytes') / 2 ** 20, 0),
+    heap: round(metricValue(metrics, 'nodejs_heap_size_used_bytes') / 2 ** 20, 1),
+  }));
 }
 
 /** Full (mark-compact) collections each running service has made, from its own garbage collection metrics. */
