@@ -88,13 +88,32 @@ export function servicesMemory(pipeline: Pipeline): Promise<Record<string, numbe
   );
 }
 
-/** MongoDB write and read commands each service has sent so far, from its own command metrics. */
-function servicesCommands(pipeline: Pipeline): Promise<Record<string, MongoCommands>> {
-  return perRunningService(pipeline, (metrics) => {
-    const total = (names: readonly string[]) =>
-      names.reduce((sum, command) => sum + metricValue(metrics, 'rp_mongodb_commands_total', { command }), 0);
-    return { writes: total(mongoWriteCommands), reads: total(mongoReadCommands) };
-  });
+/** MongoDB write and read commands a service has sent so far, from its own command metrics. */
+function mongoCommandsOf(metrics: Map<string, number>): MongoCommands {
+  const total = (names: readonly string[]) =>
+    names.reduce((sum, command) => sum + metricValue(metrics, 'rp_mongodb_commands_total', { command }), 0);
+  return { writes: total(mongoWriteCommands), reads: total(mongoReadCommands) };
+}
+
+interface ServiceCounts {
+  readonly mongo: MongoCommands;
+  readonly kafka: KafkaRequests;
+}
+
+/** Each running service's MongoDB commands and Kafka requests so far, from one reading of its metrics. */
+function servicesCounts(pipeline: Pipeline): Promise<Record<string, ServiceCounts>> {
+  return perRunningService(pipeline, (metrics) => ({
+    mongo: mongoCommandsOf(metrics),
+    kafka: kafkaRequestsOf(metrics),
+  }));
+}
+
+/** Picks one kind of count out of `servicesCounts`. */
+function eachService<K extends keyof ServiceCounts>(
+  counts: Readonly<Record<string, ServiceCounts>>,
+  kind: K,
+): Record<string, ServiceCounts[K]> {
+  return Object.fromEntries(Object.entries(counts).map(([service, count]) => [service, count[kind]]));
 }
 
 interface MongoCommands {
@@ -107,18 +126,16 @@ const kafkaRequestApis = ['Produce', 'Fetch', 'OffsetCommit', 'Heartbeat'] as co
 
 type KafkaRequests = Record<(typeof kafkaRequestApis)[number] | 'other', number>;
 
-/** Kafka requests each service has sent so far, by API, from its own request metrics. */
-function servicesKafkaRequests(pipeline: Pipeline): Promise<Record<string, KafkaRequests>> {
-  return perRunningService(pipeline, (metrics) => {
-    const counted = (api?: string) =>
-      metricValue(metrics, 'rp_kafka_requests_total', api === undefined ? {} : { api });
-    const byApi = Object.fromEntries(kafkaRequestApis.map((api) => [api, counted(api)]));
-    const named = Object.values(byApi).reduce((sum, count) => sum + count, 0);
-    return { ...byApi, other: counted() - named } as KafkaRequests;
-  });
+/** Kafka requests a service has sent so far, by API, from its own request metrics. */
+function kafkaRequestsOf(metrics: Map<string, number>): KafkaRequests {
+  const counted = (api?: string) =>
+    metricValue(metrics, 'rp_kafka_requests_total', api === undefined ? {} : { api });
+  const byApi = Object.fromEntries(kafkaRequestApis.map((api) => [api, counted(api)]));
+  const named = Object.values(byApi).reduce((sum, count) => sum + count, 0);
+  return { ...byApi, other: counted() - named } as KafkaRequests;
 }
 
-/** What each service sent between two readings of `servicesKafkaRequests`. */
+/** What each service sent between two readings of its Kafka requests. */
 export function kafkaRequestsBetween(
   before: Record<string, KafkaRequests>,
   after: Record<string, KafkaRequests>,
@@ -709,9 +726,8 @@ async function offerSteady(
   const before = {
     completed: await probe.completed(),
     mongo: await probe.mongoCommands(),
-    mongoBy: await servicesCommands(probe.pipeline),
+    services: await servicesCounts(probe.pipeline),
     kafka: await probe.kafkaRecords(),
-    kafkaRequests: await servicesKafkaRequests(probe.pipeline),
     http: await probe.httpAtBank(),
     cpu: await probe.cpu(infrastructure),
     resends: probe.resends,
@@ -734,9 +750,8 @@ async function offerSteady(
   const drainSeconds = (Date.now() - windowEnd) / 1000;
   const after = {
     mongo: await probe.mongoCommands(),
-    mongoBy: await servicesCommands(probe.pipeline),
+    services: await servicesCounts(probe.pipeline),
     kafka: await probe.kafkaRecords(),
-    kafkaRequests: await servicesKafkaRequests(probe.pipeline),
     http: await probe.httpAtBank(),
     cpu: await probe.cpu(infrastructure),
   };
@@ -753,17 +768,20 @@ async function offerSteady(
     duplicates: stats.duplicates,
     signatureFailures: stats.signatureFailures,
     kafkaRecords: after.kafka - before.kafka,
-    kafkaRequests: kafkaRequestsBetween(before.kafkaRequests, after.kafkaRequests),
+    kafkaRequests: kafkaRequestsBetween(
+      eachService(before.services, 'kafka'),
+      eachService(after.services, 'kafka'),
+    ),
     mongo: {
       writes: after.mongo.writes - before.mongo.writes,
       reads: after.mongo.reads - before.mongo.reads,
     },
     mongoBy: Object.fromEntries(
-      Object.entries(after.mongoBy).map(([service, commands]) => [
+      Object.entries(eachService(after.services, 'mongo')).map(([service, commands]) => [
         service,
         {
-          writes: commands.writes - (before.mongoBy[service]?.writes ?? 0),
-          reads: commands.reads - (before.mongoBy[service]?.reads ?? 0),
+          writes: commands.writes - (before.services[service]?.mongo.writes ?? 0),
+          reads: commands.reads - (before.services[service]?.mongo.reads ?? 0),
         },
       ]),
     ),

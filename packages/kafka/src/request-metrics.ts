@@ -1,4 +1,4 @@
-import type { Metrics } from '@rp/runtime';
+import { type Metrics, roundTripBuckets } from '@rp/runtime';
 import type { Kafka as KafkaJs } from 'kafkajs';
 
 /** One request a client sent to a broker and the broker answered (kafkajs's `network.request` event). */
@@ -61,7 +61,7 @@ export function kafkaRequestMetrics(metrics: Metrics): (event: KafkaRequestEvent
     'rp_kafka_request_duration_seconds',
     "Round trip of a Kafka request, by API (a fetch's includes the broker's wait for records)",
     ['api'],
-    { buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30] },
+    { buckets: roundTripBuckets },
   );
   return (event) => {
     requests.inc({ api: event.api });

@@ -7,6 +7,11 @@ export interface HistogramOptions {
   readonly buckets?: readonly number[];
 }
 
+/** Histogram bounds (seconds) for a round trip to a server the service depends on: 1 ms to 30 s. */
+export const roundTripBuckets: readonly number[] = [
+  0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30,
+];
+
 export interface Metrics {
   readonly registry: Registry;
   /** Returns the counter registered under `name`, creating it on first use. */

@@ -1,4 +1,4 @@
-import type { Metrics } from '@rp/runtime';
+import { type Metrics, roundTripBuckets } from '@rp/runtime';
 import type { CommandFailedEvent, CommandSucceededEvent, MongoClient } from 'mongodb';
 import type { StoreCommandEvent } from './store.ts';
 
@@ -17,7 +17,7 @@ export function storeCommandMetrics(metrics: Metrics): (event: StoreCommandEvent
     'rp_mongodb_command_duration_seconds',
     'Round trip of a MongoDB command, by command name',
     ['command'],
-    { buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30] },
+    { buckets: roundTripBuckets },
   );
   return (event) => {
     commands.inc({ command: event.commandName, outcome: event.ok ? 'ok' : 'failed' });
