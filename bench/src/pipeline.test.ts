@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { cpuRows, idleCpuRows, kafkaRequestsBetween, kafkaRequestsRow } from './pipeline.ts';
+import {
+  cpuRows,
+  idleCpuRows,
+  kafkaRequestsBetween,
+  kafkaRequestsRow,
+  mongoStatementsBetween,
+  mongoStatementsOf,
+  mongoStatementsRow,
+} from './pipeline.ts';
 
 const reading = (tracker: number, kafka: number, bench: number, busy: number, total: number) => ({
   processes: new Map([
@@ -64,6 +72,50 @@ describe('Kafka requests per debit', () => {
     expect(row).toMatchObject({ name: 'kafka requests per debit', value: 14.7, unit: 'requests' });
     expect(row.detail).toBe(
       "the services' own counts, by API: Produce 9, Fetch 5, OffsetCommit 0.5, Heartbeat 0.1, other 0.1; by service: tracker 10.6 (Produce 5, Fetch 5), ingress 4.1 (Produce 4, Fetch 0)",
+    );
+  });
+});
+
+describe('mongodb write statements per debit', () => {
+  it("reads a service's statements by collection and command from its metrics, ignoring other series", () => {
+    const metrics = new Map([
+      ['rp_mongodb_write_statements_total{service="tracker",collection="transactions",command="update"}', 30],
+      ['rp_mongodb_write_statements_total{service="tracker",collection="transactions",command="insert"}', 10],
+      ['rp_mongodb_commands_total{service="tracker",command="update",outcome="ok"}', 4],
+      ['rp_mongodb_write_statements_total{service="tracker",command="delete"}', 7],
+    ]);
+    expect(mongoStatementsOf(metrics)).toEqual({ 'transactions update': 30, 'transactions insert': 10 });
+  });
+
+  it("sums every service's statements between two readings (a service new since counts from zero)", () => {
+    const between = mongoStatementsBetween(
+      { tracker: { 'transactions update': 30 }, scheduler: { 'debit_queue update': 5 } },
+      {
+        tracker: { 'transactions update': 50, 'transactions insert': 10 },
+        scheduler: { 'debit_queue update': 25 },
+        ingress: { 'transactions update': 1 },
+      },
+    );
+    expect(between).toEqual({
+      'transactions update': 21,
+      'transactions insert': 10,
+      'debit_queue update': 20,
+    });
+  });
+
+  it('gives the total per debit, then each collection, most first, split by command, leaving out none written', () => {
+    const row = mongoStatementsRow(
+      {
+        'transactions update': 21,
+        'transactions insert': 10,
+        'debit_queue update': 20,
+        'idempotency_keys insert': 0,
+      },
+      10,
+    );
+    expect(row).toMatchObject({ name: 'mongodb write statements per debit', value: 5.1, unit: 'statements' });
+    expect(row.detail).toBe(
+      "documents inserted and update, delete and findAndModify statements, the services' own counts, by collection: transactions 3.1 (update 2.1, insert 1); debit_queue 2 (update 2)",
     );
   });
 });

@@ -95,8 +95,74 @@ function mongoCommandsOf(metrics: Map<string, number>): MongoCommands {
   return { writes: total(mongoWriteCommands), reads: total(mongoReadCommands) };
 }
 
+/**
+ * Statements of the write commands a service has sent so far (an insert's documents, an update's
+ * statements, ...), by `collection command`, from its own `rp_mongodb_write_statements_total`.
+ */
+export function mongoStatementsOf(metrics: ReadonlyMap<string, number>): Record<string, number> {
+  const counts: Record<string, number> = {};
+  const prefix = 'rp_mongodb_write_statements_total{';
+  for (const [series, value] of metrics) {
+    if (!series.startsWith(prefix)) continue;
+    const collection = /collection="([^"]*)"/.exec(series)?.[1];
+    const command = /command="([^"]*)"/.exec(series)?.[1];
+    if (collection === undefined || command === undefined) continue;
+    const key = `${collection} ${command}`;
+    counts[key] = (counts[key] ?? 0) + value;
+  }
+  return counts;
+}
+
+/** Every service's statements between two readings, summed by `collection command`. */
+export function mongoStatementsBetween(
+  before: Readonly<Record<string, Readonly<Record<string, number>>>>,
+  after: Readonly<Record<string, Readonly<Record<string, number>>>>,
+): Record<string, number> {
+  const sum: Record<string, number> = {};
+  for (const [service, counts] of Object.entries(after)) {
+    for (const [key, count] of Object.entries(counts)) {
+      sum[key] = (sum[key] ?? 0) + count - (before[service]?.[key] ?? 0);
+    }
+  }
+  return sum;
+}
+
+/**
+ * A window's MongoDB write statements per debit, by collection, most first, each split by command:
+ * what the server does per document, where the commands say what it does per round trip.
+ */
+export function mongoStatementsRow(statements: Readonly<Record<string, number>>, debits: number): Row {
+  const byCollection = new Map<string, Map<string, number>>();
+  for (const [key, count] of Object.entries(statements)) {
+    if (count <= 0) continue;
+    const [collection = '', command = ''] = key.split(' ');
+    const commands = byCollection.get(collection) ?? new Map<string, number>();
+    commands.set(command, count);
+    byCollection.set(collection, commands);
+  }
+  const total = (commands: ReadonlyMap<string, number>) => [...commands.values()].reduce((a, b) => a + b, 0);
+  const perDebit = (count: number) => round(count / debits, 2);
+  const detail = [...byCollection]
+    .sort(([, a], [, b]) => total(b) - total(a))
+    .map(
+      ([collection, commands]) =>
+        `${collection} ${perDebit(total(commands))} (${[...commands]
+          .sort(([, a], [, b]) => b - a)
+          .map(([command, count]) => `${command} ${perDebit(count)}`)
+          .join(', ')})`,
+    );
+  return {
+    group: 'pipeline',
+    name: 'mongodb write statements per debit',
+    value: round([...byCollection.values()].reduce((sum, commands) => sum + total(commands), 0) / debits, 1),
+    unit: 'statements',
+    detail: `documents inserted and update, delete and findAndModify statements, the services' own counts, by collection: ${detail.join('; ')}`,
+  };
+}
+
 interface ServiceCounts {
   readonly mongo: MongoCommands;
+  readonly statements: Record<string, number>;
   readonly kafka: KafkaRequests;
 }
 
@@ -104,6 +170,7 @@ interface ServiceCounts {
 function servicesCounts(pipeline: Pipeline): Promise<Record<string, ServiceCounts>> {
   return perRunningService(pipeline, (metrics) => ({
     mongo: mongoCommandsOf(metrics),
+    statements: mongoStatementsOf(metrics),
     kafka: kafkaRequestsOf(metrics),
   }));
 }
@@ -700,6 +767,8 @@ interface SteadyWindow {
   readonly mongo: { writes: number; reads: number };
   /** Write and read commands by the service that sent them. */
   readonly mongoBy: Record<string, MongoCommands>;
+  /** Write statements of every service, by `collection command`. */
+  readonly mongoStatements: Record<string, number>;
   readonly http: number;
   readonly cpu: { before: CpuReading; after: CpuReading };
   readonly examined: Awaited<ReturnType<typeof examine>>;
@@ -776,6 +845,10 @@ async function offerSteady(
       writes: after.mongo.writes - before.mongo.writes,
       reads: after.mongo.reads - before.mongo.reads,
     },
+    mongoStatements: mongoStatementsBetween(
+      eachService(before.services, 'statements'),
+      eachService(after.services, 'statements'),
+    ),
     mongoBy: Object.fromEntries(
       Object.entries(eachService(after.services, 'mongo')).map(([service, commands]) => [
         service,
@@ -861,6 +934,7 @@ function steadyRows(window: SteadyWindow, tried: readonly string[], durationSeco
         'writes',
       )}; reads by service: ${byService(window, 'reads')}`,
     },
+    mongoStatementsRow(window.mongoStatements, debits),
     {
       group: 'pipeline',
       name: 'http requests per debit',

@@ -26,6 +26,14 @@ export interface StoreCommandEvent {
   databaseName: string;
   durationMs: number;
   ok: boolean;
+  /** A write command's collection (`insert`, `update`, `delete`, `findAndModify`). */
+  collection?: string;
+  /**
+   * A write command's statements: an insert's documents, an update's or a delete's statements, one for
+   * a findAndModify. What a server does per document, where the command count says what it does per
+   * round trip.
+   */
+  statements?: number;
 }
 
 export interface StoreOptions {

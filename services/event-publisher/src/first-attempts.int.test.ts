@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { connectStore, type EventDeliveryRecord, type Store } from '@rp/store';
+import { connectStore, type EventDeliveryRecord, type Store, type StoreCommandEvent } from '@rp/store';
 import { infra, uniqueName } from '@rp/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FirstAttemptLog } from './first-attempts.ts';
@@ -7,6 +7,7 @@ import { FirstAttemptLog } from './first-attempts.ts';
 let store: Store;
 let closed: Store;
 let commands: string[] = [];
+let writes: StoreCommandEvent[] = [];
 
 beforeAll(async () => {
   const endpoints = await infra();
@@ -15,7 +16,10 @@ beforeAll(async () => {
     uri: endpoints.mongodbUri,
     database,
     appName: 'first-attempts-test',
-    onCommand: ({ commandName }) => commands.push(commandName),
+    onCommand: (event) => {
+      commands.push(event.commandName);
+      writes.push(event);
+    },
   });
   await store.ensureIndexes();
   // A store whose client is closed: every write to it fails, as one to an unreachable server does.
@@ -51,8 +55,13 @@ describe('the delivery log written behind', () => {
     await log.whenRoom({ signal: controller.signal, heartbeat, onFailure: () => {} });
     expect(commands).toEqual([]);
     expect(log.size).toBe(3);
+    writes = [];
     await log.flush();
     expect(commands.filter((name) => name === 'insert')).toHaveLength(1);
+    // The command metrics count what the insert carried: the three entries, in the delivery log.
+    expect(writes.filter((event) => event.commandName === 'insert')).toEqual([
+      expect.objectContaining({ collection: 'event_delivery_log', statements: 3, ok: true }),
+    ]);
     expect(log.size).toBe(0);
     expect((await store.deliveryLog.listByUetr(uetr)).map((entry) => entry.eventId)).toEqual(
       [0, 1, 2].map((index) => record(index).posting.eventId),
