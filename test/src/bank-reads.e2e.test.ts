@@ -118,6 +118,15 @@ describe('a bank reads the transactions it is party to, and only those, end to e
     expectInOrder(done);
   });
 
+  it('bank A reads its debit straight after the 202, without waiting for the tracker to record it', async () => {
+    const sample = sampleOnUsDebit(root);
+    await send(sample.body);
+    const status = await statusAs(bankA, sample.uetr);
+    expect(status).toMatchObject({ uetr: sample.uetr, transactionType: 'DIRECT_DEBIT', final: false });
+    expect(status.history[0]).toMatchObject({ seq: 1, eventType: 'DEBIT_REQUEST_RECEIVED' });
+    expectInOrder(status);
+  });
+
   it('both banks of a debit read it; a bank that is no party gets the answer of a UETR that does not exist', async () => {
     // Bank A collects from its customer's debtor, whose account is at bank B (the actioning bank).
     const sample = sampleOnUsDebit(root);

@@ -13,6 +13,7 @@ import {
   servicePaths,
   type TransactionEventType,
   type TransactionState,
+  type TransactionStateChanged,
   type ValidationResult,
   validateCreditTransfer,
   validateDirectDebit,
@@ -45,6 +46,7 @@ import type {
 } from '@rp/store';
 import type { Context, Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { AcceptedTransactions } from './accepted.ts';
 import type { BankAuthenticator } from './bank-auth.ts';
 import { readJsonBody } from './body.ts';
 import type { CallerResolver } from './caller.ts';
@@ -106,6 +108,11 @@ export interface IngressRoutesOptions {
    * report on one is admitted without reading its claim back. 0 remembers none.
    */
   readonly claimCacheSize: number;
+  /**
+   * How many transactions this instance remembers having acknowledged, with their first states, so that a
+   * party reading one before the tracker wrote its snapshot is answered. 0 remembers none.
+   */
+  readonly acceptedCacheSize: number;
 }
 
 /**
@@ -133,7 +140,7 @@ function resentHeaders(again: boolean): Record<string, string> {
  * `resentHeader`).
  */
 type Admission =
-  | { ok: true; produce(options: { again: boolean }): Promise<void> }
+  | { ok: true; produce(options: { again: boolean }): Promise<TransactionStateChanged | undefined> }
   | { ok: false; errors: FieldError[] };
 
 type IngressMessage = DirectDebit | CreditTransfer | PaymentStatusReport;
@@ -233,6 +240,8 @@ export function registerIngressRoutes(app: Hono<AppEnv>, options: IngressRoutesO
   const producing = new Map<string, InProgress>();
   /** The transactions this instance claimed last, by UETR: what their claims record (see claimedTransactionOf). */
   const claims = new RecentMap<string, ClaimedTransaction>(options.claimCacheSize);
+  /** The transactions this instance acknowledged last: a bank reads them before their snapshots exist. */
+  const accepted = new AcceptedTransactions(options.acceptedCacheSize);
   const documents = {
     openapi: JSON.stringify(openApiDocument()),
     asyncapi: JSON.stringify(asyncApiDocument()),
@@ -324,7 +333,7 @@ export function registerIngressRoutes(app: Hono<AppEnv>, options: IngressRoutesO
     debit: DirectDebit,
     again: boolean,
     extraHeaders: Record<string, string> = {},
-  ): Promise<void> {
+  ): Promise<TransactionStateChanged | undefined> {
     const [change] = await emitter.emit(
       [
         {
@@ -349,6 +358,7 @@ export function registerIngressRoutes(app: Hono<AppEnv>, options: IngressRoutesO
         },
       },
     ]);
+    return change;
   }
 
   const outboundDirectDebit: Receiver<DirectDebit, BankSender> = {
@@ -461,6 +471,7 @@ export function registerIngressRoutes(app: Hono<AppEnv>, options: IngressRoutesO
               },
             },
           ]);
+          return change;
         },
       };
     },
@@ -498,6 +509,9 @@ export function registerIngressRoutes(app: Hono<AppEnv>, options: IngressRoutesO
   );
   registerTransactionReads(app, {
     transactions,
+    accepted,
+    idempotency,
+    now: () => clock.now(),
     ...(authenticateBank ? { authenticateBank } : {}),
     ...(options.readRateLimiter ? { rateLimiter: options.readRateLimiter } : {}),
     metrics,
@@ -572,6 +586,7 @@ export function registerIngressRoutes(app: Hono<AppEnv>, options: IngressRoutesO
           },
         ]);
         await flow.forward?.(report, change?.toState ?? flow.eventType);
+        return change;
       },
     };
   }
@@ -802,8 +817,19 @@ export function registerIngressRoutes(app: Hono<AppEnv>, options: IngressRoutesO
           });
         }
       }
-      await admission.produce({ again: outcome === 'reproduced' });
-      if (claimed) claims.set(uetr, claimed);
+      const change = await admission.produce({ again: outcome === 'reproduced' });
+      if (claimed) {
+        claims.set(uetr, claimed);
+        // A message that starts a transaction is a DirectDebit or a CreditTransfer (its claim's kind).
+        // Remembering it only serves reads: it never stands between the durable message and its 202.
+        if (change !== undefined) {
+          try {
+            accepted.remember(message as DirectDebit | CreditTransfer, change);
+          } catch (error) {
+            log.warn({ err: error }, 'acknowledged transaction not remembered for reads');
+          }
+        }
+      }
       metrics.produced(operation, (performance.now() - started) / 1000);
       markers.add({ key: producedMarkerKey(key), payloadHash: hash, uetr, receivedAt: clock.now() });
       metrics.finished(operation, outcome);

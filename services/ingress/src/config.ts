@@ -51,6 +51,11 @@ export const ingressConfigSpec = defineConfig({
     min: 0,
     doc: "Transactions whose claims this instance remembers (those it took last, about 11 MB for 20,000), so that a bank's report on one is admitted without a read; 0: every report reads its transaction's claim",
   }),
+  ACCEPTED_CACHE_SIZE: int({
+    default: 5_000,
+    min: 0,
+    doc: 'Transactions this instance remembers having acknowledged (the last ones, with their first states; about 4 MB for 5,000), so that a bank reading one before its snapshot is written is answered 200 with that state; 0: such a read answers 503 with Retry-After',
+  }),
   SHUTDOWN_TIMEOUT: duration({
     default: 10_000,
     doc: 'How long requests in progress may take to finish at shutdown',

@@ -93,6 +93,7 @@ try {
       : {}),
     maxInFlight: config.MAX_IN_FLIGHT,
     claimCacheSize: config.CLAIM_CACHE_SIZE,
+    acceptedCacheSize: config.ACCEPTED_CACHE_SIZE,
     ...(config.SENDER_RATE_LIMIT === undefined
       ? {}
       : {

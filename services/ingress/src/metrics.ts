@@ -36,6 +36,10 @@ export type IngressOutcome =
  */
 export type ReadOutcome =
   | 'found'
+  /** No snapshot yet: answered with the first state this instance acknowledged it in. */
+  | 'accepted'
+  /** No snapshot yet, acknowledged moments ago by another instance: 503 with Retry-After. */
+  | 'not_yet'
   | 'not_found'
   | 'not_party'
   | 'unauthorized'

@@ -1,15 +1,25 @@
 import { type ProblemDetails, problem, problemContentType, readPaths, toJson } from '@rp/contracts';
 import { type AppEnv, AppError, isRetriable, transactionLogger } from '@rp/runtime';
-import type { TransactionRepository } from '@rp/store';
+import type { IdempotencyRepository, TransactionRepository } from '@rp/store';
 import type { Context, Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { AcceptedTransactions } from './accepted.ts';
 import type { BankAuthenticator } from './bank-auth.ts';
+import { transactionKey } from './idempotency.ts';
 import type { IngressMetrics, ReadOutcome } from './metrics.ts';
 import type { SenderRateLimiter } from './rate-limit.ts';
 import { partiesOf, startingMessage, transactionStatusOf } from './transaction-status.ts';
 
 export interface TransactionReadOptions {
   readonly transactions: Pick<TransactionRepository, 'get'>;
+  /** The transactions this instance acknowledged last: answered from here until their snapshots exist. */
+  readonly accepted?: Pick<AcceptedTransactions, 'answer'>;
+  /**
+   * The UETR claims: a transaction acknowledged by another instance moments ago, whose snapshot is not
+   * there yet, is answered 503 with Retry-After rather than as one that does not exist.
+   */
+  readonly idempotency?: Pick<IdempotencyRepository, 'get'>;
+  now(): Date;
   /**
    * Bank authentication: the access token names the bank that reads. Absent (banks named by their
    * messages, development only) nothing says who reads, so every read is refused (403).
@@ -34,6 +44,17 @@ export function bearerChallenge(error: 'missing' | 'invalid_token', detail: stri
   return `Bearer error="invalid_token", error_description="${description}"`;
 }
 
+/**
+ * How long after its 202 a transaction without a snapshot is answered "not readable yet" (503) from its
+ * claim. The tracker writes a snapshot within TRACKER_SNAPSHOT_INTERVAL of the first change, or once it
+ * has caught up after a backlog or a restart; a claim older than this with no snapshot is one whose
+ * message never became durable (its sender was answered 503, not 202), and reads as not found.
+ */
+export const claimedNotRecordedMs = 60_000;
+
+/** How soon a read of a transaction acknowledged moments ago is to be made again. */
+const notRecordedRetryAfterSeconds = 1;
+
 const uuidPattern = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 
 /**
@@ -56,7 +77,7 @@ export function registerTransactionReads(app: Hono<AppEnv>, options: Transaction
     const refuse = (outcome: ReadOutcome, body: ProblemDetails, headers: Record<string, string> = {}) => {
       options.metrics.read(outcome);
       const all: Record<string, string> = { ...headers, 'Content-Type': problemContentType };
-      if (body.status === 503) all['Retry-After'] = String(options.retryAfterSeconds);
+      if (body.status === 503) all['Retry-After'] ??= String(options.retryAfterSeconds);
       return c.body(JSON.stringify(body), body.status as ContentfulStatusCode, all);
     };
     if (!options.isAccepting()) {
@@ -123,16 +144,57 @@ export function registerTransactionReads(app: Hono<AppEnv>, options: Transaction
       );
     }
     const started = snapshot === null ? undefined : startingMessage(snapshot);
-    if (snapshot === null || started === undefined) return notFound('not_found');
+    if (snapshot === null || started === undefined) return notRecorded(uetr, memberId);
     if (!partiesOf(started.message).has(memberId)) {
       log.info({ memberId }, 'transaction read by a bank that is no party to it refused as not found');
       return notFound('not_party');
     }
-    const status = transactionStatusOf(snapshot, started);
     options.metrics.read('found');
-    return c.body(toJson('TransactionStatus', status), 200, {
-      'Content-Type': 'application/json',
-      'Cache-Control': 'no-store',
-    });
+    return found(toJson('TransactionStatus', transactionStatusOf(snapshot, started)));
+
+    function found(json: string): Response {
+      return c.body(json, 200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
+    }
+
+    /**
+     * No snapshot yet. A transaction this instance acknowledged is answered with its first state; one
+     * another instance acknowledged moments ago (its UETR claim says so) with 503 and Retry-After, to a
+     * party only; anything else as a transaction that does not exist.
+     */
+    async function notRecorded(uetr: string, memberId: string): Promise<Response> {
+      const accepted = options.accepted?.answer(uetr, memberId);
+      if (accepted?.found) {
+        options.metrics.read('accepted');
+        return found(accepted.json);
+      }
+      if (accepted?.party === false) return notFound('not_party');
+      let claim: Awaited<ReturnType<NonNullable<TransactionReadOptions['idempotency']>['get']>> = null;
+      try {
+        claim = (await options.idempotency?.get(transactionKey(uetr))) ?? null;
+      } catch (error) {
+        if (!isRetriable(error)) throw error;
+        log.warn({ err: error }, 'transaction claim not read: the store is unavailable');
+        return refuse(
+          'unavailable',
+          problem('unavailable', 'The transaction could not be read; try again later', instance),
+        );
+      }
+      const parties = claim?.transaction;
+      const recent =
+        claim !== null && options.now().getTime() - claim.receivedAt.getTime() < claimedNotRecordedMs;
+      if (parties === undefined || !recent) return notFound('not_found');
+      if (parties.debtorAgentMemberId !== memberId && parties.creditorAgentMemberId !== memberId) {
+        return notFound('not_party');
+      }
+      return refuse(
+        'not_yet',
+        problem(
+          'unavailable',
+          `Transaction ${uetr} was acknowledged moments ago and is not readable yet; read it again in a moment`,
+          instance,
+        ),
+        { 'Retry-After': String(notRecordedRetryAfterSeconds) },
+      );
+    }
   }
 }

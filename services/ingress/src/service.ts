@@ -64,6 +64,8 @@ export interface IngressDeps {
   readonly maxInFlight?: number;
   /** Claimed transactions remembered for the banks' reports on them (see IngressRoutesOptions). Default 20,000. */
   readonly claimCacheSize?: number;
+  /** Acknowledged transactions remembered for reads before their snapshots exist (see IngressRoutesOptions). Default 5,000. */
+  readonly acceptedCacheSize?: number;
   /**
    * Each sender's rate of messages (per second, and the burst after a quiet time), and each bank's rate of
    * reads, counted apart at the same rate; default unlimited.
@@ -131,6 +133,7 @@ export function createIngressService(deps: IngressDeps): IngressService {
     metrics: routeMetrics,
     retryAfterSeconds: deps.retryAfterSeconds ?? 5,
     claimCacheSize: deps.claimCacheSize ?? 20_000,
+    acceptedCacheSize: deps.acceptedCacheSize ?? 5_000,
     maxBodyBytes: deps.maxBodyBytes ?? maxRequestBodyBytes,
     isAccepting: () => accepting,
     hasCapacity: () => inFlight <= maxInFlight,

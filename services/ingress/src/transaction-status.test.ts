@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { type CreditTransfer, type DirectDebit, parseJsonExact, toJson, validate } from '@rp/contracts';
+import { buildStateChange } from '@rp/pipeline';
 import type { TransactionSnapshot } from '@rp/store';
 import { describe, expect, test } from 'vitest';
+import { AcceptedTransactions } from './accepted.ts';
 import { partiesOf, startingMessage, transactionStatusOf } from './transaction-status.ts';
 
 const example = (name: string) =>
@@ -168,5 +170,75 @@ describe('the status a party bank reads', () => {
     const started = startingMessage(snapshot);
     if (started === undefined) throw new Error('no starting message');
     expect(() => transactionStatusOf(snapshot, started)).toThrow(/unknown state DEBIT_SOMEWHERE/);
+  });
+});
+
+describe('a transaction this instance acknowledged, read before its snapshot exists', () => {
+  const first = (
+    transaction: DirectDebit | CreditTransfer,
+    eventType: 'DEBIT_REQUEST_RECEIVED' | 'CREDIT_AUTH_RECEIVED',
+  ) =>
+    buildStateChange(
+      'ingress',
+      {
+        eventType,
+        transaction,
+        causedBy: {
+          messageType: transaction.schema,
+          messageIdentification: transaction.messageIdentifiers.messageIdentification,
+        },
+      },
+      at(0),
+    );
+
+  test('answers a party exactly as the snapshot of its first state will', () => {
+    const accepted = new AcceptedTransactions(10);
+    const cases = [
+      [debit, 'DEBIT_RECEIVED', 'DEBIT_REQUEST_RECEIVED'],
+      [credit, 'CREDIT_AUTH_RECEIVED', 'CREDIT_AUTH_RECEIVED'],
+    ] as const;
+    for (const [transaction, state, eventType] of cases) {
+      accepted.remember(transaction, first(transaction, eventType));
+      const snapshot = snapshotOf(transaction, [[state, eventType]]);
+      const started = startingMessage(snapshot);
+      if (started === undefined) throw new Error('no starting message');
+      const expected = toJson('TransactionStatus', transactionStatusOf(snapshot, started));
+      for (const party of partiesOf(transaction)) {
+        expect(accepted.answer(snapshot.uetr, party), party).toEqual({ found: true, json: expected });
+      }
+    }
+    const answer = accepted.answer(debit.transactionIdentifiers.uetr, '632005');
+    if (!answer.found) throw new Error('not found');
+    expect(JSON.parse(answer.json)).toMatchObject({
+      uetr: debit.transactionIdentifiers.uetr,
+      transactionType: 'DIRECT_DEBIT',
+      state: 'DEBIT_RECEIVED',
+      createdAt: at(0).toISOString(),
+      updatedAt: at(0).toISOString(),
+      final: false,
+      history: [{ seq: 1, state: 'DEBIT_RECEIVED', eventType: 'DEBIT_REQUEST_RECEIVED' }],
+    });
+  });
+
+  test('tells a bank that is no party, and knows nothing of a transaction it did not acknowledge', () => {
+    const accepted = new AcceptedTransactions(10);
+    accepted.remember(debit, first(debit, 'DEBIT_REQUEST_RECEIVED'));
+    const uetr = debit.transactionIdentifiers.uetr;
+    expect(accepted.answer(uetr, '198765')).toEqual({ found: false, party: false });
+    expect(accepted.answer(credit.transactionIdentifiers.uetr, '250655')).toEqual({
+      found: false,
+      party: undefined,
+    });
+  });
+
+  test('keeps only the last it acknowledged, and none at capacity 0', () => {
+    const accepted = new AcceptedTransactions(1);
+    accepted.remember(debit, first(debit, 'DEBIT_REQUEST_RECEIVED'));
+    accepted.remember(credit, first(credit, 'CREDIT_AUTH_RECEIVED'));
+    expect(accepted.answer(debit.transactionIdentifiers.uetr, '250655').found).toBe(false);
+    expect(accepted.answer(credit.transactionIdentifiers.uetr, '250655').found).toBe(true);
+    const none = new AcceptedTransactions(0);
+    none.remember(debit, first(debit, 'DEBIT_REQUEST_RECEIVED'));
+    expect(none.answer(debit.transactionIdentifiers.uetr, '250655').found).toBe(false);
   });
 });

@@ -10,7 +10,7 @@ import {
   transactionStateSymbols,
 } from '@rp/contracts';
 import { AppError } from '@rp/runtime';
-import type { TransactionSnapshot } from '@rp/store';
+import type { TransactionHistoryEntry, TransactionSnapshot } from '@rp/store';
 import { type TransactionKind, transactionOfSnapshot } from './snapshot.ts';
 
 /** The message a transaction started with, as its snapshot records it. */
@@ -62,12 +62,20 @@ export function partiesOf(message: DirectDebit | CreditTransfer): ReadonlySet<st
 }
 
 /**
+ * What a bank's status is built from: a transaction's snapshot, or what the ingress knows of one it has
+ * just acknowledged (see AcceptedTransactions).
+ */
+export type StatusSource = Pick<TransactionSnapshot, 'uetr' | 'state' | 'createdAt' | 'updatedAt'> & {
+  readonly history: readonly Pick<TransactionHistoryEntry, 'seq' | 'to' | 'eventType' | 'at'>[];
+};
+
+/**
  * What a party bank is told about a transaction: its type, where it stands and how it got there, its
  * identification, agents and amount. Never the messages themselves (the other party's accounts and
  * customers), nor how the engine delivers them. The amount keeps the exact decimal the message carried.
  */
 export function transactionStatusOf(
-  snapshot: TransactionSnapshot,
+  snapshot: StatusSource,
   { type, message }: StartingMessage,
 ): TransactionStatus {
   const state = knownState(snapshot.uetr, snapshot.state);

@@ -37,6 +37,7 @@ import {
   schemeIdempotencyKey,
   transactionKey,
 } from '../src/idempotency.ts';
+import { claimedNotRecordedMs } from '../src/reads.ts';
 import { parseSchemeClients, tokenSha256 } from '../src/schemes.ts';
 import {
   createIngressService,
@@ -1575,6 +1576,111 @@ describe('GET transactions/{uetr} (a bank reads a transaction it is party to)', 
     expect(theirsText.replaceAll(uetr, '{uetr}')).toBe(noneText.replaceAll(unknown, '{uetr}'));
     expect(JSON.parse(noneText)).toMatchObject({ type: '/problems/not-found', status: 404 });
     expect([...theirs.headers.keys()].sort()).toEqual([...none.headers.keys()].sort());
+  });
+
+  /** The reads of `running` by outcome. */
+  async function readOutcomes(running: Running): Promise<Record<string, number>> {
+    const metric = await running.metrics.registry
+      .getSingleMetric('rp_ingress_transaction_reads_total')
+      ?.get();
+    return Object.fromEntries((metric?.values ?? []).map((value) => [value.labels.outcome, value.value]));
+  }
+
+  test('a debit read straight after its 202: its first state from the instance that took it, 503 with Retry-After: 1 from another, 404 to a bank that is no party', async () => {
+    const debit = debitBody({
+      debtorAgent: { memberId: '632005', name: 'ABSA' },
+      instructedAgent: { memberId: '632005' },
+    });
+    const uetr = debit.transactionIdentifiers.uetr;
+    const before = await readOutcomes(reader);
+    const sent = await post(
+      reader,
+      servicePaths.outboundDirectDebit,
+      JSON.stringify(debit),
+      'application/json',
+      {
+        authorization: await idp.bearer('250655'),
+      },
+    );
+    expect(sent.status).toBe(202);
+    // No tracker runs here, so there is no snapshot: every answer below is the ingress's own.
+    expect(await store.transactions.get(uetr)).toBeNull();
+    const change = await states.waitFor((entry) => entry.key === uetr);
+
+    for (const bank of ['250655', '632005']) {
+      const response = await read(uetr, await idp.bearer(bank));
+      expect(response.status, bank).toBe(200);
+      expect(response.headers.get('cache-control')).toBe('no-store');
+      expect(await response.json()).toEqual({
+        uetr,
+        transactionType: 'DIRECT_DEBIT',
+        state: 'DEBIT_RECEIVED',
+        final: false,
+        endToEndIdentification: debit.transactionIdentifiers.endToEndIdentification,
+        instructingAgentMemberId: '250655',
+        instructedAgentMemberId: '632005',
+        debtorAgentMemberId: '632005',
+        creditorAgentMemberId: '250655',
+        amount: { value: Number(debit.amounts.bankSettlementAmount.value), currency: 'ZAR' },
+        // The first state change's own instant, as the snapshot will record it.
+        createdAt: change.value.occurredAt,
+        updatedAt: change.value.occurredAt,
+        history: [
+          {
+            seq: 1,
+            state: 'DEBIT_RECEIVED',
+            eventType: 'DEBIT_REQUEST_RECEIVED',
+            at: change.value.occurredAt,
+          },
+        ],
+      });
+    }
+    const stranger = await idp.bearer('198765');
+    const unknown = randomUUID();
+    const [theirs, none] = await Promise.all([read(uetr, stranger), read(unknown, stranger)]);
+    expect([theirs.status, none.status]).toEqual([404, 404]);
+    expect((await theirs.text()).replaceAll(uetr, '{uetr}')).toBe(
+      (await none.text()).replaceAll(unknown, '{uetr}'),
+    );
+    const after = await readOutcomes(reader);
+    expect([after.accepted, after.not_party]).toEqual([
+      (before.accepted ?? 0) + 2,
+      (before.not_party ?? 0) + 1,
+    ]);
+
+    // Another instance did not take it: the UETR's claim says it was acknowledged a moment ago.
+    const other = await startIngress(endpoints.kafkaBrokers, 5_000, { bankAuth: idp.bankAuth });
+    try {
+      const early = await read(uetr, await idp.bearer('632005'), other);
+      expect(early.status).toBe(503);
+      expect(early.headers.get('retry-after')).toBe('1');
+      expect(early.headers.get('content-type')).toBe('application/problem+json');
+      const problem = (await early.json()) as { type: string; detail: string };
+      expect(problem.type).toBe('/problems/unavailable');
+      expect(problem.detail).toContain('acknowledged moments ago');
+      expect((await read(uetr, stranger, other)).status).toBe(404);
+      expect(await readOutcomes(other)).toMatchObject({ not_yet: 1, not_party: 1 });
+    } finally {
+      await stopIngress(other);
+    }
+  });
+
+  test('a UETR claimed more than a minute ago without a snapshot reads as one that does not exist', async () => {
+    const claimed = async (ageMs: number) => {
+      const uetr = randomUUID();
+      await store.idempotency.claim({
+        key: transactionKey(uetr),
+        payloadHash: 'never produced',
+        uetr,
+        receivedAt: new Date(Date.now() - ageMs),
+        transaction: { kind: 'DirectDebit', debtorAgentMemberId: '632005', creditorAgentMemberId: '250655' },
+      });
+      return uetr;
+    };
+    const authorization = await idp.bearer('250655');
+    const [old, recent] = await Promise.all([claimed(claimedNotRecordedMs + 1_000), claimed(1_000)]);
+    expect((await read(old, authorization)).status).toBe(404);
+    expect((await read(recent, authorization)).status).toBe(503);
   });
 
   test.each([

@@ -169,7 +169,7 @@ function getTransactionOperation(): Json {
     operationId: 'getTransaction',
     summary: 'Read the status of a transaction',
     description:
-      "Where a transaction stands: its type, current state, whether that state is final, every state it reached with its time and sequence number, its end-to-end identification, agents and amount (exact, as the message carried it). The calling bank must be a party to the transaction: the instructing, instructed, debtor or creditor agent (by memberId) of the message that started it. Any other transaction, and one that does not exist, answers 404 with the same body. Needs bank authentication: an engine that identifies banks by their messages (BANK_AUTH=message, development only) refuses every read with 403. The state follows the engine's record, which may lag the latest event posting by a moment (up to half a second): a transaction read within that moment of its acknowledgement answers 404 as one not yet recorded.\n\nSent by: A participating bank.",
+      "Where a transaction stands: its type, current state, whether that state is final, every state it reached with its time and sequence number, its end-to-end identification, agents and amount (exact, as the message carried it). The calling bank must be a party to the transaction: the instructing, instructed, debtor or creditor agent (by memberId) of the message that started it. Any other transaction, and one that does not exist, answers 404 with the same body. Needs bank authentication: an engine that identifies banks by their messages (BANK_AUTH=message, development only) refuses every read with 403. The state follows the engine's record, which may lag the latest event posting by a moment (up to half a second). A transaction read before it is recorded answers with its first state when the instance that acknowledged it answers the read, and otherwise 503 with Retry-After: 1 (to a party only) for a minute after its acknowledgement.\n\nSent by: A participating bank.",
     tags: ['Bank-facing API'],
     parameters: [
       {
@@ -216,7 +216,7 @@ function getTransactionOperation(): Json {
         },
       ),
       '503': problemResponse(
-        `${problemTypes.unavailable.title} (${problemTypes.unavailable.type}): the store did not answer in time, the service is shutting down or too busy, or the identity provider's keys could not be fetched.`,
+        `${problemTypes.unavailable.title} (${problemTypes.unavailable.type}): the store did not answer in time, the service is shutting down or too busy, the identity provider's keys could not be fetched, or the transaction was acknowledged moments ago and is not recorded yet (Retry-After: 1).`,
         {
           headers: {
             'Retry-After': {
