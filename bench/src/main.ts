@@ -1,14 +1,11 @@
 /**
  * The benchmarks: the machine's raw limits (Kafka, MongoDB, HTTP) and the whole pipeline measured beside
  * them, in one run. Prints a table and writes the same figures, with the machine, to bench/results/.
- *
- *   npm run bench -- [--quick] [--only limits|pipeline|codec] [--duration 60] [--concurrency 32]
- *                    [--steps 6] [--rate R] [--queue 10000] [--outage 60] [--sample 300] [--profile]
- *   npm run bench -- --only queue-memory [--large-queue 1000000]
+ * `npm run bench -- --help` lists the options (`usage` below).
  *
  * Uses KAFKA_BROKERS, SCHEMA_REGISTRY_URL and MONGODB_URI when set, else starts the local stack. The
  * codec figures (what a message costs to encode and decode) need neither and come with every run;
- * `--only codec` runs them alone. `--only queue-memory` (not part of the full run: it takes about an hour)
+ * `--only codec` runs them alone. `--only queue-memory` (not part of the full run: it took 41 min here)
  * measures each service's memory with a queue of a million debits beside a tenth of it.
  */
 import { mkdirSync } from 'node:fs';
@@ -25,26 +22,67 @@ import { queueMemoryBench } from './queue-memory.ts';
 import { formatTable, type Row, writeReport } from './report.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const { values } = parseArgs({
-  options: {
-    quick: { type: 'boolean', default: false },
-    only: { type: 'string' },
-    duration: { type: 'string' },
-    concurrency: { type: 'string' },
-    steps: { type: 'string' },
-    rate: { type: 'string' },
-    queue: { type: 'string' },
-    'large-queue': { type: 'string' },
-    outage: { type: 'string' },
-    sample: { type: 'string' },
-    profile: { type: 'boolean', default: false },
-  },
-});
+const usage = `Usage: npm run bench -- [options]
+
+  --quick               every part, short (seconds, not minutes): rougher figures
+  --only PART           limits, pipeline, codec or queue-memory (default: all but queue-memory)
+  --duration S          seconds of load in the burst, in each window of the search and in the latency
+                        phase (default 60; --quick 10)
+  --steps N             windows tried at most in the search for the sustained rate (default 6; --quick 2)
+  --rate R              the search's first window, debits/s (default 60% of the burst); with --steps 1
+                        the sustained window runs at R only
+  --concurrency N       debits in flight at the ingress in the burst (default 32)
+  --queue N             debits queued behind a closed window, then drained (default 10000; 0: skip)
+  --outage S            seconds the bank answers 503 under load in the recovery phase (default 60; 0: skip)
+  --sample N            transactions whose latency and posting order are followed (default 300)
+  --large-queue N       debits queued by --only queue-memory (default 1000000)
+  --profile             every service's V8 CPU profile of the run, its top frames in the table
+  --help                this text
+
+Uses KAFKA_BROKERS, SCHEMA_REGISTRY_URL and MONGODB_URI when set, else starts the local stack. Prints a
+table and writes the same figures, with the machine, to bench/results/<instant>.json (a full run also to
+latest.json).`;
+
+/** A mistake on the command line: said in one line with the usage, never as a stack trace. */
+function refuse(message: string): never {
+  console.error(`bench: ${message}\n\n${usage}`);
+  process.exit(2);
+}
+
+let parsed: ReturnType<typeof parseOptions>;
+function parseOptions() {
+  return parseArgs({
+    options: {
+      help: { type: 'boolean', default: false },
+      quick: { type: 'boolean', default: false },
+      only: { type: 'string' },
+      duration: { type: 'string' },
+      concurrency: { type: 'string' },
+      steps: { type: 'string' },
+      rate: { type: 'string' },
+      queue: { type: 'string' },
+      'large-queue': { type: 'string' },
+      outage: { type: 'string' },
+      sample: { type: 'string' },
+      profile: { type: 'boolean', default: false },
+    },
+  });
+}
+try {
+  parsed = parseOptions();
+} catch (error) {
+  refuse(error instanceof Error ? error.message : String(error));
+}
+const { values } = parsed;
+if (values.help === true) {
+  console.log(usage);
+  process.exit(0);
+}
 const quick = values.quick === true;
 const number = (value: string | undefined, fallback: number, name: string) => {
   if (value === undefined) return fallback;
   const parsed = Number(value);
-  if (!Number.isFinite(parsed) || parsed < 0) throw new Error(`--${name}: expected a number, got "${value}"`);
+  if (!Number.isFinite(parsed) || parsed < 0) refuse(`--${name}: expected a number, got "${value}"`);
   return parsed;
 };
 const settings = {
@@ -66,7 +104,7 @@ const settings = {
   httpConnections: 32,
 };
 if (!['all', 'limits', 'pipeline', 'codec', 'queue-memory'].includes(settings.only)) {
-  throw new Error('--only: limits, pipeline, codec or queue-memory');
+  refuse(`--only: limits, pipeline, codec or queue-memory, not "${settings.only}"`);
 }
 const needsStack = settings.only !== 'codec';
 
