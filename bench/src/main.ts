@@ -36,7 +36,8 @@ const usage = `Usage: npm run bench -- [options]
   --outage S            seconds the bank answers 503 under load in the recovery phase (default 60; 0: skip)
   --sample N            transactions whose latency and posting order are followed (default 300)
   --large-queue N       debits queued by --only queue-memory (default 1000000)
-  --profile             every service's V8 CPU profile of the run, its top frames in the table
+  --profile             every service under node --cpu-prof: its CPU by package, and the busiest
+                        service's top functions, in the table (profiles in bench/results/profiles/)
   --help                this text
 
 Uses KAFKA_BROKERS, SCHEMA_REGISTRY_URL and MONGODB_URI when set, else starts the local stack. Prints a
