@@ -1,6 +1,11 @@
 import { type ProblemDetails, problem, problemContentType, readPaths, toJson } from '@rp/contracts';
 import { type AppEnv, AppError, isRetriable, transactionLogger } from '@rp/runtime';
-import type { IdempotencyRepository, TransactionRepository } from '@rp/store';
+import type {
+  IdempotencyRecord,
+  IdempotencyRepository,
+  TransactionRepository,
+  TransactionSnapshot,
+} from '@rp/store';
 import type { Context, Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { AcceptedTransactions } from './accepted.ts';
@@ -131,20 +136,24 @@ export function registerTransactionReads(app: Hono<AppEnv>, options: Transaction
         outcome,
         problem('notFound', `No transaction ${uetr} that bank ${memberId} is party to`, instance),
       );
-    let snapshot: Awaited<ReturnType<TransactionReadOptions['transactions']['get']>>;
-    try {
-      // As the bank wrote it: the engine keeps a UETR as its first message carried it.
-      snapshot = await options.transactions.get(uetr);
-    } catch (error) {
+    /** A read the store could not answer: 503 when it may answer later, else the failure goes on. */
+    const storeUnavailable = (error: unknown, what: string) => {
       if (!isRetriable(error)) throw error;
-      log.warn({ err: error }, 'transaction read not answered: the store is unavailable');
+      log.warn({ err: error }, `${what} not read: the store is unavailable`);
       return refuse(
         'unavailable',
         problem('unavailable', 'The transaction could not be read; try again later', instance),
       );
+    };
+    let snapshot: TransactionSnapshot | null;
+    try {
+      // As the bank wrote it: the engine keeps a UETR as its first message carried it.
+      snapshot = await options.transactions.get(uetr);
+    } catch (error) {
+      return storeUnavailable(error, 'transaction');
     }
     const started = snapshot === null ? undefined : startingMessage(snapshot);
-    if (snapshot === null || started === undefined) return notRecorded(uetr, memberId);
+    if (snapshot === null || started === undefined) return notRecorded();
     if (!partiesOf(started.message).has(memberId)) {
       log.info({ memberId }, 'transaction read by a bank that is no party to it refused as not found');
       return notFound('not_party');
@@ -161,23 +170,18 @@ export function registerTransactionReads(app: Hono<AppEnv>, options: Transaction
      * another instance acknowledged moments ago (its UETR claim says so) with 503 and Retry-After, to a
      * party only; anything else as a transaction that does not exist.
      */
-    async function notRecorded(uetr: string, memberId: string): Promise<Response> {
+    async function notRecorded(): Promise<Response> {
       const accepted = options.accepted?.answer(uetr, memberId);
       if (accepted?.found) {
         options.metrics.read('accepted');
         return found(accepted.json);
       }
       if (accepted?.party === false) return notFound('not_party');
-      let claim: Awaited<ReturnType<NonNullable<TransactionReadOptions['idempotency']>['get']>> = null;
+      let claim: IdempotencyRecord | null;
       try {
         claim = (await options.idempotency?.get(transactionKey(uetr))) ?? null;
       } catch (error) {
-        if (!isRetriable(error)) throw error;
-        log.warn({ err: error }, 'transaction claim not read: the store is unavailable');
-        return refuse(
-          'unavailable',
-          problem('unavailable', 'The transaction could not be read; try again later', instance),
-        );
+        return storeUnavailable(error, 'transaction claim');
       }
       const parties = claim?.transaction;
       const recent =
