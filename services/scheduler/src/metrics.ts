@@ -12,6 +12,11 @@ export interface SchedulerMetrics {
   queued(): void;
   /** Debits released to the due topic; `atOnce`: made ready in an open window, never queued. */
   released(count: number, waitSeconds: readonly number[], options?: { atOnce?: boolean }): void;
+  /**
+   * A debit made ready while its window was open from a record the group may have handled before (a
+   * retry, a re-delivery after a rebalance or a crash): queued, not released at once.
+   */
+  queuedAsRepeated(): void;
   drain(seconds: number): void;
   debitWindowOpen(open: boolean): void;
   queueDepth(depth: number, awaiting: number): void;
@@ -51,6 +56,10 @@ export function schedulerMetrics(metrics: Metrics): SchedulerMetrics {
     'rp_scheduler_debits_released_at_once_total',
     'Debits released the moment they became ready, their window open and its queue empty (never queued)',
   );
+  const queuedAsRepeated = metrics.counter(
+    'rp_scheduler_debits_queued_as_repeated_total',
+    'Debits made ready in an open window from a record that may have been handled before (a retry, a re-delivery): queued, since only the queue can tell whether they went out already',
+  );
   const queueWait = metrics.histogram(
     'rp_scheduler_queue_wait_seconds',
     'From a debit joining the queue to its release',
@@ -85,6 +94,7 @@ export function schedulerMetrics(metrics: Metrics): SchedulerMetrics {
       if (options?.atOnce === true) releasedAtOnce.inc(count);
       for (const wait of waits) queueWait.observe(wait);
     },
+    queuedAsRepeated: () => queuedAsRepeated.inc(),
     drain: (seconds) => drains.observe(seconds),
     debitWindowOpen: (open) => windowOpen.set(open ? 1 : 0),
     queueDepth(queue, awaiting) {

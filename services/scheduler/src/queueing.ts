@@ -174,12 +174,15 @@ export function createQueueingHandlers(deps: QueueingDeps): QueueingHandlers {
     const ready = { item, debit, intake };
     // Both halves met in memory from records handled before (a crash, a rebalance): the debit may be
     // out already, and only the queue's write, which matches an awaiting entry alone, can tell.
-    if (options.repeated !== true && deps.prompt?.accepts(windowDate) === true) {
-      // Released with the next release, behind this call: the consumers' flushes wait for it.
-      const handed: Releasing = { ready, log, settled: Promise.resolve(undefined) };
-      handed.settled = settle(handed);
-      releasing.set(item.uetr, handed);
-      return;
+    if (deps.prompt?.accepts(windowDate) === true) {
+      if (options.repeated !== true) {
+        // Released with the next release, behind this call: the consumers' flushes wait for it.
+        const handed: Releasing = { ready, log, settled: Promise.resolve(undefined) };
+        handed.settled = settle(handed);
+        releasing.set(item.uetr, handed);
+        return;
+      }
+      metrics.queuedAsRepeated();
     }
     await queueDurably(ready, now, log);
   }
