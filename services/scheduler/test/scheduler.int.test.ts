@@ -410,6 +410,7 @@ describe('the debit queue', () => {
     ];
     await accept(...pair);
     const drainsBefore = await schedulerMetric('rp_scheduler_drain_duration_seconds_count');
+    const repeatedBefore = await schedulerMetric('rp_scheduler_debits_queued_as_repeated_total');
     // Both acknowledgements in one send: the debits become ready within the release delay of each other.
     await input.send(
       'rp.delivery.outcome.v1',
@@ -425,7 +426,10 @@ describe('the debit queue', () => {
       expect(count).toBeGreaterThan(0);
       return count;
     });
-    expect(drains).toBe(1);
+    // A debit that took the queue's path (see `releasedAtOnceOrRepeated`) is drained on its own.
+    const repeated = (await schedulerMetric('rp_scheduler_debits_queued_as_repeated_total')) - repeatedBefore;
+    if (repeated === 0) expect(drains).toBe(1);
+    else expect(drains).toBeLessThanOrEqual(2);
   });
 
   test('started again, the scheduler queues what becomes ready until it has seen the window open and drained its queue; then it releases at once', async () => {
