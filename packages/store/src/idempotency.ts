@@ -47,6 +47,17 @@ interface IdempotencyDocument {
   transaction?: ClaimedTransaction;
 }
 
+/**
+ * The key that holds a UETR for the message that started its transaction (claimed with that message's
+ * payload hash): a second message naming the same UETR is a conflict. The ingress claims it; the tracker
+ * reads it to tell a transaction received and not yet recorded from one it never heard of. The prefix
+ * keeps it apart from message claims, whose keys start with a member id or `scheme:` (and from the
+ * ingress's `produced:` markers).
+ */
+export function transactionKey(uetr: string): string {
+  return `transaction:${uetr}`;
+}
+
 /** What one insert of a grouped claim came to: stored, or its key was taken already (nothing written). */
 type InsertFate = 'inserted' | 'duplicate';
 

@@ -43,6 +43,7 @@ export {
   type IdempotencyClaim,
   type IdempotencyRecord,
   IdempotencyRepository,
+  transactionKey,
 } from './idempotency.ts';
 export { type CollectionName, collectionNames, storeIndexes } from './indexes.ts';
 export { chunk, defaultStoreLimits, type StoreLimits } from './limits.ts';

@@ -377,6 +377,7 @@ async function getJson(path, init = {}) {
     const detail = body && typeof body.detail === 'string' ? body.detail : response.statusText;
     const error = new Error(`${detail} (HTTP ${response.status})`);
     error.status = response.status;
+    error.detail = detail;
     throw error;
   }
   return body;
@@ -582,6 +583,12 @@ function renderJourney(journey) {
   $('journey').hidden = false;
 }
 
+/** A 404's sentence: the tracker says when a UETR was received and is not yet recorded. */
+function notFound(uetr, detail) {
+  const received = typeof detail === 'string' && detail.startsWith(`no transaction ${uetr} recorded yet`);
+  return received ? `N${detail.slice(1)}.` : `No transaction ${uetr}.`;
+}
+
 async function showJourney(uetr) {
   searchMessage(`Loading ${uetr}…`);
   try {
@@ -591,7 +598,7 @@ async function showJourney(uetr) {
   } catch (error) {
     $('journey').hidden = true;
     searchMessage(
-      error.status === 404 ? `No transaction ${uetr}.` : `Could not load ${uetr}: ${error.message}`,
+      error.status === 404 ? notFound(uetr, error.detail) : `Could not load ${uetr}: ${error.message}`,
       'error',
     );
   }

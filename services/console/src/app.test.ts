@@ -201,6 +201,21 @@ describe('GET /console/api/transactions/:uetr', () => {
     expect((await problem(response)).detail).toBe(`no transaction ${uetr}`);
   });
 
+  it("passes on the tracker's word for a transaction received and not yet recorded", async () => {
+    const detail = `no transaction ${uetr} recorded yet: the ingress received its DirectDebit at 2026-11-28T10:00:00.000Z, and the tracker has not applied its first state change`;
+    fake.routes.set(
+      `tracker /admin/transactions/${uetr}`,
+      new Response(JSON.stringify({ title: 'Not Found', status: 404, detail }), {
+        status: 404,
+        headers: { 'content-type': 'application/problem+json' },
+      }),
+    );
+    const { app } = consoleApp();
+    const response = await app.request(`/console/api/transactions/${uetr}`);
+    expect(response.status).toBe(404);
+    expect((await problem(response)).detail).toBe(detail);
+  });
+
   it('answers 504 when the tracker does not answer in time, 503 when it cannot be reached', async () => {
     fake.behave('tracker', 'hang');
     const { app } = consoleApp(500);

@@ -1,5 +1,5 @@
 import { AppError } from '@rp/runtime';
-import type { UpstreamFailure, Upstreams } from './upstream.ts';
+import { problemText, type UpstreamFailure, type Upstreams } from './upstream.ts';
 
 export const uuidPattern = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 /** ISO 20022 Max35Text: what an endToEndIdentification can be. */
@@ -222,7 +222,14 @@ export function summaryOf(snapshot: SnapshotJson): TransactionSummary {
 
 /** The failed call to the tracker as the console's own answer (problem+json through the error handler). */
 function trackerFailure(result: UpstreamFailure, what: string): AppError {
-  if (result.status === 404) return new AppError('NOT_FOUND', `no transaction ${what}`);
+  if (result.status === 404) {
+    // The tracker's own words when it has them: a UETR received and not yet recorded says so, and when.
+    const detail = problemText(result.body);
+    return new AppError(
+      'NOT_FOUND',
+      detail?.startsWith('no transaction') ? detail : `no transaction ${what}`,
+    );
+  }
   if (result.status === 422 || result.status === 400) {
     return new AppError('VALIDATION_FAILED', `the tracker refused the request: ${result.error}`);
   }

@@ -155,11 +155,18 @@ function describeNetworkError(error: unknown): string {
 
 /** The problem's detail (or title) when the body is problem+json, else nothing. */
 function describeBody(body: string): string {
+  const text = problemText(body);
+  return text === undefined ? '' : `: ${text.slice(0, 200)}`;
+}
+
+/** The detail (else the title) of a problem+json body; undefined when the body is not one. */
+export function problemText(body: string | undefined): string | undefined {
+  if (body === undefined) return undefined;
   try {
     const problem = JSON.parse(body) as { detail?: unknown; title?: unknown };
     const text = typeof problem.detail === 'string' ? problem.detail : problem.title;
-    return typeof text === 'string' && text.length > 0 ? `: ${text.slice(0, 200)}` : '';
+    return typeof text === 'string' && text.length > 0 ? text : undefined;
   } catch {
-    return '';
+    return undefined;
   }
 }

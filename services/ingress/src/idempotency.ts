@@ -27,14 +27,8 @@ export function producedMarkerKey(claimKey: string): string {
   return `produced:${claimKey}`;
 }
 
-/**
- * The key that holds a UETR for the message that started its transaction (claimed with that message's
- * payload hash): a second message naming the same UETR is a conflict. Like the marker's, the prefix
- * keeps it apart from message claims, whose keys start with a member id or `scheme:`.
- */
-export function transactionKey(uetr: string): string {
-  return `transaction:${uetr}`;
-}
+/** The claim of a UETR by its transaction's first message (the store's, which the tracker reads too). */
+export { transactionKey } from '@rp/store';
 
 /**
  * The message in canonical form: object members sorted by name at every depth, arrays in order, amounts

@@ -23,13 +23,15 @@ import {
   type RecentMap,
   transactionLogger,
 } from '@rp/runtime';
-import type {
-  DeliveryLogRepository,
-  TransactionDeliveryAttempt,
-  TransactionMessage,
-  TransactionRepository,
-  TransactionSnapshot,
-  TransactionStateChange,
+import {
+  type DeliveryLogRepository,
+  type IdempotencyRepository,
+  type TransactionDeliveryAttempt,
+  type TransactionMessage,
+  type TransactionRepository,
+  type TransactionSnapshot,
+  type TransactionStateChange,
+  transactionKey,
 } from '@rp/store';
 import { Hono } from 'hono';
 import type { TrackerMetrics } from './metrics.ts';
@@ -500,6 +502,8 @@ export function createAdminRoutes(options: {
   deliveryLog?: Pick<DeliveryLogRepository, 'listByUetr'>;
   /** This process's snapshot writes still waiting: a transaction's are written before it is shown. */
   snapshots?: Pick<SnapshotWriter, 'write'>;
+  /** The ingress's claims (same database): what a 404 says of a UETR received and not yet recorded. */
+  claims?: Pick<IdempotencyRepository, 'get'>;
   logger: Logger;
 }): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -508,9 +512,21 @@ export function createAdminRoutes(options: {
     const uetr = uetrParameter(c.req.param('uetr'));
     await options.snapshots?.write([uetr]);
     const snapshot = await transactions.get(uetr);
-    if (snapshot === null) throw new AppError('NOT_FOUND', `no transaction ${uetr}`);
+    if (snapshot === null) throw new AppError('NOT_FOUND', await notRecorded(uetr));
     return c.json(snapshot);
   });
+
+  /**
+   * Why there is no snapshot, as far as the store can tell: a UETR the ingress claimed was received (its
+   * first state change not yet applied here: the tracker is behind, or the message never became durable
+   * and its sender was answered 503); any other was never received.
+   */
+  async function notRecorded(uetr: string): Promise<string> {
+    const claim = await options.claims?.get(transactionKey(uetr));
+    if (claim === null || claim === undefined) return `no transaction ${uetr}`;
+    const kind = claim.transaction?.kind ?? 'first message';
+    return `no transaction ${uetr} recorded yet: the ingress received its ${kind} at ${claim.receivedAt.toISOString()}, and the tracker has not applied its first state change (it is behind, or the message was never made durable and its sender was answered 503)`;
+  }
   // Its event postings as the banks got them: per posting and bank, the outcome and the attempts. Apart
   // from the snapshot: the delivery log is read by UETR, a query the snapshot's readers need not pay for.
   app.get('/admin/transactions/:uetr/events', async (c) => {

@@ -76,7 +76,7 @@ export interface TrackerDeps {
   readonly codecs: Partial<PipelineCodecs>;
   /** Owned by the caller, which disconnects it after `stop()`. */
   readonly producer: PipelineProducer;
-  readonly store: Pick<Store, 'transactions' | 'audit' | 'deliveryLog'>;
+  readonly store: Pick<Store, 'transactions' | 'audit' | 'deliveryLog' | 'idempotency'>;
   /**
    * Verifies operators' access tokens on every admin route (`ADMIN_AUTH=oauth2`): reads need
    * `operator.read`, a redrive `operator.replay`; unset: the routes are open (`ADMIN_AUTH=none`).
@@ -204,6 +204,7 @@ function adminApp(deps: TrackerDeps, snapshots: SnapshotWriter): Hono<AppEnv> {
       transactions: deps.store.transactions,
       deliveryLog: deps.store.deliveryLog,
       snapshots,
+      claims: deps.store.idempotency,
       logger: deps.logger,
     }),
   );

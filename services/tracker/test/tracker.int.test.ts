@@ -28,7 +28,7 @@ import {
   topicSpecs,
 } from '@rp/pipeline';
 import { createLogger, createMetrics, type Metrics } from '@rp/runtime';
-import { connectStore, type Store } from '@rp/store';
+import { connectStore, type Store, transactionKey } from '@rp/store';
 import { infra, metricSample, uniqueName } from '@rp/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postingMessageId } from '../src/postings.ts';
@@ -300,8 +300,30 @@ describe('tracker on the real stack', () => {
     expect(
       ((await byE2e.json()) as { transactions: { uetr: string }[] }).transactions.map((entry) => entry.uetr),
     ).toEqual([uetr]);
-    expect((await app.request('/admin/transactions/00000000-0000-4000-8000-000000000000')).status).toBe(404);
+    const unknown = await app.request('/admin/transactions/00000000-0000-4000-8000-000000000000');
+    expect(unknown.status).toBe(404);
+    expect(((await unknown.json()) as { detail: string }).detail).toBe(
+      'no transaction 00000000-0000-4000-8000-000000000000',
+    );
     expect((await app.request('/admin/transactions/not-a-uuid')).status).toBe(422);
+
+    // Received by the ingress (its UETR claimed), no state change applied yet: the 404 says so, and when.
+    const received = newDebit().transactionIdentifiers.uetr;
+    const receivedAt = new Date('2025-03-17T06:00:00.123Z');
+    await store.idempotency.claim({
+      key: transactionKey(received),
+      payloadHash: 'a'.repeat(64),
+      uetr: received,
+      receivedAt,
+      transaction: { kind: 'DirectDebit', debtorAgentMemberId: '250655', creditorAgentMemberId: '632005' },
+    });
+    const notYet = await app.request(`/admin/transactions/${received}`);
+    expect(notYet.status).toBe(404);
+    expect(((await notYet.json()) as { detail: string }).detail).toMatch(
+      new RegExp(
+        `^no transaction ${received} recorded yet: the ingress received its DirectDebit at 2025-03-17T06:00:00\\.123Z, and the tracker has not applied its first state change`,
+      ),
+    );
   }, 120_000);
 
   it('the admin API lists the dead letters, redrives one back to its group once and audits who asked', async () => {
