@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import avro from 'avsc';
 import { describe, expect, it } from 'vitest';
 import type { MessageName } from '../generated/types.ts';
 import { parseJsonExact } from '../json/exact-json.ts';
@@ -100,6 +101,50 @@ describe('compiled conversions', () => {
       expect(refused).toBeLessThan(count);
     },
   );
+
+  it('converts records of any shape, in both directions, as the walks do', () => {
+    // Members named like the generated code's own (value, mismatch, c0, v0), an array of strings kept as
+    // it is, a nested record, an optional member absent and present.
+    const type = avro.Type.forSchema({
+      type: 'record',
+      name: 'Shapes',
+      fields: [
+        { name: 'value', type: 'string' },
+        { name: 'mismatch', type: ['null', 'long'], default: null },
+        { name: 'c0', type: { type: 'array', items: 'string' } },
+        {
+          name: 'v0',
+          type: { type: 'record', name: 'Inner', fields: [{ name: 'constructor', type: 'boolean' }] },
+        },
+      ],
+    });
+    const constants = new Map<string, Readonly<Record<string, unknown>>>();
+    for (const plain of [
+      { value: 'a', c0: ['x', 'y'], v0: { constructor: true } },
+      { value: 'b', mismatch: 7, c0: [], v0: { constructor: false } },
+    ]) {
+      const avroValue = toAvroValue(type, plain, constants);
+      expect(avroValue).toEqual(checkedToAvroValue(type, plain, constants));
+      const decoded = type.fromBuffer(type.toBuffer(avroValue));
+      expect(fromAvroValue(type, decoded)).toEqual(walkFromAvroValue(type, decoded));
+      expect(fromAvroValue(type, decoded)).toEqual(plain);
+    }
+    expect(() =>
+      toAvroValue(type, { value: 'a', c0: [], v0: { constructor: true }, extra: 1 }, constants),
+    ).toThrow('/extra: is not a member of Shapes');
+    expect(() => toAvroValue(type, { value: 'a', c0: 'x', v0: { constructor: true } }, constants)).toThrow(
+      '/c0: must be an array',
+    );
+  });
+
+  it('refuses to generate code for a field avsc takes but a literal would not hold (__proto__)', () => {
+    const type = avro.Type.forSchema({
+      type: 'record',
+      name: 'Prototyped',
+      fields: [{ name: '__proto__', type: 'string' }],
+    });
+    expect(() => toAvroValue(type, {}, new Map())).toThrow('field name "__proto__" is not an Avro name');
+  });
 
   it('names the member at fault when the compiled conversion refuses a value', () => {
     const example = examples.find((entry) => entry.message === 'DirectDebit');

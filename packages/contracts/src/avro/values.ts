@@ -430,27 +430,22 @@ function compileToAvro(type: avro.Type, discriminators: Discriminators): Convert
     () => {
       if (isUnion(type)) return unionToAvroCompiled(type, discriminators, member);
       if (isRecord(type)) {
-        const known = membersOf(type);
         const fields = type.fields.map((field) => ({
           name: field.name,
           optional: isUnion(field.type) && acceptsNull(field.type),
           convert: member(field.type),
         }));
-        return (value) => {
-          if (!isPlainObject(value)) throw mismatch;
-          for (const key in value) if (Object.hasOwn(value, key) && !known.has(key)) throw mismatch;
-          const record: Record<string, unknown> = {};
-          for (const field of fields) {
-            const item = value[field.name];
-            if (item === undefined && !field.optional) throw mismatch;
-            record[field.name] = field.convert(item);
-          }
-          return record;
-        };
+        return recordToAvro(fields);
       }
       switch (type.typeName) {
         case 'array': {
           const items = member((type as unknown as { itemsType: avro.Type }).itemsType);
+          // Items avsc takes as they are: the array itself (avsc only reads it).
+          if (items === unchanged)
+            return (value) => {
+              if (!Array.isArray(value)) throw mismatch;
+              return value;
+            };
           return (value) => {
             if (!Array.isArray(value)) throw mismatch;
             return value.map((item) => items(item));
@@ -464,10 +459,86 @@ function compileToAvro(type: avro.Type, discriminators: Discriminators): Convert
           };
         }
         default:
-          return (value) => value;
+          return unchanged;
       }
     },
   );
+}
+
+/** The conversion of a type whose values avsc takes as they are (primitives, enums, fixed, logical types). */
+const unchanged: Convert = (value) => value;
+
+/**
+ * Avro's names (avsc refuses a field named otherwise): safe to write into generated code as they are,
+ * except `__proto__`, which a literal would take for the object's prototype.
+ */
+const avroName = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** The fields' names, each checked to be one that generated code may hold as it is. */
+function codeNames(fields: readonly FieldConversion[]): void {
+  for (const { name } of fields) {
+    if (!avroName.test(name) || name === '__proto__') {
+      throw contractError('INVALID_SCHEMA', `field name ${JSON.stringify(name)} is not an Avro name`);
+    }
+  }
+}
+
+interface FieldConversion {
+  readonly name: string;
+  /** The member may be absent (its type is a union with null). */
+  readonly optional?: boolean;
+  readonly convert: Convert;
+}
+
+/**
+ * A record's conversion, generated as code for its fields, as avsc generates its own readers and writers:
+ * each member read by name, the record built as one object literal of a fixed shape, a member whose
+ * values are taken as they are not passed through a call, and unknown members found by a `switch` on
+ * the names. It does what the walk in `checkedToAvroValue` does (tested against it).
+ */
+function recordToAvro(fields: readonly FieldConversion[]): Convert {
+  codeNames(fields);
+  const converted = (field: FieldConversion, index: number) =>
+    field.convert === unchanged ? `v${index}` : `c${index}(v${index})`;
+  const body = [
+    "if (typeof value !== 'object' || value === null || Array.isArray(value)) throw mismatch;",
+    'for (const key in value) {',
+    `  switch (key) { ${fields.map((field) => `case '${field.name}':`).join(' ')} break;`,
+    '    default: if (Object.hasOwn(value, key)) throw mismatch; }',
+    '}',
+    ...fields.flatMap((field, index) => [
+      `const v${index} = value.${field.name};`,
+      ...(field.optional ? [] : [`if (v${index} === undefined) throw mismatch;`]),
+    ]),
+    `return { ${fields.map((field, index) => `${field.name}: ${converted(field, index)}`).join(', ')} };`,
+  ];
+  return generated(fields, body);
+}
+
+/**
+ * A decoded record's plain shape, generated like `recordToAvro`: a member avsc decoded as null (an absent
+ * optional member) is left out.
+ */
+function recordFromAvro(fields: readonly FieldConversion[]): Convert {
+  codeNames(fields);
+  const body = [
+    'const plain = {};',
+    'let item;',
+    ...fields.map((field, index) =>
+      field.convert === unchanged
+        ? `item = value.${field.name}; if (item !== undefined) plain.${field.name} = item;`
+        : `item = c${index}(value.${field.name}); if (item !== undefined) plain.${field.name} = item;`,
+    ),
+    'return plain;',
+  ];
+  return generated(fields, body);
+}
+
+/** `function (value) { body }`, with each field's conversion as `c<index>` and `mismatch` in scope. */
+function generated(fields: readonly FieldConversion[], body: readonly string[]): Convert {
+  const parameters = ['mismatch', ...fields.map((_, index) => `c${index}`)];
+  const factory = new Function(...parameters, `return function (value) {\n${body.join('\n')}\n};`);
+  return factory(mismatch, ...fields.map((field) => field.convert)) as Convert;
 }
 
 /**
@@ -575,20 +646,15 @@ function compileFromAvro(type: avro.Type): Convert {
         };
       }
       if (isRecord(type)) {
-        const fields = type.fields.map((field) => ({ name: field.name, convert: member(field.type) }));
-        return (value) => {
-          const source = value as Record<string, unknown>;
-          const plain: Record<string, unknown> = {};
-          for (const field of fields) {
-            const item = field.convert(source[field.name]);
-            if (item !== undefined) plain[field.name] = item;
-          }
-          return plain;
-        };
+        return recordFromAvro(
+          type.fields.map((field) => ({ name: field.name, convert: member(field.type) })),
+        );
       }
       switch (type.typeName) {
         case 'array': {
           const items = member((type as unknown as { itemsType: avro.Type }).itemsType);
+          // Decoded just now and nobody else's: an array of values kept as they are is the plain one.
+          if (items === unchanged) return unchanged;
           return (value) => (value as unknown[]).map((item) => items(item));
         }
         case 'map': {
@@ -599,7 +665,7 @@ function compileFromAvro(type: avro.Type): Convert {
             );
         }
         default:
-          return (value) => value;
+          return unchanged;
       }
     },
   );
