@@ -137,6 +137,13 @@ describe('compiled conversions', () => {
     );
   });
 
+  it('converts a record without fields, and refuses any member it is given', () => {
+    const type = avro.Type.forSchema({ type: 'record', name: 'Empty', fields: [] });
+    expect(toAvroValue(type, {}, new Map())).toEqual({});
+    expect(fromAvroValue(type, type.fromBuffer(type.toBuffer({})))).toEqual({});
+    expect(() => toAvroValue(type, { any: 1 }, new Map())).toThrow('/any: is not a member of Empty');
+  });
+
   it('refuses to generate code for a field avsc takes but a literal would not hold (__proto__)', () => {
     const type = avro.Type.forSchema({
       type: 'record',

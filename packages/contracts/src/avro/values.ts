@@ -503,8 +503,13 @@ function recordToAvro(fields: readonly FieldConversion[]): Convert {
   const body = [
     "if (typeof value !== 'object' || value === null || Array.isArray(value)) throw mismatch;",
     'for (const key in value) {',
-    `  switch (key) { ${fields.map((field) => `case '${field.name}':`).join(' ')} break;`,
-    '    default: if (Object.hasOwn(value, key)) throw mismatch; }',
+    '  switch (key) {',
+    // A record without fields has no case: every own member is unknown.
+    ...(fields.length === 0
+      ? []
+      : [`    ${fields.map((field) => `case '${field.name}':`).join(' ')} break;`]),
+    '    default: if (Object.hasOwn(value, key)) throw mismatch;',
+    '  }',
     '}',
     ...fields.flatMap((field, index) => [
       `const v${index} = value.${field.name};`,
