@@ -585,7 +585,9 @@ function renderJourney(journey) {
 
 /** A 404's sentence: the tracker says when a UETR was received and is not yet recorded. */
 function notFound(uetr, detail) {
-  const received = typeof detail === 'string' && detail.startsWith(`no transaction ${uetr} recorded yet`);
+  const received =
+    typeof detail === 'string' &&
+    detail.toLowerCase().startsWith(`no transaction ${uetr.toLowerCase()} recorded yet`);
   return received ? `N${detail.slice(1)}.` : `No transaction ${uetr}.`;
 }
 

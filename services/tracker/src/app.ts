@@ -533,7 +533,7 @@ export function createAdminRoutes(options: {
     const uetr = uetrParameter(c.req.param('uetr'));
     const postings = (await options.deliveryLog?.listByUetr(uetr, 500)) ?? [];
     if (postings.length === 0 && (await transactions.get(uetr)) === null) {
-      throw new AppError('NOT_FOUND', `no transaction ${uetr}`);
+      throw new AppError('NOT_FOUND', await notRecorded(uetr));
     }
     // The log is kept per posting and bank (`<eventId>:<memberId>`); the bank saw the event id alone.
     const events = postings.map((posting) => ({

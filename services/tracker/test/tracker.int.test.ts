@@ -324,6 +324,11 @@ describe('tracker on the real stack', () => {
         `^no transaction ${received} recorded yet: the ingress received its DirectDebit at 2025-03-17T06:00:00\\.123Z, and the tracker has not applied its first state change`,
       ),
     );
+    const noEvents = await app.request(`/admin/transactions/${received}/events`);
+    expect(noEvents.status).toBe(404);
+    expect(((await noEvents.json()) as { detail: string }).detail).toMatch(
+      /recorded yet: the ingress received/,
+    );
   }, 120_000);
 
   it('the admin API lists the dead letters, redrives one back to its group once and audits who asked', async () => {
