@@ -529,11 +529,11 @@ function recordFromAvro(fields: readonly FieldConversion[]): Convert {
   const body = [
     'const plain = {};',
     'let item;',
-    ...fields.map((field, index) =>
-      field.convert === unchanged
-        ? `item = value.${field.name}; if (item !== undefined) plain.${field.name} = item;`
-        : `item = c${index}(value.${field.name}); if (item !== undefined) plain.${field.name} = item;`,
-    ),
+    ...fields.map((field, index) => {
+      const read = `value.${field.name}`;
+      const item = field.convert === unchanged ? read : `c${index}(${read})`;
+      return `item = ${item}; if (item !== undefined) plain.${field.name} = item;`;
+    }),
     'return plain;',
   ];
   return generated(fields, body);
