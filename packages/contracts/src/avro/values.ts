@@ -731,7 +731,10 @@ function compileLogicalMap(
       };
     }
     if (isRecord(inner)) {
-      const fields = inner.fields.map((field) => ({ name: field.name, map: compile(field.type) }));
+      // Members whose type holds nothing to replace stay as the copy has them: no call for them.
+      const fields = inner.fields
+        .filter((field) => !isUntouched(field.type, new Set()))
+        .map((field) => ({ name: field.name, map: compile(field.type) }));
       return (value, replace) => {
         if (value === undefined || value === null || !isPlainObject(value)) return value;
         const copy: Record<string, unknown> = { ...value };
