@@ -8,6 +8,7 @@ import { Kafka, logLevel } from 'kafkajs';
 import { MongoClient } from 'mongodb';
 import { afterAll, describe, expect, it } from 'vitest';
 import { backendDatabase } from './components/ferretdb.ts';
+import { ginTwinsSql } from './components/ferretdb-indexes.ts';
 import { findPostgresBindir } from './components/postgres.ts';
 import { type ComponentName, componentNames, resolveStackConfig, type StackPorts } from './config.ts';
 import { delay, processAlive, runCommand } from './process.ts';
@@ -143,6 +144,17 @@ async function twinScans(postgresUrl: string, schema: string): Promise<Map<strin
   return new Map(rows.map(([expression, scans]) => [expression ?? '', Number(scans)]));
 }
 
+/** Each twin's storage options (`{fastupdate=off}`), by expression. */
+async function twinOptions(postgresUrl: string, schema: string): Promise<Map<string, string>> {
+  const rows = await backendQuery(
+    postgresUrl,
+    `select obj_description(s.indexrelid, 'pg_class'), coalesce(c.reloptions::text, '') ` +
+      `from pg_stat_user_indexes s join pg_class c on c.oid = s.indexrelid ` +
+      `where s.schemaname = '${schema}' and s.indexrelname like 'rp_gin_%' and s.relname not like '_ferretdb_%'`,
+  );
+  return new Map(rows.map(([expression, options]) => [expression ?? '', options ?? '']));
+}
+
 /** The PostgreSQL table FerretDB keeps a collection in. */
 async function tableOf(postgresUrl: string, schema: string, collection: string): Promise<string> {
   const rows = await backendQuery(
@@ -244,11 +256,38 @@ describe('local stack', () => {
           "(_jsonb -> 'uetr'::text)",
         ]);
 
+        // No pending list: every key is in the index once its insert ends, for the reads that follow.
+        expect([...(await twinOptions(env.postgresUrl, database)).values()]).toEqual([
+          '{fastupdate=off}',
+          '{fastupdate=off}',
+        ]);
+        // A twin an earlier version of the stack made, with a pending list, is switched at the next start.
+        await backendQuery(
+          env.postgresUrl,
+          `do $$ declare twin record; begin for twin in select schemaname, indexrelname from pg_stat_user_indexes ` +
+            `where schemaname = '${database}' and indexrelname like 'rp_gin_%' loop ` +
+            `execute format('alter index %I.%I set (fastupdate = on)', twin.schemaname, twin.indexrelname); ` +
+            `end loop; end $$`,
+        );
+        expect([...(await twinOptions(env.postgresUrl, database)).values()]).toEqual([
+          '{fastupdate=on}',
+          '{fastupdate=on}',
+        ]);
+        await collection.insertMany(
+          Array.from({ length: 100 }, (_, n) => ({ _id: `late-${n}`, uetr: `uetr-${n % 500}` })),
+        );
+        await backendQuery(env.postgresUrl, ginTwinsSql(backendDatabase));
+        expect([...(await twinOptions(env.postgresUrl, database)).values()]).toEqual([
+          '{fastupdate=off}',
+          '{fastupdate=off}',
+        ]);
+        expect(await collection.countDocuments({ uetr: 'uetr-7' })).toBe(11);
+
         expect(await collection.findOne({ _id: 'posting-42' })).toEqual({
           _id: 'posting-42',
           uetr: 'uetr-42',
         });
-        expect(await collection.countDocuments({ uetr: 'uetr-3' })).toBe(10);
+        expect(await collection.countDocuments({ uetr: 'uetr-3' })).toBe(11);
         // PostgreSQL counts index scans once a backend's statistics are flushed (within a second or so).
         await until(async () => {
           const scans = await twinScans(env.postgresUrl, database);

@@ -15,6 +15,12 @@
  * - FerretDB passes the field name as a parameter (`_jsonb -> $1`), which only a custom plan folds into
  *   the indexed expression, so the database plans every statement with its parameters
  *   (`plan_cache_mode = force_custom_plan`): a generic plan would always scan.
+ * - Twins keep no pending list (`fastupdate = off`). With one, PostgreSQL puts new keys in a list that
+ *   every scan of the index reads through from start to end until it is merged, and between merges
+ *   the lists grew to 4,000-6,000 keys on the snapshots' `_id` twin and 80,000-90,000 on the delivery
+ *   log's in 30 s at 40 debits/s: each snapshot read by `_id` paid for them. Without it an insert puts
+ *   its key in the index at once: in alternating runs PostgreSQL spent 2.8-2.9 ms of a debit against
+ *   3.3-3.5 (BENCHMARKS.md). Twins made by an earlier stack are switched at start, their lists merged.
  * - Sequential scans are off in that database (`enable_seqscan = off`): a filter a twin serves always
  *   uses it, one that nothing serves still scans. FerretDB's documents are mostly TOASTed, so a table
  *   of large snapshots has a small heap, and once analyzed the planner costs a scan of it below the
@@ -36,6 +42,7 @@ CREATE OR REPLACE FUNCTION rp_add_gin_twins(tbl oid) RETURNS void LANGUAGE plpgs
 DECLARE
   key record;
   twin text;
+  existing record;
 BEGIN
   FOR key IN
     SELECT DISTINCT pg_get_indexdef(i.indexrelid, 1, true) AS expr
@@ -47,13 +54,19 @@ BEGIN
     -- Only a single-level key of FerretDB's document column: '(_jsonb -> ''field''::text)'.
     CONTINUE WHEN key.expr !~ '^\\(_jsonb -> ''([^'']|'''')*''::text\\)$';
     twin := 'rp_gin_' || substr(md5(tbl::text || key.expr), 1, 24);
-    IF NOT EXISTS (SELECT 1 FROM pg_class c WHERE c.relname = twin
-                   AND c.relnamespace = (SELECT relnamespace FROM pg_class WHERE oid = tbl)) THEN
-      EXECUTE format('CREATE INDEX IF NOT EXISTS %I ON %s USING gin (%s jsonb_path_ops)',
+    SELECT c.oid, c.reloptions INTO existing FROM pg_class c WHERE c.relname = twin
+      AND c.relnamespace = (SELECT relnamespace FROM pg_class WHERE oid = tbl);
+    IF existing.oid IS NULL THEN
+      EXECUTE format('CREATE INDEX IF NOT EXISTS %I ON %s USING gin (%s jsonb_path_ops) WITH (fastupdate = off)',
         twin, tbl::regclass, key.expr);
       EXECUTE format('COMMENT ON INDEX %I.%I IS %L',
         (SELECT nspname FROM pg_namespace n JOIN pg_class c ON c.relnamespace = n.oid WHERE c.oid = tbl),
         twin, key.expr);
+    ELSIF NOT coalesce('fastupdate=off' = ANY (existing.reloptions), false) THEN
+      -- A twin made by an earlier version of the stack: no pending list from now on, and the one it
+      -- has merged into the index.
+      EXECUTE format('ALTER INDEX %s SET (fastupdate = off)', existing.oid::regclass);
+      PERFORM gin_clean_pending_list(existing.oid::regclass);
     END IF;
   END LOOP;
 END
