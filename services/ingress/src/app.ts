@@ -38,11 +38,12 @@ import {
   RecentMap,
   transactionLogger,
 } from '@rp/runtime';
-import type {
-  ClaimedTransaction,
-  ClaimOutcome,
-  IdempotencyRepository,
-  TransactionRepository,
+import {
+  type ClaimedTransaction,
+  type ClaimOutcome,
+  type IdempotencyRepository,
+  type TransactionRepository,
+  transactionKey,
 } from '@rp/store';
 import type { Context, Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
@@ -51,13 +52,7 @@ import type { BankAuthenticator } from './bank-auth.ts';
 import { readJsonBody } from './body.ts';
 import type { CallerResolver } from './caller.ts';
 import { claimedTransactionOf } from './claimed.ts';
-import {
-  idempotencyKey,
-  payloadHash,
-  producedMarkerKey,
-  schemeIdempotencyKey,
-  transactionKey,
-} from './idempotency.ts';
+import { idempotencyKey, payloadHash, producedMarkerKey, schemeIdempotencyKey } from './idempotency.ts';
 import type { IngressMetrics, IngressOperation, IngressOutcome } from './metrics.ts';
 import type { ProducedMarkers } from './produced-markers.ts';
 import type { SenderRateLimiter } from './rate-limit.ts';

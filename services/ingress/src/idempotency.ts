@@ -27,9 +27,6 @@ export function producedMarkerKey(claimKey: string): string {
   return `produced:${claimKey}`;
 }
 
-/** The claim of a UETR by its transaction's first message (the store's, which the tracker reads too). */
-export { transactionKey } from '@rp/store';
-
 /**
  * The message in canonical form: object members sorted by name at every depth, arrays in order, amounts
  * as the canonical decimal strings validation leaves them. Two bodies that differ only in member order,

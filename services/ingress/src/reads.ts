@@ -1,16 +1,16 @@
 import { type ProblemDetails, problem, problemContentType, readPaths, toJson } from '@rp/contracts';
 import { type AppEnv, AppError, isRetriable, transactionLogger } from '@rp/runtime';
-import type {
-  IdempotencyRecord,
-  IdempotencyRepository,
-  TransactionRepository,
-  TransactionSnapshot,
+import {
+  type IdempotencyRecord,
+  type IdempotencyRepository,
+  type TransactionRepository,
+  type TransactionSnapshot,
+  transactionKey,
 } from '@rp/store';
 import type { Context, Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { AcceptedTransactions } from './accepted.ts';
 import type { BankAuthenticator } from './bank-auth.ts';
-import { transactionKey } from './idempotency.ts';
 import type { IngressMetrics, ReadOutcome } from './metrics.ts';
 import type { SenderRateLimiter } from './rate-limit.ts';
 import { partiesOf, startingMessage, transactionStatusOf } from './transaction-status.ts';

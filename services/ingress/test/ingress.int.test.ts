@@ -25,18 +25,12 @@ import {
   topicSpecs,
 } from '@rp/pipeline';
 import { createLogger, createMetrics, type HttpServer, type Metrics, startHttpServer } from '@rp/runtime';
-import { connectStore, type Store, StoreError } from '@rp/store';
+import { connectStore, type Store, StoreError, transactionKey } from '@rp/store';
 import { infra, uniqueName } from '@rp/testkit';
 import { type CryptoKey, exportJWK, generateKeyPair, type JSONWebKeySet, SignJWT } from 'jose';
 import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import {
-  idempotencyKey,
-  payloadHash,
-  producedMarkerKey,
-  schemeIdempotencyKey,
-  transactionKey,
-} from '../src/idempotency.ts';
+import { idempotencyKey, payloadHash, producedMarkerKey, schemeIdempotencyKey } from '../src/idempotency.ts';
 import { claimedNotRecordedMs } from '../src/reads.ts';
 import { parseSchemeClients, tokenSha256 } from '../src/schemes.ts';
 import {
