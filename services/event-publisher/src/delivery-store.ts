@@ -83,7 +83,10 @@ export interface Lane extends LaneKey {
   readonly pending: readonly LaneEntry[];
   /** Length of `pending`, kept beside it so that "empty" is an equality filter. */
   readonly count: number;
-  /** Failed attempts of the current head. */
+  /**
+   * Failed attempts of the current head that its schedule counts: one made early, because its bank
+   * answered again, is not (`failuresAfterAttempt`); the delivery log has every attempt.
+   */
   readonly headFailures: number;
   readonly nextAttemptAt: Date;
   /** The bank's Retry-After: not before this, even once the bank answers again. */

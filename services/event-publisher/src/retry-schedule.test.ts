@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   defaultRetrySchedule,
+  failuresAfterAttempt,
   hasExpired,
   nextAttempt,
   parseRetryAfter,
@@ -29,6 +30,19 @@ describe('retry schedule', () => {
       expect(delay).toBeGreaterThanOrEqual(720_000);
       expect(delay).toBeLessThanOrEqual(1_080_000);
     }
+  });
+
+  it('counts a failed attempt made at or after its schedule, not one made early', () => {
+    const due = new Date(now.getTime() + 60_000);
+    // The first failure always counts; so does one at its time or later.
+    expect(failuresAfterAttempt(0, now, due)).toBe(1);
+    expect(failuresAfterAttempt(4, due, due)).toBe(5);
+    expect(failuresAfterAttempt(4, new Date(due.getTime() + 1), due)).toBe(5);
+    // Released before its schedule (its bank answered again) and refused: the same step again.
+    expect(failuresAfterAttempt(4, now, due)).toBe(4);
+    expect(nextAttempt(noJitter, failuresAfterAttempt(4, now, due), now).nextAttemptAt).toEqual(
+      new Date(now.getTime() + 15_000),
+    );
   });
 
   it('takes a Retry-After as a floor, cut to the longest honoured', () => {

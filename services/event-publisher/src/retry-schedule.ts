@@ -51,6 +51,18 @@ export function retryDelayMs(
   return Math.max(0, Math.round(base + spread));
 }
 
+/**
+ * The failures a lane's head is scheduled by after one more failed attempt: one more, unless the head
+ * had failed already and this attempt came before its schedule said (its bank answered again, and the
+ * lanes waiting on it were released early). A bank that fails half its calls opens and closes its
+ * breaker again and again, and every close releases its lanes early: were those attempts counted, a lane
+ * would climb its schedule in seconds and wait minutes after the bank is back. Not counted, a lane's
+ * step grows only by the attempts its own schedule made.
+ */
+export function failuresAfterAttempt(headFailures: number, attemptedAt: Date, scheduledAt: Date): number {
+  return headFailures > 0 && attemptedAt.getTime() < scheduledAt.getTime() ? headFailures : headFailures + 1;
+}
+
 export interface NextAttempt {
   /** When the lane's head is tried again. */
   readonly nextAttemptAt: Date;

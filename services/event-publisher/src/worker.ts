@@ -11,7 +11,7 @@ import {
 } from './delivery-store.ts';
 import type { IndexedLane, LaneIndex } from './lane-index.ts';
 import type { PublisherMetrics } from './metrics.ts';
-import { hasExpired, nextAttempt, type RetrySchedule } from './retry-schedule.ts';
+import { failuresAfterAttempt, hasExpired, nextAttempt, type RetrySchedule } from './retry-schedule.ts';
 import type { Subscriptions } from './subscribers.ts';
 
 export interface LaneWorkerOptions {
@@ -199,7 +199,11 @@ export class LaneWorker {
       : Math.max(lane.nextAttemptAt.getTime(), lane.notBefore.getTime());
     if (dueAt > now.getTime() && lane.count > 0) {
       await store.release(lane.laneId, this.owner);
-      index.schedule(lane.laneId, dueAt, lane.notBefore.getTime(), lane.count);
+      // A head that failed still waits out its schedule unless its bank answers again first: a probe of
+      // a paused bank passing over this lane must not make it forget that.
+      if (lane.headFailures > 0)
+        index.scheduleRetry(lane.laneId, dueAt, lane.notBefore.getTime(), lane.count);
+      else index.schedule(lane.laneId, dueAt, lane.notBefore.getTime(), lane.count);
       return;
     }
 
@@ -310,7 +314,7 @@ export class LaneWorker {
         { retry: headFailures > 0, records },
       );
       if (result.kind === 'retryable') {
-        const failures = headFailures + 1;
+        const failures = failuresAfterAttempt(headFailures, now, lane.nextAttemptAt);
         const next = nextAttempt(schedule, failures, clock.now(), retryAfterMs);
         const settled = await settle({
           kind: 'reschedule',

@@ -34,6 +34,8 @@ export class TestBank {
   behaviour: BankBehaviour = { kind: 'ok' };
   /** Answers the next n requests with this status (and Retry-After), then behaves as `behaviour`. */
   failNext: { count: number; status: number; retryAfter?: string } | undefined;
+  /** Answers every posting of these transactions (UETR) with this status, whatever else it does. */
+  readonly refuse = new Map<string, number>();
   readonly #secrets: string[];
   readonly #waiters = new Set<() => void>();
   readonly #hanging = new Set<() => void>();
@@ -60,7 +62,10 @@ export class TestBank {
       const verified = verifyPosting({ headers, body }, this.#secrets);
       let status = 202;
       let retryAfter: string | undefined;
-      if (this.failNext && this.failNext.count > 0) {
+      const posting = JSON.parse(body) as Record<string, unknown>;
+      const refused = this.refuse.get(uetrOfPosting(posting));
+      if (refused !== undefined) status = refused;
+      else if (this.failNext && this.failNext.count > 0) {
         this.failNext.count -= 1;
         status = this.failNext.status;
         retryAfter = this.failNext.retryAfter;
@@ -79,7 +84,7 @@ export class TestBank {
         signature: headers['webhook-signature'] ?? '',
         traceparent: c.req.header('traceparent'),
         body,
-        posting: JSON.parse(body) as Record<string, unknown>,
+        posting,
         verified,
         status,
         at: Date.now(),
@@ -156,6 +161,10 @@ export class TestBank {
 }
 
 export function uetrOf(entry: ReceivedPosting): string {
-  const posting = entry.posting as { tranInfo?: { tranUetr?: string }; identifiers?: { uetr?: string } };
+  return uetrOfPosting(entry.posting);
+}
+
+function uetrOfPosting(body: Record<string, unknown>): string {
+  const posting = body as { tranInfo?: { tranUetr?: string }; identifiers?: { uetr?: string } };
   return posting.tranInfo?.tranUetr ?? posting.identifiers?.uetr ?? '';
 }

@@ -259,6 +259,53 @@ describe('event publisher on the real stack', () => {
     expectInOrder(env.banks.a, debit, both);
   }, 120_000);
 
+  it('tries a failed lane again as soon as its paused bank answers; refused again then, it keeps its step', async () => {
+    const env = await startEnvironment({
+      options: {
+        retrySchedule: { delaysMs: [200, 30_000, 600_000], jitter: 0 },
+        breakerThreshold: 2,
+        breakerCooldownMs: 300,
+        breakerMaxCooldownMs: 300,
+      },
+    });
+    environment = env;
+    const [stuck, other] = [newDebit(bankA, bankA), newDebit(bankA, bankA)] as [DirectDebit, DirectDebit];
+    const stuckUetr = uetrOfDebit(stuck);
+    const attemptsOnStuck = () => env.banks.a.received.filter((entry) => uetrOf(entry) === stuckUetr);
+    env.banks.a.refuse.set(stuckUetr, 500);
+    await produceJourneys(env, [stuck], 1);
+    // Refused at once and again 200 ms later: the second failure in a row pauses the bank, and the
+    // lane's head waits out the schedule's second step (30 s).
+    await env.banks.a.waitUntil(() => attemptsOnStuck().length >= 2, 'the stuck head refused twice');
+    const waiting = await eventually(async () => {
+      const found = await env.deliveries.getLane(laneId(bankA, stuckUetr));
+      return found?.headFailures === 2 ? found : undefined;
+    }, 'the stuck lane at its second step');
+
+    // The other transaction's posting is the paused bank's probe; the bank takes it, and the stuck lane is
+    // tried at once, not 30 s later.
+    await produceJourneys(env, [other], 1);
+    await env.banks.a.waitUntil(
+      () => attemptsOnStuck().length >= 3,
+      'the stuck head tried again once the bank answered',
+      20_000,
+    );
+    const taken = env.banks.a.accepted(uetrOfDebit(other))[0];
+    const early = attemptsOnStuck()[2];
+    expect(taken && early && early.at >= taken.at).toBe(true);
+
+    // Refused again, that early attempt does not count: the head stays at the second step (30 s from
+    // now), not the third (10 min).
+    const lane = await eventually(async () => {
+      const found = await env.deliveries.getLane(laneId(bankA, stuckUetr));
+      return found && found.nextAttemptAt.getTime() !== waiting.nextAttemptAt.getTime() ? found : undefined;
+    }, 'the stuck lane rescheduled after its early attempt');
+    expect(lane.headFailures).toBe(2);
+    expect(lane.nextAttemptAt.getTime()).toBeGreaterThan(early?.at ?? Number.POSITIVE_INFINITY);
+    expect(lane.nextAttemptAt.getTime() - (early?.at ?? 0)).toBeLessThan(60_000);
+    expect(attemptsOnStuck().every((entry) => entry.status === 500)).toBe(true);
+  }, 120_000);
+
   it('parks a bank that never answers without holding anyone else back, keeps its postings through a restart, and delivers them when it is back', async () => {
     const env = await startEnvironment();
     environment = env;
