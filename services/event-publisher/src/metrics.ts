@@ -20,6 +20,8 @@ export interface PublisherMetrics {
   bankOpen(memberId: string, open: boolean): void;
   batch(seconds: number, records: number): void;
   partitionLoaded(lanes: number): void;
+  /** A rescan found parked lanes that no park of this process was writing (another instance's, or lost). */
+  lanesFound(lanes: number): void;
   /** Stored postings deleted past their retention. */
   purged(count: number): void;
   /** Delivery log records of postings sent at once that wait to be written (behind, before a commit). */
@@ -90,6 +92,10 @@ export function publisherMetrics(metrics: Metrics): PublisherMetrics {
     'rp_events_partition_lanes_loaded_total',
     'Lanes read at partition loads',
   );
+  const foundLanes = metrics.counter(
+    'rp_events_lanes_found_total',
+    "Parked lanes a rescan found that this process did not know and was not parking (another instance's, or lost track of)",
+  );
   const purged = metrics.counter(
     'rp_events_postings_purged_total',
     'Stored postings deleted past their retention (EVENTS_POSTING_RETENTION)',
@@ -133,6 +139,7 @@ export function publisherMetrics(metrics: Metrics): PublisherMetrics {
       loads.inc();
       loadedLanes.inc(lanes);
     },
+    lanesFound: (lanes) => foundLanes.inc(lanes),
     purged: (count) => purged.inc(count),
     deliveryLogWaiting: (records) => logWaiting.set(records),
   };

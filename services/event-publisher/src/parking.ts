@@ -27,6 +27,8 @@ export interface ParkingDeps {
  */
 export class Parking {
   readonly #deps: ParkingDeps;
+  /** Lanes a park of this process is writing, not yet in the index (parks in progress per lane). */
+  readonly #parking = new Map<string, number>();
 
   constructor(deps: ParkingDeps) {
     this.#deps = deps;
@@ -53,15 +55,22 @@ export class Parking {
         }
       : { nextAttemptAt: now, notBefore: now };
     const known = index.has(key.laneId);
-    const created = await store.append(key, entries, schedule, now);
-    if (created || !known) {
-      // A lane this process did not know of (another process parked it, or a worker just emptied it) is
-      // looked at now; the worker then follows the document's own schedule.
-      const dueAt = created ? schedule.nextAttemptAt.getTime() : now.getTime();
-      index.add(key, dueAt, schedule.notBefore.getTime(), entries.length);
-      this.#deps.wake();
-    } else {
-      index.addQueued(key.laneId, entries.length);
+    this.#parking.set(key.laneId, (this.#parking.get(key.laneId) ?? 0) + 1);
+    try {
+      const created = await store.append(key, entries, schedule, now);
+      if (created || !known) {
+        // A lane this process did not know of (another process parked it, or a worker just emptied it) is
+        // looked at now; the worker then follows the document's own schedule.
+        const dueAt = created ? schedule.nextAttemptAt.getTime() : now.getTime();
+        index.add(key, dueAt, schedule.notBefore.getTime(), entries.length);
+        this.#deps.wake();
+      } else {
+        index.addQueued(key.laneId, entries.length);
+      }
+    } finally {
+      const left = (this.#parking.get(key.laneId) ?? 1) - 1;
+      if (left > 0) this.#parking.set(key.laneId, left);
+      else this.#parking.delete(key.laneId);
     }
     metrics.parked(key.memberId, entries.length);
   }
@@ -76,22 +85,29 @@ export class Parking {
   /**
    * Learns every lane parked on the topic that this process does not know yet: at start, and now and
    * then, so that a lane whose process died is worked (by whichever process claims it first) even when
-   * its partition carries no new postings. Stops at the index's capacity.
+   * its partition carries no new postings. Stops at the index's capacity. Returns the lanes it added:
+   * after the start, lanes another instance parked, or lanes this process lost track of.
    */
-  async loadAll(topic: string): Promise<number> {
+  async loadAll(topic: string): Promise<Lane[]> {
     const room = this.#deps.index.capacity - this.#deps.index.size;
-    if (room <= 0) return 0;
-    return this.#learn(await this.#deps.store.lanesOf(topic, undefined, room + 1_000));
+    if (room <= 0) return [];
+    return this.#learnLanes(await this.#deps.store.lanesOf(topic, undefined, room + 1_000));
   }
 
   #learn(lanes: readonly Lane[]): number {
-    let added = 0;
+    return this.#learnLanes(lanes).length;
+  }
+
+  #learnLanes(lanes: readonly Lane[]): Lane[] {
+    const added: Lane[] = [];
     for (const lane of lanes) {
-      if (this.#deps.index.has(lane.laneId) || this.#deps.index.isFull) continue;
+      // A lane a park of this process is writing is left to it: it is in the index a moment later.
+      if (this.#deps.index.has(lane.laneId) || this.#parking.has(lane.laneId) || this.#deps.index.isFull)
+        continue;
       this.#deps.index.add(lane, lane.nextAttemptAt.getTime(), lane.notBefore.getTime(), lane.count);
-      added += 1;
+      added.push(lane);
     }
-    if (added > 0) this.#deps.wake();
+    if (added.length > 0) this.#deps.wake();
     return added;
   }
 }

@@ -261,10 +261,32 @@ export function createEventPublisherService(deps: EventPublisherDeps): EventPubl
     });
   };
   const topic = names['rp.events.v1'];
-  const loadAll = async () => {
+  /**
+   * Reads every parked lane of the topic into the index: at start, and then every rescan. A lane a rescan
+   * adds (one a park of this process is writing is left to it) was parked by another instance, or this
+   * process lost track of it: either way it is worked from now on, and it is logged with its lane.
+   */
+  const loadAll = async (rescan: boolean) => {
     try {
       const added = await parking.loadAll(topic);
-      if (added > 0) logger.info({ lanes: added }, 'parked lanes read from MongoDB');
+      if (!rescan) {
+        if (added.length > 0) logger.info({ lanes: added.length }, 'parked lanes read from MongoDB');
+      } else if (added.length > 0) {
+        metrics.lanesFound(added.length);
+        logger.warn(
+          {
+            lanes: added.length,
+            sample: added.slice(0, 5).map((lane) => ({
+              laneId: lane.laneId,
+              parkedAt: lane.parkedAt,
+              queued: lane.count,
+              headFailures: lane.headFailures,
+              nextAttemptAt: lane.nextAttemptAt,
+            })),
+          },
+          'parked lanes this process did not know: parked by another instance, or lost track of here; worked from now on',
+        );
+      }
     } catch (error) {
       logger.warn({ err: error }, 'parked lanes not read; trying again at the next rescan');
     }
@@ -275,9 +297,9 @@ export function createEventPublisherService(deps: EventPublisherDeps): EventPubl
       return index.size;
     },
     async start() {
-      await loadAll();
+      await loadAll(false);
       worker.start();
-      rescan = setInterval(loadAll, options.laneRescanMs ?? 60_000);
+      rescan = setInterval(() => void loadAll(true), options.laneRescanMs ?? 60_000);
       rescan.unref();
       purgeOnce();
       purgeTimer = setInterval(purgeOnce, options.postingPurgeIntervalMs ?? 3_600_000);
