@@ -82,6 +82,28 @@ describe('lane index', () => {
     expect(index.takeDue(30_000, 10).map((lane) => lane.uetr)).toEqual(['failed']);
   });
 
+  it('remembers a recovery that came while a worker had a failed lane, until the worker gives it back', () => {
+    const index = new LaneIndex(10);
+    index.add(key('A', 'worked'), 0, 0, 1);
+    expect(index.takeDue(0, 1)).toHaveLength(1);
+    index.scheduleRetry('A:worked', 300_000, 0);
+    // A probe releases it; a worker has it (to find its head not due yet) when the bank answers.
+    index.add(key('A', 'worked'), 0, 0, 0);
+    const [worked] = index.takeDue(1_000, 1);
+    expect(worked?.laneId).toBe('A:worked');
+    expect(index.releaseHeld('A', 2_000)).toBe(0);
+    expect(index.recoveredWhileWorked('A:worked')).toBe(true);
+    // Given back unattempted, it is due at once, early, rather than at its own schedule.
+    index.scheduleRetry('A:worked', 300_000, 0);
+    index.releaseEarly('A:worked', 3_000);
+    const due = index.takeDue(3_000, 1);
+    expect(due.map((lane) => [lane.laneId, lane.early])).toEqual([['A:worked', true]]);
+    // Once: scheduled again, the mark is gone.
+    index.scheduleRetry('A:worked', 300_000, 0);
+    expect(index.recoveredWhileWorked('A:worked')).toBe(false);
+    expect(index.takeDue(4_000, 1)).toHaveLength(0);
+  });
+
   it('keeps a lane a worker emptied when postings were queued meanwhile', () => {
     const index = new LaneIndex(10);
     index.add(key('A', '1'), 0, 0, 1);

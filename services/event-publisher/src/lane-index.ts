@@ -18,6 +18,8 @@ export interface IndexedLane extends LaneKey {
   early: boolean;
   /** Scheduled by its head's failed attempt (`scheduleRetry`): its bank's recovery makes it due too. */
   retrying: boolean;
+  /** Its bank recovered while a worker had it (`recoveredWhileWorked`): nothing released it then. */
+  recoveredWhileWorking: boolean;
   version: number;
 }
 
@@ -109,6 +111,7 @@ export class LaneIndex {
       appendedWhileWorking: false,
       early: false,
       retrying: false,
+      recoveredWhileWorking: false,
       version: 0,
     };
     this.#lanes.set(key.laneId, lane);
@@ -148,6 +151,7 @@ export class LaneIndex {
     if (!lane) return;
     lane.working = false;
     lane.early = false;
+    lane.recoveredWhileWorking = false;
     lane.retrying = retrying;
     if (retrying) addToBank(this.#retrying, lane.memberId, laneId);
     lane.notBefore = notBefore;
@@ -162,6 +166,7 @@ export class LaneIndex {
     if (!lane) return;
     lane.working = false;
     lane.early = false;
+    lane.recoveredWhileWorking = false;
     lane.held = true;
     lane.version += 1;
     addToBank(this.#held, lane.memberId, lane.laneId);
@@ -189,15 +194,39 @@ export class LaneIndex {
     const retrying = this.#retrying.get(memberId);
     this.#retrying.delete(memberId);
     for (const laneId of retrying ?? []) {
-      // A lane being worked, or due anyway, is added again if its next attempt fails too.
+      // A lane due anyway is added again if its next attempt fails too. One a worker has is marked: a
+      // worker that finds its head not due yet releases it then (`recoveredWhileWorked`).
       const lane = this.#lanes.get(laneId);
-      if (!lane?.retrying || lane.working || lane.held || lane.dueAt <= now) continue;
-      lane.retrying = false;
-      lane.early = true;
-      this.#push(lane, Math.max(now, lane.notBefore));
+      if (!lane?.retrying || lane.held) continue;
+      if (lane.working) {
+        lane.recoveredWhileWorking = true;
+        continue;
+      }
+      if (lane.dueAt <= now) continue;
+      this.#releaseEarly(lane, now);
       released += 1;
     }
     return released;
+  }
+
+  /**
+   * Whether the lane's bank recovered while a worker had it. The worker asks when it gives the lane back
+   * unattempted (its head not due yet), before it schedules it: the recovery passed over it.
+   */
+  recoveredWhileWorked(laneId: string): boolean {
+    return this.#lanes.get(laneId)?.recoveredWhileWorking ?? false;
+  }
+
+  /** The lane is due at once (or at its Retry-After), whatever its own schedule says. */
+  releaseEarly(laneId: string, now: number): void {
+    const lane = this.#lanes.get(laneId);
+    if (lane && !lane.held && !lane.working) this.#releaseEarly(lane, now);
+  }
+
+  #releaseEarly(lane: IndexedLane, now: number): void {
+    lane.retrying = false;
+    lane.early = true;
+    this.#push(lane, Math.max(now, lane.notBefore));
   }
 
   /**

@@ -94,7 +94,7 @@ export function publisherMetrics(metrics: Metrics): PublisherMetrics {
   );
   const foundLanes = metrics.counter(
     'rp_events_lanes_found_total',
-    "Parked lanes a rescan found that this process did not know and was not parking (another instance's, or lost track of)",
+    "Parked lanes a rescan found that this process did not know and was not parking (another instance's; with one instance, lanes it lost track of)",
   );
   const purged = metrics.counter(
     'rp_events_postings_purged_total',

@@ -272,8 +272,9 @@ export function createEventPublisherService(deps: EventPublisherDeps): EventPubl
       if (!rescan) {
         if (added.length > 0) logger.info({ lanes: added.length }, 'parked lanes read from MongoDB');
       } else if (added.length > 0) {
+        // Info, not a warning: with several instances, each finds the lanes the others park.
         metrics.lanesFound(added.length);
-        logger.warn(
+        logger.info(
           {
             lanes: added.length,
             sample: added.slice(0, 5).map((lane) => ({

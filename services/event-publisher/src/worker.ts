@@ -200,10 +200,13 @@ export class LaneWorker {
     if (dueAt > now.getTime() && lane.count > 0) {
       await store.release(lane.laneId, this.owner);
       // A head that failed still waits out its schedule unless its bank answers again first: a probe of
-      // a paused bank passing over this lane must not make it forget that.
-      if (lane.headFailures > 0)
+      // a paused bank passing over this lane must not make it forget that, and a recovery while the
+      // lane was here (nothing released it then) makes it due now.
+      if (lane.headFailures > 0) {
+        const recovered = index.recoveredWhileWorked(lane.laneId);
         index.scheduleRetry(lane.laneId, dueAt, lane.notBefore.getTime(), lane.count);
-      else index.schedule(lane.laneId, dueAt, lane.notBefore.getTime(), lane.count);
+        if (recovered) index.releaseEarly(lane.laneId, clock.now().getTime());
+      } else index.schedule(lane.laneId, dueAt, lane.notBefore.getTime(), lane.count);
       return;
     }
 
