@@ -92,15 +92,14 @@ describe('lane index', () => {
     const [worked] = index.takeDue(1_000, 1);
     expect(worked?.laneId).toBe('A:worked');
     expect(index.releaseHeld('A', 2_000)).toBe(0);
-    expect(index.recoveredWhileWorked('A:worked')).toBe(true);
+    expect(index.get('A:worked')?.recoveredWhileWorking).toBe(true);
     // Given back unattempted, it is due at once, early, rather than at its own schedule.
-    index.scheduleRetry('A:worked', 300_000, 0);
-    index.releaseEarly('A:worked', 3_000);
+    index.giveBackUnattempted('A:worked', 300_000, 0, 1, 3_000);
     const due = index.takeDue(3_000, 1);
     expect(due.map((lane) => [lane.laneId, lane.early])).toEqual([['A:worked', true]]);
-    // Once: scheduled again, the mark is gone.
-    index.scheduleRetry('A:worked', 300_000, 0);
-    expect(index.recoveredWhileWorked('A:worked')).toBe(false);
+    // Once: given back again with no recovery since, it waits out its schedule.
+    index.giveBackUnattempted('A:worked', 300_000, 0, 1, 4_000);
+    expect(index.get('A:worked')?.recoveredWhileWorking).toBe(false);
     expect(index.takeDue(4_000, 1)).toHaveLength(0);
   });
 

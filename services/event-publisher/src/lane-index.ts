@@ -18,7 +18,7 @@ export interface IndexedLane extends LaneKey {
   early: boolean;
   /** Scheduled by its head's failed attempt (`scheduleRetry`): its bank's recovery makes it due too. */
   retrying: boolean;
-  /** Its bank recovered while a worker had it (`recoveredWhileWorked`): nothing released it then. */
+  /** Its bank recovered while a worker had it (`giveBackUnattempted`): nothing released it then. */
   recoveredWhileWorking: boolean;
   version: number;
 }
@@ -195,7 +195,7 @@ export class LaneIndex {
     this.#retrying.delete(memberId);
     for (const laneId of retrying ?? []) {
       // A lane due anyway is added again if its next attempt fails too. One a worker has is marked: a
-      // worker that finds its head not due yet releases it then (`recoveredWhileWorked`).
+      // worker that finds its head not due yet releases it then (`giveBackUnattempted`).
       const lane = this.#lanes.get(laneId);
       if (!lane?.retrying || lane.held) continue;
       if (lane.working) {
@@ -210,17 +210,15 @@ export class LaneIndex {
   }
 
   /**
-   * Whether the lane's bank recovered while a worker had it. The worker asks when it gives the lane back
-   * unattempted (its head not due yet), before it schedules it: the recovery passed over it.
+   * The worker gives back a lane it did not attempt (its failed head not due yet): it waits out its
+   * schedule like `scheduleRetry`, unless its bank recovered while the worker had it (the recovery
+   * passed over it): then it is due at once, early.
    */
-  recoveredWhileWorked(laneId: string): boolean {
-    return this.#lanes.get(laneId)?.recoveredWhileWorking ?? false;
-  }
-
-  /** The lane is due at once (or at its Retry-After), whatever its own schedule says. */
-  releaseEarly(laneId: string, now: number): void {
+  giveBackUnattempted(laneId: string, dueAt: number, notBefore: number, queued: number, now: number): void {
+    const recovered = this.#lanes.get(laneId)?.recoveredWhileWorking ?? false;
+    this.scheduleRetry(laneId, dueAt, notBefore, queued);
     const lane = this.#lanes.get(laneId);
-    if (lane && !lane.held && !lane.working) this.#releaseEarly(lane, now);
+    if (recovered && lane && !lane.held) this.#releaseEarly(lane, now);
   }
 
   #releaseEarly(lane: IndexedLane, now: number): void {

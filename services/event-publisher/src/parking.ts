@@ -77,7 +77,7 @@ export class Parking {
 
   /** Learns the lanes parked on a partition from MongoDB: what a consumer taking it over must know. */
   async loadPartition(topic: string, partition: number): Promise<number> {
-    const added = this.#learn(await this.#deps.store.lanesOf(topic, partition));
+    const added = this.#learn(await this.#deps.store.lanesOf(topic, partition)).length;
     this.#deps.metrics.partitionLoaded(added);
     return added;
   }
@@ -91,14 +91,11 @@ export class Parking {
   async loadAll(topic: string): Promise<Lane[]> {
     const room = this.#deps.index.capacity - this.#deps.index.size;
     if (room <= 0) return [];
-    return this.#learnLanes(await this.#deps.store.lanesOf(topic, undefined, room + 1_000));
+    return this.#learn(await this.#deps.store.lanesOf(topic, undefined, room + 1_000));
   }
 
-  #learn(lanes: readonly Lane[]): number {
-    return this.#learnLanes(lanes).length;
-  }
-
-  #learnLanes(lanes: readonly Lane[]): Lane[] {
+  /** Adds the lanes the index does not know; returns those it added. */
+  #learn(lanes: readonly Lane[]): Lane[] {
     const added: Lane[] = [];
     for (const lane of lanes) {
       // A lane a park of this process is writing is left to it: it is in the index a moment later.

@@ -203,9 +203,8 @@ export class LaneWorker {
       // a paused bank passing over this lane must not make it forget that, and a recovery while the
       // lane was here (nothing released it then) makes it due now.
       if (lane.headFailures > 0) {
-        const recovered = index.recoveredWhileWorked(lane.laneId);
-        index.scheduleRetry(lane.laneId, dueAt, lane.notBefore.getTime(), lane.count);
-        if (recovered) index.releaseEarly(lane.laneId, clock.now().getTime());
+        const notBefore = lane.notBefore.getTime();
+        index.giveBackUnattempted(lane.laneId, dueAt, notBefore, lane.count, clock.now().getTime());
       } else index.schedule(lane.laneId, dueAt, lane.notBefore.getTime(), lane.count);
       return;
     }
