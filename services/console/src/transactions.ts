@@ -1,4 +1,4 @@
-import { AppError } from '@rp/runtime';
+import { AppError, wholeNumberQuery } from '@rp/runtime';
 import { problemText, type UpstreamFailure, type Upstreams } from './upstream.ts';
 
 export const uuidPattern = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
@@ -296,12 +296,12 @@ export class TransactionReader {
         details: [{ pointer: '/endToEndId', detail: `required, 1 to ${maxEndToEndIdLength} characters` }],
       });
     }
-    const limit = limitText === undefined || limitText === '' ? 20 : Number(limitText);
-    if (!Number.isSafeInteger(limit) || limit < 1 || limit > maxSearchLimit) {
-      throw new AppError('VALIDATION_FAILED', `limit must be an integer from 1 to ${maxSearchLimit}`, {
-        details: [{ pointer: '/limit', detail: `an integer from 1 to ${maxSearchLimit}` }],
-      });
-    }
+    const limit = wholeNumberQuery(limitText, {
+      name: 'limit',
+      fallback: 20,
+      max: maxSearchLimit,
+      emptyIsAbsent: true,
+    });
     const query = new URLSearchParams({ endToEndId: wanted, limit: String(limit) });
     const found = await this.#upstreams.json<{ transactions?: unknown }>(
       'tracker',

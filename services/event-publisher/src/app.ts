@@ -8,6 +8,7 @@ import {
   type OperatorAuthenticator,
   operatorGuard,
   operatorOf,
+  wholeNumberQuery,
 } from '@rp/runtime';
 import type { AuditRepository, DeliveryLogRepository, EventDeliveryLog } from '@rp/store';
 import { Hono } from 'hono';
@@ -81,13 +82,7 @@ export function createAdminRoutes(deps: AdminRoutesDeps): Hono<AppEnv> {
 
   app.get('/admin/events/lanes', async (c) => {
     const memberId = c.req.query('memberId') || undefined;
-    const limitText = c.req.query('limit');
-    const limit = limitText === undefined ? 100 : Number(limitText);
-    if (!Number.isInteger(limit) || limit < 1 || limit > maxLaneList) {
-      throw new AppError('VALIDATION_FAILED', `limit must be a whole number from 1 to ${maxLaneList}`, {
-        details: [{ pointer: '/limit', detail: `1 to ${maxLaneList}` }],
-      });
-    }
+    const limit = wholeNumberQuery(c.req.query('limit'), { name: 'limit', fallback: 100, max: maxLaneList });
     const lanes = await deps.store.listLanes(memberId, limit);
     return c.json({ lanes: lanes.map(laneView) });
   });

@@ -37,6 +37,13 @@ describe('parseReplayRequest', () => {
     expect(errorsOf({ memberId: 'A', from: '2026-03-02T09:00:00Z', to: '2026-03-02T09:00:00Z' })).toEqual([
       '/to',
     ]);
+    // A day or an hour that does not exist is refused, not rolled over into the next.
+    expect(errorsOf({ memberId: 'A', from: '2026-02-30T00:00:00Z', to: '2026-03-02T09:00:00Z' })).toEqual([
+      '/from',
+    ]);
+    expect(errorsOf({ memberId: 'A', from: '2026-03-01T00:00:00Z', to: '2026-03-01T24:00:00Z' })).toEqual([
+      '/to',
+    ]);
     expect(errorsOf({ memberId: 'A', uetr: '2f6c1e0a-8b4d-4c7e-9a1f-3d5b7c9e1a24', from: 'x' })).toEqual([
       '/uetr',
     ]);

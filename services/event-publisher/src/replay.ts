@@ -1,4 +1,4 @@
-import { AppError, type Clock, type FieldError, type Logger } from '@rp/runtime';
+import { AppError, type Clock, type FieldError, type Logger, parseInstant } from '@rp/runtime';
 import type { DeliveryLogRepository } from '@rp/store';
 import type { DeliveryStore, LaneEntry, StoredPosting } from './delivery-store.ts';
 import type { PublisherMetrics } from './metrics.ts';
@@ -27,7 +27,6 @@ export interface ReplayResult {
 }
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const dateTimePattern = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 
 /** Validates a replay body: `{ memberId, uetr }` or `{ memberId, from, to }` (RFC 3339, from < to). */
 export function parseReplayRequest(body: unknown): ReplayRequest {
@@ -58,14 +57,14 @@ export function parseReplayRequest(body: unknown): ReplayRequest {
     }
   } else {
     const instant = (field: 'from' | 'to', raw: unknown): Date | undefined => {
-      if (typeof raw !== 'string' || !dateTimePattern.test(raw) || Number.isNaN(Date.parse(raw))) {
+      const at = typeof raw === 'string' ? parseInstant(raw) : undefined;
+      if (at === undefined) {
         errors.push({
           pointer: `/${field}`,
-          detail: 'required without uetr: an RFC 3339 date-time with offset',
+          detail: 'required without uetr: an RFC 3339 date-time with offset, of a day that exists',
         });
-        return undefined;
       }
-      return new Date(raw);
+      return at;
     };
     const start = instant('from', from);
     const end = instant('to', to);

@@ -19,9 +19,11 @@ import {
   createProblemJsonErrorHandler,
   type Logger,
   notFoundHandler,
+  parseInstant,
   type RecentKeys,
   type RecentMap,
   transactionLogger,
+  wholeNumberQuery,
 } from '@rp/runtime';
 import {
   type DeliveryLogRepository,
@@ -474,9 +476,8 @@ export function deliveryAttemptOf(outcome: DeliveryOutcome): TransactionDelivery
 /** An RFC 3339 time with its offset (`2026-11-23T08:00:00+02:00`), or a date (`2026-11-23`, UTC midnight). */
 function instantQuery(text: string | undefined, name: string): Date | undefined {
   if (text === undefined || text === '') return undefined;
-  const valid = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2}))?$/.test(text);
-  const at = new Date(text);
-  if (!valid || Number.isNaN(at.getTime())) {
+  const at = parseInstant(text, { allowDate: true, optionalSeconds: true });
+  if (at === undefined) {
     throw new AppError('VALIDATION_FAILED', `${name} must be an RFC 3339 time with its offset, or a date`, {
       details: [{ pointer: `/${name}`, detail: 'e.g. 2026-11-23T08:00:00+02:00 or 2026-11-23' }],
     });
@@ -532,8 +533,10 @@ export function createAdminRoutes(options: {
   app.get('/admin/transactions/:uetr/events', async (c) => {
     const uetr = uetrParameter(c.req.param('uetr'));
     const postings = (await options.deliveryLog?.listByUetr(uetr, 500)) ?? [];
-    if (postings.length === 0 && (await transactions.get(uetr)) === null) {
-      throw new AppError('NOT_FOUND', await notRecorded(uetr));
+    if (postings.length === 0) {
+      // As for the snapshot: what this process applied and has not written yet counts as recorded.
+      await options.snapshots?.write([uetr]);
+      if ((await transactions.get(uetr)) === null) throw new AppError('NOT_FOUND', await notRecorded(uetr));
     }
     // The log is kept per posting and bank (`<eventId>:<memberId>`); the bank saw the event id alone.
     const events = postings.map((posting) => ({
@@ -553,13 +556,7 @@ export function createAdminRoutes(options: {
   app.get('/admin/transactions', async (c) => {
     const endToEndId = c.req.query('endToEndId');
     const state = c.req.query('state');
-    const limitText = c.req.query('limit');
-    const limit = limitText === undefined ? 50 : Number(limitText);
-    if (!Number.isSafeInteger(limit) || limit < 1 || limit > 500) {
-      throw new AppError('VALIDATION_FAILED', 'limit must be an integer from 1 to 500', {
-        details: [{ pointer: '/limit', detail: 'must be an integer from 1 to 500' }],
-      });
-    }
+    const limit = wholeNumberQuery(c.req.query('limit'), { name: 'limit', fallback: 50, max: 500 });
     const from = instantQuery(c.req.query('from'), 'from');
     const to = instantQuery(c.req.query('to'), 'to');
     if (endToEndId) {

@@ -8,6 +8,7 @@ import {
   notFoundHandler,
   operatorOf,
   unauthenticatedOperator,
+  wholeNumberQuery,
 } from '@rp/runtime';
 import type { AuditRepository, RecordedAuditEntry } from '@rp/store';
 import { Hono } from 'hono';
@@ -48,6 +49,22 @@ export function createDeadLetterRoutes(deps: DeadLetterRoutesDeps): Hono<AppEnv>
     }
   }
 
+  /** Takes back a failed redrive's claims; one that cannot be is logged, since its record then reads as redriven. */
+  async function withdrawClaims(topic: string, claimed: readonly DeadLetterRecord[]): Promise<void> {
+    const results = await Promise.allSettled(
+      claimed.map((record) => deps.audit.withdraw(auditId(topic, record.id))),
+    );
+    const kept = claimed
+      .filter((_, index) => results[index]?.status === 'rejected')
+      .map((record) => record.id);
+    if (kept.length > 0) {
+      deps.logger.error(
+        { topic, records: kept, audit: kept.map((id) => auditId(topic, id)) },
+        'a failed redrive could not take back its claims: these records read as redriven, and are not; delete their audit entries to redrive them',
+      );
+    }
+  }
+
   async function redriveStatus(
     topic: string,
     records: readonly DeadLetterRecord[],
@@ -65,7 +82,7 @@ export function createDeadLetterRoutes(deps: DeadLetterRoutesDeps): Hono<AppEnv>
 
   app.get('/admin/dead-letters/:topic', async (c) => {
     const topic = c.req.param('topic');
-    const limit = wholeQuery(c.req.query('limit'), 'limit', 100, maxList);
+    const limit = wholeNumberQuery(c.req.query('limit'), { name: 'limit', fallback: 100, max: maxList });
     await requireTopic(topic);
     const records = await deps.deadLetters.read(topic, { limit });
     const redriven = await redriveStatus(topic, records);
@@ -97,28 +114,29 @@ export function createDeadLetterRoutes(deps: DeadLetterRoutesDeps): Hono<AppEnv>
     const at = deps.clock.now();
     const claimed: DeadLetterRecord[] = [];
     const alreadyRedriven: { id: string; actor: string; at: Date }[] = [];
-    for (const record of candidates) {
-      const outcome = await deps.audit.record({
-        id: auditId(topic, record.id),
-        actor: request.operator,
-        action: redriveAction,
-        target: `${topic} ${record.id}`,
-        detail: {
-          reason: record.reason,
-          originTopic: record.origin.topic,
-          originOffset: record.origin.offset,
-          key: record.key,
-        },
-        at,
-      });
-      if (outcome.outcome === 'recorded') claimed.push(record);
-      else alreadyRedriven.push({ id: record.id, actor: outcome.entry.actor, at: outcome.entry.at });
-    }
     try {
+      for (const record of candidates) {
+        const outcome = await deps.audit.record({
+          id: auditId(topic, record.id),
+          actor: request.operator,
+          action: redriveAction,
+          target: `${topic} ${record.id}`,
+          detail: {
+            reason: record.reason,
+            originTopic: record.origin.topic,
+            originOffset: record.origin.offset,
+            key: record.key,
+          },
+          at,
+        });
+        if (outcome.outcome === 'recorded') claimed.push(record);
+        else alreadyRedriven.push({ id: record.id, actor: outcome.entry.actor, at: outcome.entry.at });
+      }
       await deps.deadLetters.redrive(claimed);
     } catch (error) {
-      // Nothing was handed back: take the claims back so the redrive can be asked for again.
-      await Promise.all(claimed.map((record) => deps.audit.withdraw(auditId(topic, record.id))));
+      // Nothing was handed back (a claim that could not be written, or the hand-over refused): take back
+      // the claims made, so that the redrive can be asked for again.
+      await withdrawClaims(topic, claimed);
       throw error;
     }
     deps.logger.info(
@@ -140,7 +158,7 @@ export function createDeadLetterRoutes(deps: DeadLetterRoutesDeps): Hono<AppEnv>
   });
 
   app.get('/admin/audit', async (c) => {
-    const limit = wholeQuery(c.req.query('limit'), 'limit', 100, 500);
+    const limit = wholeNumberQuery(c.req.query('limit'), { name: 'limit', fallback: 100, max: 500 });
     const action = c.req.query('action') || undefined;
     return c.json({ entries: await deps.audit.list({ ...(action ? { action } : {}), limit }) });
   });
@@ -227,15 +245,4 @@ function parseRedriveRequest(
     all,
     records: all ? [] : [...new Set(records as string[])],
   };
-}
-
-function wholeQuery(text: string | undefined, name: string, fallback: number, max: number): number {
-  if (text === undefined) return fallback;
-  const value = Number(text);
-  if (!Number.isSafeInteger(value) || value < 1 || value > max) {
-    throw new AppError('VALIDATION_FAILED', `${name} must be a whole number from 1 to ${max}`, {
-      details: [{ pointer: `/${name}`, detail: `1 to ${max}` }],
-    });
-  }
-  return value;
 }

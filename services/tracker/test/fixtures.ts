@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import {
+  avroTypeOptions,
+  type DeliveryOutcome,
   type DirectDebit,
   type KnownEventType,
   type PaymentStatusReport,
@@ -9,11 +11,31 @@ import {
   type TransactionStateChanged,
   validate,
 } from '@rp/contracts';
-import { buildStateChange } from '@rp/pipeline';
+import { type AvroSerde, createAvroSerde, createKafka, type KafkaClient } from '@rp/kafka';
+import {
+  buildStateChange,
+  createPipelineProducer,
+  createPlainCodecs,
+  type PipelineCodecs,
+  type PipelineProducer,
+  resolveTopicNames,
+  type TopicNames,
+  topicSpecs,
+} from '@rp/pipeline';
+import type { Logger, Metrics } from '@rp/runtime';
+import { connectStore, type Store } from '@rp/store';
+import { infra, uniqueName } from '@rp/testkit';
+import {
+  consumedTopics,
+  createTrackerService,
+  producedTopics,
+  type TrackerOptions,
+  type TrackerService,
+} from '../src/service.ts';
 
 const examples = new URL('../../../avro/examples/', import.meta.url);
 
-function example<N extends 'DirectDebit' | 'PaymentStatusReport'>(name: N, file: string) {
+function example<N extends 'DirectDebit' | 'PaymentStatusReport' | 'DeliveryOutcome'>(name: N, file: string) {
   const result = validate(name, parseJsonExact(readFileSync(new URL(file, examples), 'utf8')));
   if (!result.ok) throw new Error(`${file}: ${JSON.stringify(result.errors)}`);
   return result.value;
@@ -122,4 +144,88 @@ export function journeyChanges(
     state = next.toState;
   });
   return changes;
+}
+
+/** The example delivery outcome (`acknowledged`: the debit's 202; `retryable-timeout`: no answer), for `uetr`. */
+export function exampleOutcome(kind: 'acknowledged' | 'retryable-timeout', uetr: string): DeliveryOutcome {
+  return { ...(example('DeliveryOutcome', `DeliveryOutcome.${kind}.json`) as DeliveryOutcome), uetr };
+}
+
+/** The clients a tracker test runs the tracker with: its own topics and database on the real stack. */
+export interface TrackerClients {
+  readonly kafka: KafkaClient;
+  readonly names: TopicNames;
+  readonly codecs: Partial<PipelineCodecs>;
+  readonly producer: PipelineProducer;
+  readonly store: Store;
+  readonly serde: AvroSerde;
+}
+
+export async function connectTrackerClients(logger: Logger): Promise<TrackerClients> {
+  const endpoints = await infra();
+  const names = resolveTopicNames(uniqueName('trk'));
+  const kafka = createKafka({ brokers: endpoints.kafkaBrokers, clientId: 'tracker-test', logger });
+  await kafka.ensureTopics(topicSpecs(names, { partitions: 3 }));
+  const serde = createAvroSerde({ registryUrl: endpoints.schemaRegistryUrl, avro: avroTypeOptions() });
+  const codecs = await createPlainCodecs(serde, names, [...consumedTopics, ...producedTopics]);
+  const producer = createPipelineProducer(kafka, names, codecs);
+  const store = await connectStore({
+    uri: endpoints.mongodbUri,
+    database: uniqueName('trk').replace(/[-.]/g, '_'),
+    appName: 'tracker-test',
+  });
+  await store.ensureIndexes();
+  return { kafka, names, codecs, producer, store, serde };
+}
+
+/** A tracker as the integration tests run it (short fetch waits, quick state retries), not started. */
+export function createTestTracker(
+  clients: TrackerClients,
+  logger: Logger,
+  options: TrackerOptions = {},
+  metrics?: Metrics,
+): TrackerService {
+  const { kafka, names, codecs, producer, store, serde } = clients;
+  return createTrackerService({
+    ...(metrics === undefined ? {} : { metrics }),
+    kafka,
+    names,
+    codecs,
+    producer,
+    store,
+    decodeValue: (value) => serde.decode(value),
+    logger,
+    options: { maxWaitTimeMs: 100, stateRetry: { delaysMs: [200], maxAttempts: 50 }, ...options },
+  });
+}
+
+/** A started tracker with its clients, and what a test feeds it through. */
+export interface TrackerStack extends TrackerClients {
+  readonly tracker: TrackerService;
+  /** Produces state changes to the state topic, keyed by UETR. */
+  sendStates(changes: readonly TransactionStateChanged[]): Promise<void>;
+  /** Stops the tracker and closes every client. */
+  close(): Promise<void>;
+}
+
+export async function startTrackerStack(logger: Logger, options: TrackerOptions = {}): Promise<TrackerStack> {
+  const clients = await connectTrackerClients(logger);
+  const tracker = createTestTracker(clients, logger, options);
+  await tracker.start();
+  const { kafka, producer, store } = clients;
+  return {
+    ...clients,
+    tracker,
+    sendStates: (changes) =>
+      producer.send(
+        'rp.transaction.state.v1',
+        changes.map((value) => ({ key: value.uetr, value })),
+      ),
+    async close() {
+      await tracker.stop();
+      await producer.disconnect();
+      await store.close();
+      await kafka.close();
+    },
+  };
 }

@@ -1,45 +1,33 @@
-import { readFileSync } from 'node:fs';
-import {
-  avroTypeOptions,
-  type DeliveryOutcome,
-  type EventPosting,
-  parseJsonExact,
-  type TransactionStateChanged,
-  type TransactionStatePosting,
-  validate,
+import type {
+  DeliveryOutcome,
+  EventPosting,
+  TransactionStateChanged,
+  TransactionStatePosting,
 } from '@rp/contracts';
+import { type AvroSerde, consumerGroupName, deadLetterTopicName, type KafkaClient } from '@rp/kafka';
 import {
-  type AvroSerde,
-  consumerGroupName,
-  createAvroSerde,
-  createKafka,
-  deadLetterTopicName,
-  type KafkaClient,
-} from '@rp/kafka';
-import {
-  createPipelineProducer,
-  createPlainCodecs,
   type PipelineCodecs,
   type PipelineProducer,
   postingIdHeader,
-  resolveTopicNames,
   stateEventId,
   type TopicNames,
-  topicSpecs,
 } from '@rp/pipeline';
-import { createLogger, createMetrics, type Metrics } from '@rp/runtime';
-import { connectStore, type Store, transactionKey } from '@rp/store';
-import { infra, metricSample, uniqueName } from '@rp/testkit';
+import { AppError, createLogger, createMetrics, type Metrics, systemClock } from '@rp/runtime';
+import { type Store, transactionKey } from '@rp/store';
+import { metricSample, uniqueName } from '@rp/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDeadLetterRoutes } from '../src/dead-letter-routes.ts';
 import { postingMessageId } from '../src/postings.ts';
+import type { TrackerOptions, TrackerService } from '../src/service.ts';
 import {
-  consumedTopics,
-  createTrackerService,
-  producedTopics,
-  type TrackerOptions,
-  type TrackerService,
-} from '../src/service.ts';
-import { change, debitJourney, journeyChanges, newDebit } from './fixtures.ts';
+  change,
+  connectTrackerClients,
+  createTestTracker,
+  debitJourney,
+  exampleOutcome,
+  journeyChanges,
+  newDebit,
+} from './fixtures.ts';
 import { eventually, readTopic, type TopicReader } from './topic-reader.ts';
 
 const logger = createLogger({ service: 'tracker-test', level: 'warn' });
@@ -54,50 +42,21 @@ let tracker: TrackerService | undefined;
 let serde: AvroSerde;
 
 /** The example acknowledged delivery outcome (the inbound debit's 202), for `uetr`. */
-function acknowledgedOutcome(uetr: string): DeliveryOutcome {
-  const example = validate(
-    'DeliveryOutcome',
-    parseJsonExact(
-      readFileSync(
-        new URL('../../../avro/examples/DeliveryOutcome.acknowledged.json', import.meta.url),
-        'utf8',
-      ),
-    ),
-  );
-  if (!example.ok) throw new Error(JSON.stringify(example.errors));
-  return { ...example.value, uetr };
-}
+const acknowledgedOutcome = (uetr: string): DeliveryOutcome => exampleOutcome('acknowledged', uetr);
 
 function startTracker(options: TrackerOptions = {}, metrics?: Metrics): Promise<TrackerService> {
-  const service = createTrackerService({
-    ...(metrics === undefined ? {} : { metrics }),
-    kafka,
-    names,
-    codecs,
-    producer,
-    store,
-    decodeValue: (value) => serde.decode(value),
+  const service = createTestTracker(
+    { kafka, names, codecs, producer, store, serde },
     logger,
-    options: { maxWaitTimeMs: 100, stateRetry: { delaysMs: [200], maxAttempts: 50 }, ...options },
-  });
+    options,
+    metrics,
+  );
   tracker = service;
   return service.start().then(() => service);
 }
 
 beforeAll(async () => {
-  const endpoints = await infra();
-  names = resolveTopicNames(uniqueName('trk'));
-  kafka = createKafka({ brokers: endpoints.kafkaBrokers, clientId: 'tracker-test', logger });
-  await kafka.ensureTopics(topicSpecs(names, { partitions: 3 }));
-  serde = createAvroSerde({ registryUrl: endpoints.schemaRegistryUrl, avro: avroTypeOptions() });
-  codecs = await createPlainCodecs(serde, names, [...consumedTopics, ...producedTopics]);
-  producer = createPipelineProducer(kafka, names, codecs);
-  store = await connectStore({
-    uri: endpoints.mongodbUri,
-    database: uniqueName('trk').replace(/[-.]/g, '_'),
-    appName: 'tracker-test',
-  });
-  await store.ensureIndexes();
+  ({ kafka, names, codecs, producer, store, serde } = await connectTrackerClients(logger));
   events = await readTopic(kafka, names['rp.events.v1'], codecs['rp.events.v1'] as never);
   await startTracker();
 }, 180_000);
@@ -381,9 +340,12 @@ describe('tracker on the real stack', () => {
     expect(await searched('from=2025-03-14T09:00:00%2B02:00&to=2025-03-14T09:31:00%2B02:00')).toEqual([uetr]);
     expect(await searched('from=2025-03-14T09:30:01%2B02:00')).toEqual([]);
     expect(await searched('to=2025-03-14')).toEqual([]);
-    const badDate = await app.request(`/admin/transactions?from=yesterday`);
-    expect(badDate.status).toBe(422);
-    expect(((await badDate.json()) as { errors: { pointer: string }[] }).errors[0]?.pointer).toBe('/from');
+    // Not a time, or one that does not exist (Date.parse would take 31 November as 1 December).
+    for (const query of ['from=yesterday', 'from=2025-11-31', 'from=2025-03-14T09:60%2B02:00']) {
+      const badDate = await app.request(`/admin/transactions?${query}`);
+      expect(badDate.status).toBe(422);
+      expect(((await badDate.json()) as { errors: { pointer: string }[] }).errors[0]?.pointer).toBe('/from');
+    }
 
     const redrive = (body: unknown) =>
       app.request(`/admin/dead-letters/${topic}/redrive`, {
@@ -488,6 +450,85 @@ describe('tracker on the real stack', () => {
       ]);
       expect(snapshot?.messages[0]?.kind).toBe('DirectDebit');
       expect(store.transactions.stats().snapshotWrites - writesBefore).toBe(1);
+    } finally {
+      await tracker?.stop();
+      await startTracker();
+    }
+  }, 120_000);
+
+  it('a redrive that fails part way takes back the claims it made: the records can be redriven again', async () => {
+    const debit = newDebit();
+    const uetr = debit.transactionIdentifiers.uetr;
+    await sendStates(journeyChanges(debit));
+    await eventually(async () =>
+      (await store.transactions.get(uetr))?.state === 'DEBIT_COMPLETED' ? true : undefined,
+    );
+    // Two changes after the final state: two dead letters.
+    await sendStates([
+      change(debit, 'DEBIT_UNPAID', 'DEBIT_RESPONSE_ACCEPTED', new Date('2025-03-17T06:06:00Z')),
+      change(debit, 'DEBIT_UNPAID', 'DEBIT_RESPONSE_ACCEPTED', new Date('2025-03-17T06:07:00Z')),
+    ]);
+    const app = (tracker as TrackerService).app;
+    const topic = deadLetterTopicName(consumerGroupName('tracker', names['rp.transaction.state.v1']));
+    const ids = await eventually(async () => {
+      const response = await app.request(`/admin/dead-letters/${topic}`);
+      if (response.status !== 200) return undefined;
+      const { records } = (await response.json()) as {
+        records: { id: string; value: { uetr: string } | null }[];
+      };
+      const mine = records.filter((record) => record.value?.uetr === uetr).map((record) => record.id);
+      return mine.length === 2 ? mine : undefined;
+    });
+    // The store fails as the second claim is written.
+    let claims = 0;
+    const audit = new Proxy(store.audit, {
+      get(target, property) {
+        if (property === 'record') {
+          return async (entry: Parameters<typeof target.record>[0]) => {
+            claims += 1;
+            if (claims === 2) throw new AppError('STORE_UNAVAILABLE', 'the store did not answer');
+            return target.record(entry);
+          };
+        }
+        const value = Reflect.get(target, property, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const failing = createDeadLetterRoutes({
+      deadLetters: kafka.deadLetters(),
+      audit,
+      clock: systemClock,
+      logger,
+    });
+    const redrive = (routes: { request: typeof app.request }) =>
+      routes.request(`/admin/dead-letters/${topic}/redrive`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ operator: 'ops-carol', records: ids }),
+      });
+    expect((await redrive(failing)).status).toBe(503);
+    expect(claims).toBe(2);
+    // Neither record went back to the tracker, and neither reads as redriven: both go now.
+    const retried = await redrive(app);
+    expect(retried.status).toBe(200);
+    expect(await retried.json()).toMatchObject({ redriven: ids, alreadyRedriven: [] });
+  }, 120_000);
+
+  it("counts a change applied and not written yet as recorded: the transaction's events answer, not 404", async () => {
+    await tracker?.stop();
+    // Long enough that nothing here is written by the commit timer.
+    await startTracker({ snapshotIntervalMs: 10_000 });
+    try {
+      const debit = newDebit();
+      const uetr = debit.transactionIdentifiers.uetr;
+      await sendStates(journeyChanges(debit).slice(0, 1));
+      await events.waitUntil((records) => (statePostings(records, uetr).length >= 1 ? true : undefined));
+      expect(await store.transactions.get(uetr)).toBeNull();
+      const response = await (tracker as TrackerService).app.request(`/admin/transactions/${uetr}/events`);
+      expect(response.status).toBe(200);
+      expect(await response.json()).toEqual({ uetr, events: [] });
+      // The read wrote what waited, as a read of the snapshot does.
+      expect((await store.transactions.get(uetr))?.history).toHaveLength(1);
     } finally {
       await tracker?.stop();
       await startTracker();

@@ -65,6 +65,10 @@ describe('parseReplayArgs', () => {
     [['--bank', '1', '--uetr', 'not-a-uuid'], /--uetr: "not-a-uuid" is not a UUID/],
     [['--bank', '1', '--from', '2026-11-23T08:00:00', '--to', '2026-11-24T00:00:00Z'], /--from: .* offset/],
     [['--bank', '1', '--from', '2026-11-23', '--to', '2026-11-24T00:00:00Z'], /--from: "2026-11-23"/],
+    [
+      ['--bank', '1', '--from', '2026-11-31T00:00:00Z', '--to', '2026-12-02T00:00:00Z'],
+      /--from: .* a day that exists/,
+    ],
     [['--bank', '1', '--from', '2026-11-23T08:00:00Z', '--to', '2026-11-23T08:00:00Z'], /later than --from/],
     [['--bank', '1', '--uetr', uetr, '--member', '2'], /--member/],
     [['--bank', '1', '--uetr', uetr, 'extra'], /unexpected argument "extra"/],

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { parseInstant } from '@rp/runtime';
 
 /** The event publisher's admin API when neither `--url` nor `EVENT_PUBLISHER_URL` says otherwise. */
 export const defaultEventPublisherUrl = 'http://127.0.0.1:8086';
@@ -66,7 +67,6 @@ export interface DeliveriesArgs {
 }
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const dateTimePattern = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 
 const commonOptions = {
   url: { type: 'string' },
@@ -118,12 +118,13 @@ export function timeoutOf(given: string | undefined): number {
 }
 
 function instant(name: 'from' | 'to', value: string): string {
-  if (!dateTimePattern.test(value) || Number.isNaN(Date.parse(value))) {
+  const at = parseInstant(value);
+  if (at === undefined) {
     throw new UsageError(
-      `--${name}: "${value}" is not an RFC 3339 date-time with an offset (for example 2026-11-23T08:00:00Z)`,
+      `--${name}: "${value}" is not an RFC 3339 date-time with an offset, of a day that exists (for example 2026-11-23T08:00:00Z)`,
     );
   }
-  return new Date(value).toISOString();
+  return at.toISOString();
 }
 
 /** `rp replay` arguments; throws UsageError for anything the publisher would refuse anyway. */
