@@ -1,7 +1,14 @@
 import { defaultBank, type PipelineService, sampleOnUsDebit } from '@rp/launcher';
 import { requestClientCredentialsToken } from '@rp/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type EndToEnd, forgedToken, root, startEndToEnd, type WindowsView } from './pipeline.ts';
+import {
+  checkAgainstAdminDocument,
+  type EndToEnd,
+  forgedToken,
+  root,
+  startEndToEnd,
+  type WindowsView,
+} from './pipeline.ts';
 
 // Banks authenticate with OAuth2 client credentials: the simulator plays their identity provider (keys
 // made when it starts), the ingress checks every access token against the provider's JWKS over HTTP.
@@ -103,8 +110,9 @@ describe('operator authentication and roles on the admin API, end to end', () =>
     ['tracker', '/admin/audit'],
     ['event-publisher', '/admin/events/lanes'],
   ];
-  const call = (service: PipelineService, path: string, authorization?: string, method = 'GET') =>
-    fetch(`${e2e.pipeline.url(service)}${path}`, {
+  // Every answer, the refusals too, is held to the operators' OpenAPI document.
+  const call = async (service: PipelineService, path: string, authorization?: string, method = 'GET') => {
+    const response = await fetch(`${e2e.pipeline.url(service)}${path}`, {
       method,
       headers: {
         'content-type': 'application/json',
@@ -112,6 +120,9 @@ describe('operator authentication and roles on the admin API, end to end', () =>
       },
       ...(method === 'POST' ? { body: actionBodies[path] ?? '{}' } : {}),
     });
+    await checkAgainstAdminDocument(service, method, path, response);
+    return response;
+  };
   const actions: [PipelineService, string][] = [
     ['scheduler', '/admin/windows/debit/close'],
     ['scheduler', '/admin/windows/reconciliation/close'],

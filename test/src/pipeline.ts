@@ -1,6 +1,7 @@
 import { createServer, type Server, type Socket, connect as tcpConnect } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { BankSimulatorClient, type ReceivedPosting } from '@rp/bank-simulator';
+import { type AdminService, adminResponseProblems } from '@rp/contracts';
 import {
   anyTimeWindows,
   defaultBank,
@@ -346,7 +347,9 @@ export async function startEndToEnd(
       const role = method === 'GET' || method === 'HEAD' ? 'operator.read' : 'operator.replay';
       headers.set('authorization', await pipeline.operatorAuthorization(role));
     }
-    return fetch(`${pipeline.url(service)}${path}`, { ...init, headers });
+    const response = await fetch(`${pipeline.url(service)}${path}`, { ...init, headers });
+    await checkAgainstAdminDocument(service, init.method ?? 'GET', path, response);
+    return response;
   };
   const onScheduler = (path: string, init: RequestInit) => admin('scheduler', path, init);
   const transaction = async (uetr: string) => {
@@ -557,4 +560,36 @@ export function mongoTarget(uri: string): { host: string; port: number; via(port
       return proxied.toString();
     },
   };
+}
+
+const adminServices: ReadonlySet<string> = new Set<AdminService>(['tracker', 'scheduler', 'event-publisher']);
+
+/**
+ * Holds every answer of a service's admin API to the operators' OpenAPI document
+ * (packages/contracts/openapi/admin.yaml): an answer it does not describe (an undocumented status, media
+ * type or member) fails the test that made the call. The response is read from a clone, so the caller
+ * reads it as before.
+ */
+export async function checkAgainstAdminDocument(
+  service: PipelineService,
+  method: string,
+  path: string,
+  response: Response,
+): Promise<void> {
+  if (!adminServices.has(service) || !path.startsWith('/admin')) return;
+  const contentType = response.headers.get('content-type');
+  const text = await response.clone().text();
+  let body: unknown = text;
+  if (/json/.test(contentType ?? '') && text !== '') body = JSON.parse(text);
+  const problems = adminResponseProblems({
+    service: service as AdminService,
+    method,
+    path,
+    status: response.status,
+    contentType,
+    body,
+  });
+  if (problems.length > 0) {
+    throw new Error(`the admin API answered otherwise than its document says:\n  ${problems.join('\n  ')}`);
+  }
 }

@@ -1,6 +1,7 @@
 /**
  * Generates everything derived from avro/**: the embedded schemas and TypeScript types (src/generated),
- * the OpenAPI and AsyncAPI documents, and the event type catalogue in Markdown.
+ * the OpenAPI documents (the bank-facing API, and the operators' API, whose shapes are written in
+ * src/docs/admin), the AsyncAPI document, and the event type catalogue in Markdown.
  *
  *   node scripts/generate.ts          write what changed
  *   node scripts/generate.ts --check  exit 1 listing the stale files, write nothing
@@ -11,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
 import type { AvroFile, RawSchema } from '../src/avro/raw-schema.ts';
 import { assembleSchemas } from '../src/avro/schema-set.ts';
+import { buildAdminOpenApiDocument } from '../src/docs/admin-openapi.ts';
 import { buildAsyncApiDocument } from '../src/docs/asyncapi.ts';
 import { buildOpenApiDocument } from '../src/docs/openapi.ts';
 import { renderEventTypesMarkdown } from './render/event-types-markdown.ts';
@@ -54,6 +56,7 @@ export function renderAll(): Map<string, string> {
     ['src/generated/avro-files.ts', embedded],
     ['src/generated/types.ts', renderTypes(set)],
     ['openapi/openapi.yaml', yaml(buildOpenApiDocument(set))],
+    ['openapi/admin.yaml', yaml(buildAdminOpenApiDocument())],
     ['asyncapi/asyncapi.yaml', yaml(buildAsyncApiDocument(set))],
     ['docs/event-types.md', renderEventTypesMarkdown()],
   ]);

@@ -6,6 +6,7 @@ import {
   type OperatorAuthenticator,
   operatorGuard,
   operatorOf,
+  wholeNumberQuery,
 } from '@rp/runtime';
 import type { DebitQueueRepository, ReconciliationRepository } from '@rp/store';
 import type { Hono } from 'hono';
@@ -73,13 +74,7 @@ export function registerAdminRoutes(app: Hono<AppEnv>, deps: AdminDeps): void {
 
   app.get('/admin/reconciliation', async (c) => {
     const windowId = windowParameter(c.req.query('window'), windows.calendar.localDate(clock.now()));
-    const limitText = c.req.query('limit');
-    const limit = limitText === undefined ? maxPage : Number(limitText);
-    if (!Number.isInteger(limit) || limit < 1 || limit > maxPage) {
-      throw new AppError('VALIDATION_FAILED', `limit must be a whole number from 1 to ${maxPage}`, {
-        details: [{ pointer: '/limit', detail: `expected 1-${maxPage}` }],
-      });
-    }
+    const limit = wholeNumberQuery(c.req.query('limit'), { name: 'limit', fallback: maxPage, max: maxPage });
     const after = c.req.query('after');
     const [page, open] = await Promise.all([
       deps.reconciliation.list({ windowId, limit, ...(after ? { after } : {}) }),
@@ -94,31 +89,32 @@ export function registerAdminRoutes(app: Hono<AppEnv>, deps: AdminDeps): void {
     });
   });
 
-  app.get('/admin/reconciliation/report.csv', (c) => {
+  app.get('/admin/reconciliation/report.csv', async (c) => {
     const windowId = windowParameter(c.req.query('window'), windows.calendar.localDate(clock.now()));
     const encoder = new TextEncoder();
-    let after: string | undefined;
-    let started = false;
-    let done = false;
+    const page = (after: string | undefined) =>
+      deps.reconciliation.list({ windowId, limit: maxPage, ...(after ? { after } : {}) });
+    // The first page is read before the answer starts, so a store that cannot answer gets its 503. A
+    // later page that fails ends the stream with an error (the connection is cut), never a short report.
+    const first = await page(undefined);
+    let after = first.next;
+    let done = after === undefined;
+    let pending: string | undefined = csvHeader() + first.items.map(csvLine).join('');
     const body = new ReadableStream<Uint8Array>({
       async pull(controller) {
-        if (!started) {
-          started = true;
-          controller.enqueue(encoder.encode(csvHeader()));
+        if (pending !== undefined) {
+          controller.enqueue(encoder.encode(pending));
+          pending = undefined;
           return;
         }
         if (done) {
           controller.close();
           return;
         }
-        const page = await deps.reconciliation.list({
-          windowId,
-          limit: maxPage,
-          ...(after ? { after } : {}),
-        });
-        controller.enqueue(encoder.encode(page.items.map(csvLine).join('')));
-        after = page.next;
-        done = page.next === undefined;
+        const next = await page(after);
+        controller.enqueue(encoder.encode(next.items.map(csvLine).join('')));
+        after = next.next;
+        done = after === undefined;
       },
     });
     return c.body(body, 200, {

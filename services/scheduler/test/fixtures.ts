@@ -1,7 +1,28 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { type DirectDebit, type TransactionState, toJson } from '@rp/contracts';
-import type { Store, TransactionDeliveryAttempt } from '@rp/store';
+import {
+  avroTypeOptions,
+  type DirectDebit,
+  type TopicName,
+  type TransactionState,
+  toJson,
+} from '@rp/contracts';
+import { createAvroSerde, createKafka, type KafkaClient } from '@rp/kafka';
+import {
+  createPipelineProducer,
+  createPlainCodecs,
+  type PipelineCodecs,
+  type PipelineProducer,
+  resolveTopicNames,
+  type TopicNames,
+  topicSpecs,
+} from '@rp/pipeline';
+import { jwtOperatorAuthenticator, type OperatorAuthenticator } from '@rp/runtime';
+import { connectStore, type Store, type TransactionDeliveryAttempt } from '@rp/store';
+import { infra, uniqueName } from '@rp/testkit';
+import { exportJWK, generateKeyPair, SignJWT } from 'jose';
+import { MongoClient } from 'mongodb';
+import { consumedTopics, producedTopics } from '../src/service.ts';
 
 const example = JSON.parse(
   readFileSync(new URL('../../../avro/examples/DirectDebit.za-eft-on-us.json', import.meta.url), 'utf8'),
@@ -69,4 +90,92 @@ export async function recordSnapshot(
       messageIdentification: value.messageIdentifiers.messageIdentification,
     });
   }
+}
+
+/** What a scheduler needs to run against the run's stack, all of it this test's own. */
+export interface SchedulerStack {
+  readonly kafka: KafkaClient;
+  readonly names: TopicNames;
+  readonly codecs: Partial<PipelineCodecs>;
+  /** The scheduler's producer. */
+  readonly producer: PipelineProducer;
+  /** The test's, for the records the scheduler consumes. */
+  readonly input: PipelineProducer;
+  /** Connected to a database of its own, indexes made. */
+  readonly store: Store;
+  /** Disconnects everything and drops the database. */
+  close(): Promise<void>;
+}
+
+/** The scheduler's topics (one partition each, under a namespace of their own) and a database of its own. */
+export async function schedulerStack(prefix: string): Promise<SchedulerStack> {
+  const endpoints = await infra();
+  const topics: TopicName[] = [...consumedTopics, ...producedTopics];
+  const names = resolveTopicNames(uniqueName(prefix));
+  const kafka = createKafka({ brokers: endpoints.kafkaBrokers, clientId: uniqueName(`${prefix}-test`) });
+  await kafka.ensureTopics(
+    topicSpecs(names, { partitions: 1 }).filter((spec) =>
+      topics.some((topic) => names[topic] === spec.topic),
+    ),
+  );
+  const serde = createAvroSerde({ registryUrl: endpoints.schemaRegistryUrl, avro: avroTypeOptions() });
+  const codecs = await createPlainCodecs(serde, names, topics);
+  const producer = createPipelineProducer(kafka, names, codecs);
+  const input = createPipelineProducer(kafka, names, codecs);
+  const database = uniqueName(prefix).replace(/-/g, '_');
+  const store = await connectStore({ uri: endpoints.mongodbUri, database, appName: `${prefix}-test` });
+  await store.ensureIndexes();
+  return {
+    kafka,
+    names,
+    codecs,
+    producer,
+    input,
+    store,
+    async close() {
+      await producer.disconnect();
+      await input.disconnect();
+      await store.close();
+      const mongo = new MongoClient(endpoints.mongodbUri);
+      try {
+        await mongo.db(database).dropDatabase();
+      } finally {
+        await mongo.close();
+      }
+      await kafka.close();
+    },
+  };
+}
+
+/**
+ * An identity provider of the test's own for operators' access tokens: an ES256 key pair whose public
+ * key the scheduler checks tokens against.
+ */
+export async function operatorIdentity(): Promise<{
+  readonly issuer: string;
+  readonly audience: string;
+  readonly authenticator: OperatorAuthenticator;
+  /** `Bearer <token>` naming `subject`, granting the roles in `scope` (space-separated). */
+  token(subject: string, scope: string): Promise<string>;
+}> {
+  const issuer = 'https://idp.test/oauth2';
+  const audience = 'regulated-payments-admin';
+  const keys = await generateKeyPair('ES256');
+  const jwks = { keys: [{ ...(await exportJWK(keys.publicKey)), kid: 'k1', alg: 'ES256', use: 'sig' }] };
+  return {
+    issuer,
+    audience,
+    authenticator: jwtOperatorAuthenticator({ jwks, issuer, audience }),
+    async token(subject, scope) {
+      const token = await new SignJWT({ scope })
+        .setProtectedHeader({ alg: 'ES256', kid: 'k1', typ: 'at+jwt' })
+        .setIssuer(issuer)
+        .setSubject(subject)
+        .setAudience(audience)
+        .setIssuedAt()
+        .setExpirationTime('10m')
+        .sign(keys.privateKey);
+      return `Bearer ${token}`;
+    },
+  };
 }

@@ -3,7 +3,9 @@ import { Parser } from '@asyncapi/parser';
 import { validate as validateOpenApi } from '@readme/openapi-parser';
 import { describe, expect, it } from 'vitest';
 import { topicNames } from '../topics.ts';
-import { asyncApiDocument, openApiDocument } from './documents.ts';
+import { adminResponseProblems } from './admin/check.ts';
+import { adminServiceDocs } from './admin-openapi.ts';
+import { adminOpenApiDocument, asyncApiDocument, openApiDocument } from './documents.ts';
 
 describe('OpenAPI document', () => {
   it('is valid OpenAPI 3.1 according to @readme/openapi-parser', async () => {
@@ -70,6 +72,96 @@ describe('OpenAPI document', () => {
     expect(Object.keys(document.webhooks)).toEqual(
       expect.arrayContaining(['events', 'outbound-direct-debit-response', 'inbound-direct-debit']),
     );
+  });
+});
+
+describe("the operators' OpenAPI document", () => {
+  type Operation = { operationId: string; security: unknown; responses: Record<string, unknown> };
+  const document = adminOpenApiDocument() as {
+    paths: Record<string, Record<string, unknown> & { servers: { description: string }[] }>;
+  };
+  const operations = Object.entries(document.paths).flatMap(([path, item]) =>
+    (['get', 'post'] as const).flatMap((method) =>
+      item[method] ? [{ path, method, operation: item[method] as Operation, servers: item.servers }] : [],
+    ),
+  );
+
+  it('is valid OpenAPI 3.1 according to @readme/openapi-parser', async () => {
+    // biome-ignore lint/suspicious/noExplicitAny: the parser's document type is a union of every OpenAPI version
+    const result = await validateOpenApi(adminOpenApiDocument() as any);
+    expect(result.valid ? [] : result.errors).toEqual([]);
+  });
+
+  it("holds every service's admin operations, each on its service's server, behind the operator's role", () => {
+    const admin = operations.filter(({ path }) => path.startsWith('/admin'));
+    const declared = adminServiceDocs.flatMap((doc) =>
+      doc.operations.map((operation) => `${doc.service} ${operation.method} ${operation.path}`),
+    );
+    expect(
+      admin
+        .map(({ path, method, servers }) => `${servers[0]?.description.split(' ')[1]} ${method} ${path}`)
+        .sort(),
+    ).toEqual(declared.sort());
+    for (const service of ['tracker', 'scheduler', 'event-publisher']) {
+      expect(declared.some((entry) => entry.startsWith(`${service} `))).toBe(true);
+    }
+    for (const { method, operation } of admin) {
+      const role = method === 'get' ? 'operator.read' : 'operator.replay';
+      expect(operation.security).toEqual([{ operatorOAuth2: [role] }]);
+      expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['401', '403', '503']));
+    }
+    // Probes and metrics answer without a token, on every service.
+    for (const path of ['/health/live', '/health/ready', '/metrics']) {
+      const probe = operations.find((entry) => entry.path === path);
+      expect(probe?.operation.security).toEqual([]);
+      expect(probe?.servers.length).toBe(7);
+    }
+  });
+
+  it('tells an answer the document describes from one it does not', () => {
+    const ready = {
+      service: 'tracker' as const,
+      method: 'GET',
+      path: '/health/ready',
+      status: 200,
+      contentType: 'application/json; charset=UTF-8',
+      body: { status: 'ready', state: 'ready', checks: [{ name: 'mongodb', ok: true, durationMs: 3 }] },
+    };
+    expect(adminResponseProblems(ready)).toEqual([]);
+    expect(adminResponseProblems({ ...ready, body: { ...ready.body, extra: 1 } })).toEqual([
+      'GET /health/ready (tracker) 200: (body) must NOT have additional properties (extra)',
+    ]);
+    expect(adminResponseProblems({ ...ready, body: { status: 'ready', state: 'ready' } })).toEqual([
+      "GET /health/ready (tracker) 200: (body) must have required property 'checks'",
+    ]);
+    expect(adminResponseProblems({ ...ready, status: 418 })[0]).toMatch(
+      /answered 418, which .* does not document/,
+    );
+    expect(adminResponseProblems({ ...ready, contentType: 'text/html' })[0]).toMatch(
+      /as text\/html, not application\/json/,
+    );
+    expect(adminResponseProblems({ ...ready, path: '/admin/nothing-here' })).toEqual([
+      'GET /admin/nothing-here (tracker): no such operation in the admin document',
+    ]);
+    // An admin route is found on its own service only; its guard's answers are problem details.
+    const refused = {
+      service: 'scheduler' as const,
+      method: 'GET',
+      path: '/admin/windows?x=1',
+      status: 401,
+      contentType: 'application/problem+json',
+      body: {
+        type: '/problems/unauthorized',
+        title: 'Unauthorized',
+        status: 401,
+        detail: 'No bearer token',
+        instance: '/admin/windows',
+        code: 'UNAUTHORIZED',
+      },
+    };
+    expect(adminResponseProblems(refused)).toEqual([]);
+    expect(adminResponseProblems({ ...refused, service: 'tracker' })[0]).toMatch(/no such operation/);
+    expect(adminResponseProblems({ ...refused, body: { ...refused.body, code: undefined } })).not.toEqual([]);
   });
 });
 
