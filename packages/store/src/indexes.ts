@@ -19,7 +19,7 @@ export type CollectionName = (typeof collectionNames)[keyof typeof collectionNam
  */
 export const storeIndexes: Record<CollectionName, IndexDescription[]> = {
   [collectionNames.transactions]: [
-    // findByEndToEndId
+    // search by end-to-end identification
     { key: { endToEndIdentification: 1 }, name: 'endToEndIdentification_1' },
     // search by state (and creation time), newest first
     { key: { state: 1, createdAt: -1, _id: -1 }, name: 'state_1_createdAt_-1__id_-1' },

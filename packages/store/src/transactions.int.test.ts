@@ -391,8 +391,19 @@ describe('TransactionRepository', () => {
       ...changesOf(open, [1, 2]),
     ]);
 
-    const byE2e = await context.store.transactions.findByEndToEndId(`E2E-${open.slice(0, 8)}`);
-    expect(byE2e.map((snapshot) => snapshot.uetr)).toEqual([open]);
+    const byE2e = await context.store.transactions.search({
+      endToEndIdentification: `E2E-${open.slice(0, 8)}`,
+      limit: 10,
+    });
+    expect(byE2e.map((summary) => summary.uetr)).toEqual([open]);
+    // With the other filters in the same query: a state it is not in finds nothing.
+    expect(
+      await context.store.transactions.search({
+        endToEndIdentification: `E2E-${open.slice(0, 8)}`,
+        state: 'COMPLETED',
+        limit: 10,
+      }),
+    ).toEqual([]);
 
     const completed = await context.store.transactions.search({ state: 'COMPLETED', limit: 10 });
     expect(completed.map((summary) => summary.uetr).sort()).toEqual([...done].sort());

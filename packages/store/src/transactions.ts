@@ -62,6 +62,8 @@ export interface TransactionSnapshot {
 export type TransactionSummary = Omit<TransactionSnapshot, 'history' | 'messages' | 'deliveryAttempts'>;
 
 export interface TransactionSearch {
+  /** The end-to-end identification the bank gave (banks choose it: not unique). */
+  endToEndIdentification?: string;
   /** One state, or any of several. */
   state?: string | readonly string[];
   /** Created at or after. */
@@ -535,22 +537,11 @@ export class TransactionRepository {
     }
   }
 
-  /** Transactions with this end-to-end identification (banks choose it, so it need not be unique). */
-  async findByEndToEndId(endToEndIdentification: string, limit = 20): Promise<TransactionSnapshot[]> {
-    try {
-      const documents = await this.#collection
-        .find({ endToEndIdentification }, { maxTimeMS: this.#options.limits.queryMaxTimeMs })
-        .limit(Math.min(Math.max(1, limit), maxSearchLimit))
-        .toArray();
-      return documents.map((document) => toSnapshot(document, this.#options.deliveryAttemptsKept));
-    } catch (error) {
-      throw toStoreError(error, 'find transactions by end-to-end identification');
-    }
-  }
-
   /** Newest first. Off the hot path: for the console and operators. */
   async search(query: TransactionSearch): Promise<TransactionSummary[]> {
     const filter: Filter<TransactionDocument> = {};
+    if (query.endToEndIdentification !== undefined)
+      filter.endToEndIdentification = query.endToEndIdentification;
     if (typeof query.state === 'string') filter.state = query.state;
     else if (query.state !== undefined) filter.state = { $in: [...query.state] };
     if (query.from !== undefined || query.to !== undefined) {

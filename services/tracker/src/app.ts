@@ -9,6 +9,7 @@ import {
   fromStoredJson,
   type TransactionStateChanged,
   toJson,
+  transactionStates,
 } from '@rp/contracts';
 import type { BatchHandler, ConsumedRecord } from '@rp/kafka';
 import { type PipelineProducer, postingIdHeader, resentHeader } from '@rp/pipeline';
@@ -485,6 +486,17 @@ function instantQuery(text: string | undefined, name: string): Date | undefined 
   return at;
 }
 
+/** A transaction state by name (`DEBIT_COMPLETED`); an empty or absent one filters nothing. */
+function stateQuery(text: string | undefined): string | undefined {
+  if (text === undefined || text === '') return undefined;
+  if (!Object.hasOwn(transactionStates, text)) {
+    throw new AppError('VALIDATION_FAILED', `state ${text} is not a transaction state`, {
+      details: [{ pointer: '/state', detail: 'a transaction state such as DEBIT_COMPLETED' }],
+    });
+  }
+  return text;
+}
+
 function uetrParameter(uetr: string): string {
   if (!uuidPattern.test(uetr)) {
     throw new AppError('VALIDATION_FAILED', 'uetr must be a UUID', {
@@ -498,7 +510,7 @@ const uuidPattern = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4
 
 /** The read-only operator API: a transaction's snapshot, and lists by end-to-end id or state. */
 export function createAdminRoutes(options: {
-  transactions: Pick<TransactionRepository, 'get' | 'findByEndToEndId' | 'search'>;
+  transactions: Pick<TransactionRepository, 'get' | 'search'>;
   /** The event publisher's delivery log (same database): the transaction's postings per bank. */
   deliveryLog?: Pick<DeliveryLogRepository, 'listByUetr'>;
   /** This process's snapshot writes still waiting: a transaction's are written before it is shown. */
@@ -555,20 +567,14 @@ export function createAdminRoutes(options: {
   });
   app.get('/admin/transactions', async (c) => {
     const endToEndId = c.req.query('endToEndId');
-    const state = c.req.query('state');
+    const state = stateQuery(c.req.query('state'));
     const limit = wholeNumberQuery(c.req.query('limit'), { name: 'limit', fallback: 50, max: 500 });
     const from = instantQuery(c.req.query('from'), 'from');
     const to = instantQuery(c.req.query('to'), 'to');
-    if (endToEndId) {
-      const found = await transactions.findByEndToEndId(endToEndId, limit);
-      const created = (snapshot: (typeof found)[number]) =>
-        (from === undefined || snapshot.createdAt >= from) && (to === undefined || snapshot.createdAt < to);
-      return c.json({
-        transactions: found.filter((snapshot) => (!state || snapshot.state === state) && created(snapshot)),
-      });
-    }
+    // Every filter in the one query, so that the limit counts only what matches.
     return c.json({
       transactions: await transactions.search({
+        ...(endToEndId ? { endToEndIdentification: endToEndId } : {}),
         ...(state ? { state } : {}),
         ...(from ? { from } : {}),
         ...(to ? { to } : {}),

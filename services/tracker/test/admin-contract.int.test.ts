@@ -228,9 +228,17 @@ describe('the tracker admin API against its OpenAPI description', () => {
         200,
       )
     ).body as { transactions: Record<string, unknown>[] };
-    expect(byEndToEnd.transactions.map((entry) => [entry.uetr, Array.isArray(entry.history)])).toEqual([
-      [uetr, true],
-    ]);
+    expect(byEndToEnd.transactions.map((entry) => [entry.uetr, 'history' in entry])).toEqual([[uetr, false]]);
+    // The filters are in the query: a state the transaction is not in finds nothing.
+    expect(
+      (
+        await call(
+          'GET',
+          `/admin/transactions?endToEndId=${encodeURIComponent(endToEndId)}&state=DEBIT_RECEIVED`,
+          200,
+        )
+      ).body,
+    ).toEqual({ transactions: [] });
     const byTime = (
       await call(
         'GET',
@@ -246,6 +254,7 @@ describe('the tracker admin API against its OpenAPI description', () => {
       [uetr, quiet.transactionIdentifiers.uetr].sort(),
     );
     expect(pointers((await call('GET', '/admin/transactions?limit=0', 422)).body)).toEqual(['/limit']);
+    expect(pointers((await call('GET', '/admin/transactions?state=FINISHED', 422)).body)).toEqual(['/state']);
     expect(pointers((await call('GET', '/admin/transactions?from=yesterday', 422)).body)).toEqual(['/from']);
     expect(pointers((await call('GET', '/admin/transactions?from=2025-11-31', 422)).body)).toEqual(['/from']);
     expect(pointers((await call('GET', '/admin/transactions?to=2025-03-14T09:30', 422)).body)).toEqual([

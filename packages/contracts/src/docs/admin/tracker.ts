@@ -253,12 +253,9 @@ const schemas: Record<string, Json> = {
     required: ['transactions'],
     properties: {
       transactions: {
-        description:
-          'With endToEndId: whole snapshots (TrackerTransaction), in store order. Without: summaries (TrackerTransactionSummary), newest created first.',
-        anyOf: [
-          { type: 'array', items: schemaRef('TrackerTransaction') },
-          { type: 'array', items: schemaRef('TrackerTransactionSummary') },
-        ],
+        description: 'Summaries (no history, messages or attempts), newest created first.',
+        type: 'array',
+        items: schemaRef('TrackerTransactionSummary'),
       },
     },
     additionalProperties: false,
@@ -604,15 +601,15 @@ export const trackerAdmin: AdminServiceDoc = {
       operationId: 'adminSearchTransactions',
       summary: 'Search transactions',
       description:
-        'With endToEndId: the transactions with that end-to-end id (banks choose it, so several may share it), as whole snapshots in store order; the first `limit` found are then filtered by state and creation time, so fewer may come back. Without endToEndId: summaries (no history, messages or attempts) filtered by state and creation time, newest created first. No parameter at all lists the newest transactions. Empty parameters count as absent (but an empty limit is a 422).',
+        'The transactions that match every filter given (end-to-end id, state, creation time), as summaries (no history, messages or attempts; GET /admin/transactions/{uetr} has the whole snapshot), newest created first, at most `limit`: the filters are applied in the one query, so the limit counts only transactions that match. Banks choose the end-to-end id, so several transactions may share it. No parameter at all lists the newest transactions. Empty parameters count as absent (but an empty limit is a 422).',
       parameters: [
         queryParameter('endToEndId', "The bank's end-to-end identification (exact match).", {
           type: 'string',
         }),
         queryParameter(
           'state',
-          'Only transactions in this state (see TrackerTransactionState). Not checked: any other value matches nothing.',
-          { type: 'string' },
+          'Only transactions in this state (TrackerTransactionState); any other name is a 422 naming /state.',
+          schemaRef('TrackerTransactionState'),
         ),
         queryParameter(
           'from',
@@ -640,7 +637,9 @@ export const trackerAdmin: AdminServiceDoc = {
       ],
       responses: {
         '200': jsonResponse('The transactions found (possibly none).', schemaRef('TrackerTransactionList')),
-        '422': problem('limit, from or to is not valid: errors names the parameter (/limit, /from, /to).'),
+        '422': problem(
+          'state, limit, from or to is not valid: errors names the parameter (/state, /limit, /from, /to).',
+        ),
         '500': internal('e.g. the store refused the query'),
         '503': storeUnavailable,
       },
