@@ -23,6 +23,9 @@ import { type ReadAtOptions, type RecordPosition, readRecordsAt, type StoredReco
 import { type KafkaRequestEvent, reportingRequests } from './request-metrics.ts';
 import { patchRequestQueue } from './request-queue.ts';
 
+/** How long `ensureTopics` tries a broker that refuses transiently before it gives up. */
+const ensureTopicsDeadlineMs = 60_000;
+
 export interface KafkaOptions {
   brokers: readonly string[];
   /** By convention `<service>-<role>` (see `clientIdFor`). */
@@ -135,17 +138,19 @@ export function createKafka(options: KafkaOptions): KafkaClient {
   }
 
   /**
-   * Creates the topics that are missing. A broker that is busy, or a topic that another client created a
-   * moment ago and whose metadata has not reached every listener yet ("does not host this
-   * topic-partition"), fails the call transiently: it is tried again for a few seconds before a
-   * retriable error is thrown.
+   * Creates the topics that are missing. A broker that is busy, one still loading its partitions after a
+   * restart, or a topic that another client created a moment ago and whose metadata has not reached every
+   * listener yet ("does not host this topic-partition"), fails the call transiently: it is tried again,
+   * for up to a minute (a broker with thousands of partitions takes that long), before a retriable error
+   * is thrown.
    */
   async function ensureTopics(topics: readonly TopicSpec[]): Promise<void> {
+    const deadline = Date.now() + ensureTopicsDeadlineMs;
     for (let attempt = 1; ; attempt += 1) {
       try {
         return await declareTopics(topics);
       } catch (error) {
-        if (!(error instanceof KafkaError) || !error.retriable || attempt >= 8) throw error;
+        if (!(error instanceof KafkaError) || !error.retriable || Date.now() >= deadline) throw error;
         logger.warn({ err: error, attempt }, 'declaring topics failed; trying again');
         await new Promise((resolve) => setTimeout(resolve, Math.min(2_000, 250 * 2 ** (attempt - 1))));
       }
