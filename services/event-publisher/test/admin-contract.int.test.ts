@@ -6,18 +6,21 @@ import {
 } from '@rp/contracts';
 import { stateEventId } from '@rp/pipeline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deliveryId, describePosting, laneId } from '../src/postings.ts';
+import { deliveryId, laneId } from '../src/postings.ts';
 import {
   bankA,
   bankB,
   bankC,
+  both,
   debitJourney,
   eventually,
   expectedIds,
+  idOf,
   interleavedJourneys,
   journeyPostings,
   newDebit,
   startEnvironment,
+  stateOnly,
   type TestEnvironment,
   uetrOfDebit,
 } from './fixtures.ts';
@@ -28,9 +31,6 @@ import {
  * deliveries to the test banks, is what the document says (status, media type, body schema).
  */
 
-const idOf = (posting: EventPosting) => describePosting(posting, '').eventId;
-const both = ['TRANSACTION_STATE', 'ESM_STATE'] as const;
-const stateOnly = ['TRANSACTION_STATE'] as const;
 /** Steps of each debit's journey produced: enough postings for truncated replays, few enough to be quick. */
 const steps = 3;
 /** Postings per replay: a transaction's postings to bank B (3) fit, its postings to bank A (6) do not. */

@@ -1,8 +1,8 @@
 import { createHmac } from 'node:crypto';
-import type { DirectDebit, EventPosting } from '@rp/contracts';
+import type { DirectDebit } from '@rp/contracts';
 import type { EventPostingSource } from '@rp/store';
 import { afterEach, describe, expect, it } from 'vitest';
-import { deliveryId, describePosting, laneId } from '../src/postings.ts';
+import { deliveryId, laneId } from '../src/postings.ts';
 import { verifyPosting } from '../src/receiver.ts';
 import { signingKey } from '../src/signing.ts';
 import type { TestBank } from './bank.ts';
@@ -11,22 +11,21 @@ import {
   bankA,
   bankB,
   bankC,
+  both,
   debitJourney,
   eventually,
   expectedIds,
+  idOf,
   interleavedJourneys,
   journeyPostings,
   newDebit,
   secretsA,
   secretsB,
   startEnvironment,
+  stateOnly,
   type TestEnvironment,
   uetrOfDebit,
 } from './fixtures.ts';
-
-const idOf = (posting: EventPosting) => describePosting(posting, '').eventId;
-const both = ['TRANSACTION_STATE', 'ESM_STATE'] as const;
-const stateOnly = ['TRANSACTION_STATE'] as const;
 
 let environment: TestEnvironment | undefined;
 afterEach(async () => {

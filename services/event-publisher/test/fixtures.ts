@@ -26,6 +26,7 @@ import { infra, uniqueName } from '@rp/testkit';
 import { postingsOf } from '@rp/tracker';
 import { MongoClient } from 'mongodb';
 import { DeliveryStore } from '../src/delivery-store.ts';
+import { describePosting } from '../src/postings.ts';
 import {
   createEventPublisherService,
   type EventPublisherOptions,
@@ -77,6 +78,12 @@ export function newDebit(debtorBank: string, creditorBank: string): DirectDebit 
 }
 
 export const uetrOfDebit = (debit: DirectDebit) => debit.transactionIdentifiers.uetr;
+
+/** A posting's event id, as the bank sees it. */
+export const idOf = (posting: EventPosting) => describePosting(posting, '').eventId;
+/** The event classes a test bank subscribes to. */
+export const both = ['TRANSACTION_STATE', 'ESM_STATE'] as const;
+export const stateOnly = ['TRANSACTION_STATE'] as const;
 
 /**
  * The postings the tracker produces for step `step` of a debit's journey: TRANSACTION_STATE, then
