@@ -1,7 +1,7 @@
 import { createServer, type Server, type Socket, connect as tcpConnect } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { BankSimulatorClient, type ReceivedPosting } from '@rp/bank-simulator';
-import { type AdminService, adminResponseProblems } from '@rp/contracts';
+import { type AdminService, checkAdminAnswer } from '@rp/contracts';
 import {
   anyTimeWindows,
   defaultBank,
@@ -567,8 +567,7 @@ const adminServices: ReadonlySet<string> = new Set<AdminService>(['tracker', 'sc
 /**
  * Holds every answer of a service's admin API to the operators' OpenAPI document
  * (packages/contracts/openapi/admin.yaml): an answer it does not describe (an undocumented status, media
- * type or member) fails the test that made the call. The response is read from a clone, so the caller
- * reads it as before.
+ * type or member) fails the test that made the call. The caller reads the response as before.
  */
 export async function checkAgainstAdminDocument(
   service: PipelineService,
@@ -577,18 +576,7 @@ export async function checkAgainstAdminDocument(
   response: Response,
 ): Promise<void> {
   if (!adminServices.has(service) || !path.startsWith('/admin')) return;
-  const contentType = response.headers.get('content-type');
-  const text = await response.clone().text();
-  let body: unknown = text;
-  if (/json/.test(contentType ?? '') && text !== '') body = JSON.parse(text);
-  const problems = adminResponseProblems({
-    service: service as AdminService,
-    method,
-    path,
-    status: response.status,
-    contentType,
-    body,
-  });
+  const { problems } = await checkAdminAnswer(service as AdminService, method, path, response);
   if (problems.length > 0) {
     throw new Error(`the admin API answered otherwise than its document says:\n  ${problems.join('\n  ')}`);
   }

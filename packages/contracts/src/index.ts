@@ -2,7 +2,12 @@ export { eventsApiVersion } from './api-version.ts';
 export { avroSchema, avroType, decodeAvro, encodeAvro, parseAvroSchema } from './avro/codec.ts';
 export { avroTypeOptions } from './avro/logical-types.ts';
 export type { RawSchema as AvroSchema } from './avro/raw-schema.ts';
-export { type AdminExchange, adminResponseProblems } from './docs/admin/check.ts';
+export {
+  type AdminExchange,
+  adminResponseProblems,
+  type CheckedAdminAnswer,
+  checkAdminAnswer,
+} from './docs/admin/check.ts';
 export { eventPublisherAdmin } from './docs/admin/event-publisher.ts';
 export { schedulerAdmin } from './docs/admin/scheduler.ts';
 export type { AdminOperation, AdminService, AdminServiceDoc } from './docs/admin/shape.ts';

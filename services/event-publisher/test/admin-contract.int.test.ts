@@ -1,9 +1,4 @@
-import {
-  adminResponseProblems,
-  type DirectDebit,
-  type EventPosting,
-  eventPublisherAdmin,
-} from '@rp/contracts';
+import { checkAdminAnswer, type DirectDebit, type EventPosting, eventPublisherAdmin } from '@rp/contracts';
 import { stateEventId } from '@rp/pipeline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deliveryId, laneId } from '../src/postings.ts';
@@ -41,18 +36,12 @@ interface Answer {
   readonly contentType: string | null;
   // biome-ignore lint/suspicious/noExplicitAny: the parsed JSON is read by the assertions
   readonly body: any;
-  /** What `adminResponseProblems` found wrong with the answer. */
+  /** What the admin document check found wrong with the answer. */
   readonly problems: string[];
 }
 
 /** `METHOD template status` of every answer checked, to show each documented operation was called. */
 const answered = new Set<string>();
-
-const templates = eventPublisherAdmin.operations.map((operation) => ({
-  method: operation.method.toUpperCase(),
-  template: operation.path,
-  pattern: new RegExp(`^${operation.path.replace(/\{[^}]+\}/g, '[^/]+')}$`),
-}));
 
 let env: TestEnvironment;
 let debits: DirectDebit[];
@@ -65,21 +54,18 @@ async function call(method: 'GET' | 'POST', path: string, body?: string): Promis
     method,
     ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body }),
   });
-  const contentType = response.headers.get('content-type');
-  const text = await response.text();
-  const parsed: unknown = contentType && /[/+]json\b/.test(contentType) ? JSON.parse(text) : text;
-  const problems = adminResponseProblems({
-    service: 'event-publisher',
-    method,
-    path,
-    status: response.status,
-    contentType,
+  const {
     body: parsed,
-  });
-  const bare = path.split('?')[0] ?? '';
-  const operation = templates.find((entry) => entry.method === method && entry.pattern.test(bare));
-  answered.add(`${method} ${operation?.template ?? bare} ${response.status}`);
-  return { status: response.status, contentType, body: parsed, problems };
+    problems,
+    operation,
+  } = await checkAdminAnswer('event-publisher', method, path, response);
+  answered.add(`${operation ?? `${method} ${path.split('?')[0]}`} ${response.status}`);
+  return {
+    status: response.status,
+    contentType: response.headers.get('content-type'),
+    body: parsed,
+    problems,
+  };
 }
 
 /** The answer has this status and is what the document says. */

@@ -1,4 +1,4 @@
-import { adminResponseProblems, type DirectDebit, schedulerAdmin } from '@rp/contracts';
+import { checkAdminAnswer, type DirectDebit, schedulerAdmin } from '@rp/contracts';
 import { originHeader, schemeOrigin } from '@rp/pipeline';
 import { createLogger, jwtOperatorAuthenticator, ManualClock } from '@rp/runtime';
 import { connectStore } from '@rp/store';
@@ -63,20 +63,8 @@ async function call<T = Record<string, unknown>>(
     method,
     headers: token === null ? {} : { authorization: token },
   });
-  const contentType = response.headers.get('content-type');
-  const text = await response.text();
-  const body: unknown = contentType !== null && /[/+]json\b/.test(contentType) ? JSON.parse(text) : text;
-  const exchange = {
-    service: 'scheduler' as const,
-    method,
-    path,
-    status: response.status,
-    contentType,
-    body,
-  };
-  expect(adminResponseProblems(exchange), `${method} ${path} answered ${response.status}: ${text}`).toEqual(
-    [],
-  );
+  const { body, problems } = await checkAdminAnswer('scheduler', method, path, response);
+  expect(problems, `${method} ${path} answered ${response.status}: ${JSON.stringify(body)}`).toEqual([]);
   answered.add(`${method} ${path.split('?')[0]} ${response.status}`);
   return { status: response.status, headers: response.headers, body: body as T };
 }

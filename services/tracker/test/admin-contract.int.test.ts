@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { adminResponseProblems, trackerAdmin } from '@rp/contracts';
+import { checkAdminAnswer, trackerAdmin } from '@rp/contracts';
 import { type AvroCodec, consumerGroupName, deadLetterTopicName } from '@rp/kafka';
 import { stateEventId } from '@rp/pipeline';
 import {
@@ -48,8 +48,6 @@ afterAll(async () => {
 const operationKey = (method: string, path: string) => `${method.toUpperCase()} ${path}`;
 const documented = trackerAdmin.operations.map((operation) => ({
   key: operationKey(operation.method, operation.path),
-  pattern: new RegExp(`^${operation.path.replace(/\{[^}]+\}/g, '[^/?]+')}(\\?.*)?$`),
-  method: operation.method.toUpperCase(),
 }));
 
 /** The documented operations each checked call was made to, and the statuses they answered. */
@@ -74,24 +72,13 @@ async function call(method: 'GET' | 'POST', path: string, status: number, body?:
           body: typeof body === 'string' ? body : JSON.stringify(body),
         }),
   });
-  const contentType = response.headers.get('content-type');
-  const text = await response.text();
-  const parsed: unknown = /[/+]json\b/.test(contentType ?? '') ? JSON.parse(text) : text;
-  expect({ path, status: response.status, body: parsed }).toMatchObject({ path, status });
-  expect(
-    adminResponseProblems({
-      service: 'tracker',
-      method,
-      path,
-      status: response.status,
-      contentType,
-      body: parsed,
-    }),
-  ).toEqual([]);
-  const operation = documented.find((entry) => entry.method === method && entry.pattern.test(path));
+  const answer = await checkAdminAnswer('tracker', method, path, response);
+  expect({ path, status: response.status, body: answer.body }).toMatchObject({ path, status });
+  expect(answer.problems).toEqual([]);
+  const { operation } = answer;
   expect(operation, `${method} ${path} is a documented operation`).toBeDefined();
-  if (operation) called.set(operation.key, (called.get(operation.key) ?? new Set()).add(response.status));
-  return { status: response.status, body: parsed };
+  if (operation) called.set(operation, (called.get(operation) ?? new Set()).add(response.status));
+  return { status: response.status, body: answer.body };
 }
 
 /** A GET outside the contract check, for waiting on a condition. */

@@ -228,7 +228,8 @@ export function buildAdminOpenApiDocument(docs: readonly AdminServiceDoc[] = adm
         throw new Error(`admin document: operationId ${operation.operationId} is used twice`);
       }
       operationIds.add(operation.operationId);
-      const item = paths[operation.path] ?? { servers: [server(doc.service)] };
+      // x-service: which service serves the path (the server's URL is a variable), for tools and checks.
+      const item = paths[operation.path] ?? { servers: [server(doc.service)], 'x-service': doc.service };
       paths[operation.path] = item;
       if (operation.method in item)
         throw new Error(`admin document: ${operation.method} ${operation.path} twice`);

@@ -3,7 +3,7 @@ import { Parser } from '@asyncapi/parser';
 import { validate as validateOpenApi } from '@readme/openapi-parser';
 import { describe, expect, it } from 'vitest';
 import { topicNames } from '../topics.ts';
-import { adminResponseProblems } from './admin/check.ts';
+import { adminResponseProblems, checkAdminAnswer } from './admin/check.ts';
 import { adminServiceDocs } from './admin-openapi.ts';
 import { adminOpenApiDocument, asyncApiDocument, openApiDocument } from './documents.ts';
 
@@ -162,6 +162,35 @@ describe("the operators' OpenAPI document", () => {
     expect(adminResponseProblems(refused)).toEqual([]);
     expect(adminResponseProblems({ ...refused, service: 'tracker' })[0]).toMatch(/no such operation/);
     expect(adminResponseProblems({ ...refused, body: { ...refused.body, code: undefined } })).not.toEqual([]);
+  });
+
+  it('reads an answer from a clone, names its operation and lists what differs', async () => {
+    const body = {
+      type: '/problems/not-found',
+      title: 'Not found',
+      status: 404,
+      detail: 'no',
+      instance: '/x',
+    };
+    const answer = (extra: Record<string, unknown>) =>
+      new Response(JSON.stringify({ ...body, ...extra }), {
+        status: 404,
+        headers: { 'content-type': 'application/problem+json' },
+      });
+    const path = '/admin/transactions/2f6c1e0a-8b4d-4c7e-9a1f-3d5b7c9e1a24?x=1';
+    const response = answer({ code: 'NOT_FOUND' });
+    expect(await checkAdminAnswer('tracker', 'GET', path, response)).toEqual({
+      body: { ...body, code: 'NOT_FOUND' },
+      problems: [],
+      operation: 'GET /admin/transactions/{uetr}',
+    });
+    // The caller still reads the response.
+    expect(((await response.json()) as { code: string }).code).toBe('NOT_FOUND');
+    const wrong = await checkAdminAnswer('tracker', 'GET', path, answer({}));
+    expect(wrong.problems).toEqual([
+      "GET /admin/transactions/2f6c1e0a-8b4d-4c7e-9a1f-3d5b7c9e1a24 (tracker) 404: (body) must have required property 'code'",
+    ]);
+    expect((await checkAdminAnswer('scheduler', 'GET', path, answer({}))).operation).toBeUndefined();
   });
 });
 

@@ -43,8 +43,7 @@ function compile(): Compiled {
   ajv.addSchema({ $id: schemaId, components: document.components });
   const routes: Route[] = [];
   for (const [template, item] of Object.entries(document.paths)) {
-    const servers = (item.servers ?? []) as Json[];
-    const service = servers.length === 1 ? serviceOf(servers[0] as Json) : 'any';
+    const service = (item['x-service'] as AdminService | undefined) ?? 'any';
     const pattern = new RegExp(
       `^${template
         .split(/\{[^}]+\}/)
@@ -58,14 +57,6 @@ function compile(): Compiled {
   }
   compiled = { routes, ajv, validators: new Map() };
   return compiled;
-}
-
-function serviceOf(server: Json): AdminService | 'any' {
-  const description = String(server.description ?? '');
-  for (const service of ['tracker', 'scheduler', 'event-publisher'] as const) {
-    if (description.startsWith(`The ${service} `)) return service;
-  }
-  return 'any';
 }
 
 /** The schema with its references into the document's components made absolute. */
@@ -88,16 +79,10 @@ function absolute(schema: unknown): unknown {
  * valid against its schema. An empty list when it is; else one line per difference.
  */
 export function adminResponseProblems(exchange: AdminExchange): string[] {
-  const { routes, ajv, validators } = compile();
-  const method = exchange.method.toLowerCase();
+  const { ajv, validators } = compile();
   const path = exchange.path.split('?')[0] ?? '';
   const where = `${exchange.method.toUpperCase()} ${path} (${exchange.service})`;
-  const route = routes.find(
-    (candidate) =>
-      candidate.method === method &&
-      candidate.pattern.test(path) &&
-      (candidate.service === 'any' || candidate.service === exchange.service),
-  );
+  const route = routeOf(exchange.service, exchange.method, path);
   if (!route) return [`${where}: no such operation in the admin document`];
   const responses = route.operation.responses as Record<string, Json>;
   const response = responses[String(exchange.status)] ?? responses.default;
@@ -135,4 +120,50 @@ export function adminResponseProblems(exchange: AdminExchange): string[] {
           : ''
       }`,
   );
+}
+
+/** The documented operation a request path (without its query) on a service is one of. */
+function routeOf(service: AdminService, method: string, path: string): Route | undefined {
+  const wanted = method.toLowerCase();
+  return compile().routes.find(
+    (candidate) =>
+      candidate.method === wanted &&
+      candidate.pattern.test(path) &&
+      (candidate.service === 'any' || candidate.service === service),
+  );
+}
+
+/** An answer read and held to the admin document (see `checkAdminAnswer`). */
+export interface CheckedAdminAnswer {
+  /** Parsed JSON for a JSON media type (`application/json`, `application/problem+json`), else the text. */
+  readonly body: unknown;
+  /** What `adminResponseProblems` found; empty when the answer is as documented. */
+  readonly problems: string[];
+  /** The operation answered, as `GET /admin/transactions/{uetr}`; undefined when none is documented. */
+  readonly operation: string | undefined;
+}
+
+/**
+ * Reads an answer of a service's admin API (from a clone, so the caller can still read it) and checks it
+ * against the admin document: what the contract tests and the end-to-end tests hold every call to.
+ */
+export async function checkAdminAnswer(
+  service: AdminService,
+  method: string,
+  path: string,
+  response: Response,
+): Promise<CheckedAdminAnswer> {
+  const contentType = response.headers.get('content-type');
+  const text = await response.clone().text();
+  const body: unknown = /[/+]json\b/.test(contentType ?? '') && text !== '' ? JSON.parse(text) : text;
+  const problems = adminResponseProblems({
+    service,
+    method,
+    path,
+    status: response.status,
+    contentType,
+    body,
+  });
+  const route = routeOf(service, method, path.split('?')[0] ?? '');
+  return { body, problems, operation: route && `${route.method.toUpperCase()} ${route.template}` };
 }
