@@ -296,7 +296,7 @@ async function round(fault: Fault): Promise<void> {
       `${fault.name}: ${entry.uetr} not complete: the tracker answers ${response?.status ?? 'nothing'}: ${(await response?.text())?.slice(0, 4_000) ?? ''}`,
     );
   }
-  const evidence = wrong.length > 0 ? `; ${await whereStuck()}` : '';
+  const evidence = wrong.length > 0 ? `; ${await whereStuck(wrong.map((entry) => entry.uetr))}` : '';
   expect(wrong.slice(0, 10), `${wrong.length} transactions with a problem${evidence}`).toEqual([]);
   // Every transaction was answered 202 in the end; the ingress never answered anything but 202, 429 or 503.
   expect(outcomes.filter((outcome) => outcome.acceptedAt === undefined)).toEqual([]);
@@ -324,10 +324,11 @@ const consumers: readonly [service: string, topic: string][] = [
 
 /**
  * Where a round's transactions stand, on one line for the failure message (the part of a CI report that
- * is always shown): each consumer group's records not yet committed on its topic, and each service's
- * readiness (a consumer not running fails it).
+ * is always shown): each consumer group's records not yet committed on its topic, the dead letters of
+ * the transactions named (by group, with the reason), and each service's readiness (a consumer not
+ * running fails it).
  */
-async function whereStuck(): Promise<string> {
+async function whereStuck(uetrs: readonly string[]): Promise<string> {
   const run = e2e.pipeline.run;
   const kafka = new Kafka({
     brokers: [...e2e.endpoints.kafkaBrokers],
@@ -366,7 +367,19 @@ async function whereStuck(): Promise<string> {
     }),
   );
   const notReady = readiness.filter((entry) => entry !== undefined);
-  return `not committed: ${lags.join('; ') || 'none'}; not ready: ${notReady.join('; ') || 'none'}`;
+  const named = new Set(uetrs);
+  const dead = await Promise.all(
+    consumers.map(async ([service, topic]) => {
+      const listing = await deadLetters(`${service}.${run}.${topic}.dlq`).catch((error: unknown) => error);
+      if (!Array.isArray(listing)) return `${service} ${topic} not read: ${String(listing)}`;
+      const ours = listing.filter((record) => record.key !== null && named.has(record.key));
+      if (ours.length === 0) return undefined;
+      const reasons = [...new Set(ours.map((record) => record.reason))].join(',');
+      return `${service} ${topic} ${ours.length} (${reasons})`;
+    }),
+  );
+  const deadLettered = dead.filter((entry) => entry !== undefined);
+  return `not committed: ${lags.join('; ') || 'none'}; dead-lettered: ${deadLettered.join('; ') || 'none'}; not ready: ${notReady.join('; ') || 'none'}`;
 }
 
 interface DeadLetterListing {

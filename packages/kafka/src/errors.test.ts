@@ -55,6 +55,25 @@ describe('fromKafkaJsError', () => {
     expect(mapped.retriable).toBe(false);
   });
 
+  test('a broker that lost the producer numbering or is still starting is an outage, however kafkajs wraps it', () => {
+    for (const [type, code] of [
+      ['OUT_OF_ORDER_SEQUENCE_NUMBER', 45],
+      ['UNKNOWN_PRODUCER_ID', 59],
+      ['INVALID_PRODUCER_EPOCH', 47],
+      ['BROKER_NOT_AVAILABLE', 8],
+    ] as const) {
+      const answer = new KafkaJSProtocolError(
+        Object.assign(new Error(type), { type, code, retriable: false }),
+      );
+      expect(fromKafkaJsError(answer, 'producing').retriable, type).toBe(true);
+      const wrapped = Object.assign(new KafkaJSNonRetriableError(answer), { cause: answer });
+      expect(fromKafkaJsError(wrapped, 'producing'), type).toMatchObject({
+        reason: 'KAFKA_UNAVAILABLE',
+        retriable: true,
+      });
+    }
+  });
+
   test('is an AppError, so the HTTP layer maps it without knowing Kafka', () => {
     const closing = new KafkaError('KAFKA_PRODUCER_CLOSED', 'closing');
     expect(closing).toBeInstanceOf(AppError);

@@ -10,6 +10,11 @@ export const kafkaErrorReasons = {
   KAFKA_UNAVAILABLE: { code: 'BROKER_UNAVAILABLE', retriable: true },
   /** The records were not acknowledged within the delivery timeout; they may still be written. */
   KAFKA_SEND_TIMEOUT: { code: 'BROKER_UNAVAILABLE', retriable: true },
+  /**
+   * The broker refused the producer's numbering (after a restart, say) and a new producer took over: the
+   * refused records were not written; sent again, they are.
+   */
+  KAFKA_PRODUCER_RESET: { code: 'BROKER_UNAVAILABLE', retriable: true },
   /** The producer is shutting down and accepts no more records. */
   KAFKA_PRODUCER_CLOSED: { code: 'SHUTTING_DOWN', retriable: true },
   /** The broker refused the request for good (record too large, invalid topic, not authorised). */
@@ -51,6 +56,25 @@ export function isKafkaError(error: unknown): error is KafkaError {
 }
 
 /**
+ * Broker answers that kafkajs marks final but that name a passing state of the cluster, not the request:
+ * a broker still starting, a group rebalancing, a controller or broker epoch moved on, and the idempotent
+ * producer's numbering lost with a restart (a new producer sends the same records again). Taken as final,
+ * each would dead-letter a good record, or answer a bank 500, for a broker restart.
+ */
+const transientBrokerAnswers = new Set([
+  'BROKER_NOT_AVAILABLE',
+  'REBALANCE_IN_PROGRESS',
+  'STALE_CONTROLLER_EPOCH',
+  'STALE_BROKER_EPOCH',
+  'OUT_OF_ORDER_SEQUENCE_NUMBER',
+  'DUPLICATE_SEQUENCE_NUMBER',
+  'UNKNOWN_PRODUCER_ID',
+  'INVALID_PRODUCER_EPOCH',
+  'INVALID_PRODUCER_ID_MAPPING',
+  'OPERATION_NOT_ATTEMPTED',
+]);
+
+/**
  * kafkajs errors that mean "not now": the cluster or the connection is the problem, not the request.
  * kafkajs marks most of them `retriable`; `KafkaJSNumberOfRetriesExceeded` is marked final by kafkajs
  * because kafkajs itself stopped retrying, but for our caller it is still a transient outage.
@@ -77,8 +101,9 @@ const transientKafkaJsErrors = new Set([
 function isOutage(error: unknown): boolean {
   let current: unknown = error;
   for (let depth = 0; depth < 8 && typeof current === 'object' && current !== null; depth += 1) {
-    const candidate = current as { name?: unknown; retriable?: unknown; cause?: unknown };
+    const candidate = current as { name?: unknown; type?: unknown; retriable?: unknown; cause?: unknown };
     if (typeof candidate.name === 'string' && transientKafkaJsErrors.has(candidate.name)) return true;
+    if (typeof candidate.type === 'string' && transientBrokerAnswers.has(candidate.type)) return true;
     if (candidate.retriable === true) return true;
     if (candidate.cause === current) break;
     current = candidate.cause;

@@ -186,6 +186,67 @@ describe('producer', () => {
     expect(written.filter((sequence) => !inTopic.has(sequence))).toEqual([]);
   });
 
+  test('a send the broker refuses for its numbering fails as retriable, and a new producer writes it when sent again', async () => {
+    // What a broker restarted under load can answer: to it, records of the producer went missing (here the
+    // request's first sequence number is moved on by five on its way). Taken as final, the refusal would
+    // dead-letter a good record, or answer a bank 500.
+    const topic = uniqueName('numbering');
+    await kafka.ensureTopics([{ topic, partitions: 1 }]);
+    const network = { skipSequence: false };
+    const client = new Kafka({
+      clientId: 'kafka-test-numbering',
+      brokers,
+      logLevel: logLevel.NOTHING,
+      socketFactory: ({ host, port, onConnect }) => {
+        const socket = connect({ host, port }, onConnect);
+        const write = socket.write.bind(socket) as (chunk: Buffer, encoding?: BufferEncoding) => boolean;
+        socket.write = ((chunk: Buffer, encoding?: BufferEncoding) => {
+          const produce = Buffer.isBuffer(chunk) && chunk.length > 6 && chunk.readInt16BE(4) === 0;
+          if (produce && network.skipSequence) {
+            network.skipSequence = false;
+            moveBaseSequence(chunk, 5);
+          }
+          return write(chunk, encoding);
+        }) as typeof socket.write;
+        return socket;
+      },
+    });
+    let producers = 0;
+    const outbound = new OutboundQueue(
+      () => {
+        producers += 1;
+        return client.producer({
+          idempotent: true,
+          maxInFlightRequests: 1,
+          createPartitioner: Partitioners.DefaultPartitioner,
+        });
+      },
+      { ...defaultOutboundOptions, lingerMs: 0 },
+      silentLogger,
+    );
+    const record = (sequence: number) => [
+      { key: 'k', value: codec.encode({ uetr: 'k', sequence, amount: '1.00' }) },
+    ];
+    await outbound.send(topic, record(1));
+    network.skipSequence = true;
+    const refused = await outbound.send(topic, record(2)).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(KafkaError);
+    expect(refused).toMatchObject({
+      reason: 'KAFKA_PRODUCER_RESET',
+      code: 'BROKER_UNAVAILABLE',
+      retriable: true,
+    });
+    expect(producers).toBe(2);
+    await outbound.send(topic, record(2));
+    await outbound.send(topic, record(3));
+    await outbound.close();
+    const records = await readTopic(brokers, topic, await topicEnd(topic));
+    const sequences = await Promise.all(
+      records.map(async (each) => (await codec.decode(each.value as Buffer)).sequence),
+    );
+    expect(sequences).toEqual([1, 2, 3]);
+  });
+
   test('refuses a value that does not match its schema, before anything is sent', async () => {
     const topic = uniqueName('invalid');
     await kafka.ensureTopics([{ topic, partitions: 1 }]);
@@ -254,3 +315,33 @@ describe('ensureTopics', () => {
     }
   });
 });
+
+/**
+ * Moves the first sequence number of the one record batch in a produce request (v3 to v8, one topic, one
+ * partition) on by `by`, and signs the batch again (CRC-32C from its attributes to its end).
+ */
+function moveBaseSequence(request: Buffer, by: number): void {
+  let at = 12;
+  at += 2 + request.readInt16BE(at); // client id
+  at += 2 + Math.max(0, request.readInt16BE(at)); // transactional id (null: -1)
+  at += 2 + 4 + 4; // acks, timeout, topic count
+  at += 2 + request.readInt16BE(at); // topic name
+  at += 4 + 4 + 4; // partition count, partition, record set size
+  const batch = at;
+  if (request.readInt8(batch + 16) !== 2) throw new Error('not a record batch of magic 2');
+  const end = batch + 12 + request.readInt32BE(batch + 8);
+  request.writeInt32BE(request.readInt32BE(batch + 53) + by, batch + 53);
+  request.writeUInt32BE(crc32c(request.subarray(batch + 21, end)), batch + 17);
+}
+
+const crc32cTable = Array.from({ length: 256 }, (_, index) => {
+  let value = index;
+  for (let bit = 0; bit < 8; bit += 1) value = value & 1 ? (value >>> 1) ^ 0x82f63b78 : value >>> 1;
+  return value >>> 0;
+});
+
+function crc32c(bytes: Uint8Array): number {
+  let crc = 0xffffffff;
+  for (const byte of bytes) crc = ((crc32cTable[(crc ^ byte) & 0xff] as number) ^ (crc >>> 8)) >>> 0;
+  return (crc ^ 0xffffffff) >>> 0;
+}

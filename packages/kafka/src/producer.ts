@@ -84,7 +84,7 @@ interface Entry extends QueuedSend {
  *
  * When the broker no longer knows the producer's numbering (its producer id expired, or sequence
  * numbers out of order), kafkajs fails every later request the same way: a new producer, with a new id,
- * takes over.
+ * takes over, and the callers of the refused request are failed as retriable (KAFKA_PRODUCER_RESET).
  */
 export class OutboundQueue {
   readonly #createProducer: () => KafkaJsProducer;
@@ -193,8 +193,19 @@ export class OutboundQueue {
       await this.#producer.sendBatch({ topicMessages: groupByTopic(live), acks: -1 });
       for (const entry of batch) this.#settle(entry);
     } catch (error) {
-      if (lostProducerState(error)) this.#replaceProducer(error);
-      const failure = fromKafkaJsError(error, 'producing to Kafka');
+      let failure: KafkaError;
+      if (lostProducerState(error)) {
+        this.#replaceProducer(error);
+        // The broker refused these records: not written, and a caller that sends them again is answered
+        // by the new producer. Final, it would dead-letter them or answer a bank 500 for a broker restart.
+        failure = new KafkaError(
+          'KAFKA_PRODUCER_RESET',
+          "producing to Kafka: the broker no longer knows the producer's numbering; a new producer takes over",
+          { cause: error },
+        );
+      } else {
+        failure = fromKafkaJsError(error, 'producing to Kafka');
+      }
       for (const entry of batch) this.#settle(entry, failure);
     }
   }
