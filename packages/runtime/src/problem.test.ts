@@ -8,6 +8,7 @@ import {
   notFoundHandler,
   problemJsonErrorHandler,
   problemType,
+  unavailableRetryAfterSeconds,
 } from './problem.ts';
 
 function appThrowing(err: unknown, logger = memoryLogger().logger): Hono {
@@ -111,5 +112,22 @@ describe('server-side failures', () => {
     expect(text).not.toContain('127.0.0.1');
     expect(text).not.toContain('rp.directdebit');
     expect(JSON.parse(text)).toMatchObject({ status: 503, code: 'BROKER_UNAVAILABLE' });
+  });
+
+  it('answer every 503 with Retry-After, 5 s when the error names no time, and no other status with one', async () => {
+    for (const code of ['STORE_UNAVAILABLE', 'BROKER_UNAVAILABLE', 'SHUTTING_DOWN'] as const) {
+      const response = await appThrowing(new AppError(code, 'not now')).request('/v1/direct-debits', {
+        method: 'POST',
+      });
+      expect(response.status, code).toBe(503);
+      expect(response.headers.get('Retry-After'), code).toBe(String(unavailableRetryAfterSeconds));
+    }
+    for (const code of ['DOWNSTREAM_TIMEOUT', 'INTERNAL', 'VALIDATION_FAILED'] as const) {
+      const response = await appThrowing(new AppError(code, 'no')).request('/v1/direct-debits', {
+        method: 'POST',
+      });
+      expect(response.status, code).not.toBe(503);
+      expect(response.headers.get('Retry-After'), code).toBeNull();
+    }
   });
 });

@@ -66,10 +66,18 @@ export function toAppError(err: unknown): AppError {
   return new AppError('INTERNAL', 'Unhandled error', { cause: err });
 }
 
+/**
+ * Retry-After of a 503 whose error names no time of its own (a store or broker outage, a shutdown): a
+ * client, or an operator's script, waits that long rather than guessing.
+ */
+export const unavailableRetryAfterSeconds = 5;
+
 export function problemResponse(c: Context, err: AppError): Response {
   const problem = problemFromAppError(err, c.req.path);
   const headers: Record<string, string> = { 'Content-Type': problemContentType };
-  if (err.retryAfterSeconds !== undefined) headers['Retry-After'] = String(Math.ceil(err.retryAfterSeconds));
+  const retryAfter =
+    err.retryAfterSeconds ?? (problem.status === 503 ? unavailableRetryAfterSeconds : undefined);
+  if (retryAfter !== undefined) headers['Retry-After'] = String(Math.ceil(retryAfter));
   return c.body(JSON.stringify(problem), problem.status as ContentfulStatusCode, headers);
 }
 

@@ -334,11 +334,11 @@ describe("the scheduler's admin API and its document", () => {
     ['POST', '/admin/windows/debit/close'],
     ['POST', '/admin/windows/reconciliation/close'],
     ['GET', `/admin/reconciliation/report.csv?window=${monday}`],
-  ] as const)('the store is gone: %s %s is a 503 without Retry-After', async (method, path) => {
+  ] as const)('the store is gone: %s %s is a 503 with Retry-After', async (method, path) => {
     const { status, headers, body } = await call<Problem>(method, path, { app: storeGone.app });
     expect(status).toBe(503);
     expect(body.code).toBe('SHUTTING_DOWN');
-    expect(headers.get('retry-after')).toBeNull();
+    expect(headers.get('retry-after')).toBe('5');
   });
 
   test('every status each operation documents (but 500) was answered above', () => {

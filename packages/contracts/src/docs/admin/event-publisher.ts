@@ -331,13 +331,8 @@ const schemas: Record<string, Json> = {
 
 const storeOrIdentityUnavailable = (what: string): Json =>
   problem(
-    `${what}: MongoDB unavailable or too slow (code STORE_UNAVAILABLE), the service shutting down (SHUTTING_DOWN), or, with ADMIN_AUTH=oauth2, the identity provider's keys could not be fetched (DOWNSTREAM_TIMEOUT, with Retry-After: 5). Only the last sets Retry-After; retry the others after a short wait.`,
-    {
-      'Retry-After': {
-        ...(retryAfterHeader['Retry-After'] as Json),
-        description: "Seconds to wait: 5, only when the identity provider's keys could not be fetched.",
-      },
-    },
+    `${what}: MongoDB unavailable or too slow (code STORE_UNAVAILABLE), the service shutting down (SHUTTING_DOWN), or, with ADMIN_AUTH=oauth2, the identity provider's keys could not be fetched (DOWNSTREAM_TIMEOUT). Each with Retry-After: 5.`,
+    retryAfterHeader,
   );
 
 const internal = problem(
@@ -374,13 +369,8 @@ export const eventPublisherAdmin: AdminServiceDoc = {
         ),
         '500': internal,
         '503': problem(
-          "The replay could not be done now: MongoDB (code STORE_UNAVAILABLE) or Kafka (BROKER_UNAVAILABLE, also when reading a topic took over a minute) unavailable, the service shutting down (SHUTTING_DOWN), or, with ADMIN_AUTH=oauth2, the identity provider's keys could not be fetched (DOWNSTREAM_TIMEOUT, with Retry-After: 5). Only the last sets Retry-After. Lanes queued before the failure stay queued; replaying again sends their postings twice (the bank deduplicates).",
-          {
-            'Retry-After': {
-              ...(retryAfterHeader['Retry-After'] as Json),
-              description: "Seconds to wait: 5, only when the identity provider's keys could not be fetched.",
-            },
-          },
+          "The replay could not be done now: MongoDB (code STORE_UNAVAILABLE) or Kafka (BROKER_UNAVAILABLE, also when reading a topic took over a minute) unavailable, the service shutting down (SHUTTING_DOWN), or, with ADMIN_AUTH=oauth2, the identity provider's keys could not be fetched (DOWNSTREAM_TIMEOUT). Each with Retry-After: 5. Lanes queued before the failure stay queued; replaying again sends their postings twice (the bank deduplicates).",
+          retryAfterHeader,
         ),
       },
     },

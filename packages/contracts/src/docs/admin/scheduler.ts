@@ -257,7 +257,7 @@ const windowParameter = queryParameter(
 );
 
 const storeUnavailable =
-  'The store (MongoDB) did not answer in time or refused the connection (`STORE_UNAVAILABLE`), or the service is shutting down (`SHUTTING_DOWN`); retry later. The scheduler sends no Retry-After for these.';
+  'The store (MongoDB) did not answer in time or refused the connection (`STORE_UNAVAILABLE`), or the service is shutting down (`SHUTTING_DOWN`); retry after the Retry-After (5 s).';
 const internal = problem(
   'An unexpected failure (a command the store or the broker refused for good); the detail is generic and the cause is logged.',
 );

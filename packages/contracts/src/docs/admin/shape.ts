@@ -87,7 +87,8 @@ export function problem(description: string, headers?: Json): Json {
 
 export const retryAfterHeader: Json = {
   'Retry-After': {
-    description: 'Seconds to wait before trying again.',
+    description:
+      'Seconds to wait before trying again: sent with every 503 (5 unless the cause names its own time).',
     schema: { type: 'integer', minimum: 0 },
   },
 };

@@ -9,6 +9,7 @@ import {
   pathParameter,
   problem,
   queryParameter,
+  retryAfterHeader,
   schemaRef,
 } from './shape.ts';
 
@@ -36,25 +37,17 @@ const lowerCaseUuid: Json = {
 /** The endpoints a snapshot's delivery attempt names: the bank path without its slash, or `unknown`. */
 const attemptEndpoints = [...Object.values(bankPaths).map((path) => path.replace(/^\//, '')), 'unknown'];
 
-const retryAfterOnGuard: Json = {
-  'Retry-After': {
-    description:
-      "Seconds to wait: sent (5) only when the identity provider's keys could not be fetched; a store or broker outage sends none.",
-    schema: { type: 'integer', minimum: 0 },
-  },
-};
-
 const storeUnavailable = problem(
-  'The transaction store (MongoDB) is unavailable, timed out or is closing (code STORE_UNAVAILABLE or SHUTTING_DOWN); retry later.',
-  retryAfterOnGuard,
+  'The transaction store (MongoDB) is unavailable, timed out or is closing (code STORE_UNAVAILABLE or SHUTTING_DOWN); retry after the Retry-After (5 s).',
+  retryAfterHeader,
 );
 const brokerUnavailable = problem(
-  'Kafka is unavailable, or reading the dead-letter topic took over 30 s (code BROKER_UNAVAILABLE); retry later.',
-  retryAfterOnGuard,
+  'Kafka is unavailable, or reading the dead-letter topic took over 30 s (code BROKER_UNAVAILABLE); retry after the Retry-After (5 s).',
+  retryAfterHeader,
 );
 const brokerOrStoreUnavailable = problem(
-  'Kafka is unavailable or reading the dead-letter topic took over 30 s (code BROKER_UNAVAILABLE), or the audit store (MongoDB) is (STORE_UNAVAILABLE, SHUTTING_DOWN); retry later.',
-  retryAfterOnGuard,
+  'Kafka is unavailable or reading the dead-letter topic took over 30 s (code BROKER_UNAVAILABLE), or the audit store (MongoDB) is (STORE_UNAVAILABLE, SHUTTING_DOWN); retry after the Retry-After (5 s).',
+  retryAfterHeader,
 );
 const internal = (what: string, codes = 'INTERNAL') =>
   problem(`An unexpected failure (code ${codes}: ${what}); the detail says only that.`);
@@ -704,7 +697,7 @@ export const trackerAdmin: AdminServiceDoc = {
         '500': internal('e.g. the broker refused the redriven records; their claims are taken back'),
         '503': problem(
           'Kafka or the audit store (MongoDB) is unavailable (BROKER_UNAVAILABLE, STORE_UNAVAILABLE, SHUTTING_DOWN); ask again later. Nothing was handed back, and the claims made are taken back, whether the audit store failed part way through them or the hand-over to Kafka failed: asking again redrives the records. A claim the store cannot take back either is logged as an error with the id of its audit entry; its record lists under alreadyRedriven until that entry is deleted.',
-          retryAfterOnGuard,
+          retryAfterHeader,
         ),
       },
     },
