@@ -12,7 +12,7 @@ export const kafkaErrorReasons = {
   KAFKA_SEND_TIMEOUT: { code: 'BROKER_UNAVAILABLE', retriable: true },
   /**
    * The broker refused the producer's numbering (after a restart, say) and a new producer took over: the
-   * refused records were not written; sent again, they are.
+   * refused records were not written (a duplicate's were, before); sent again, they are.
    */
   KAFKA_PRODUCER_RESET: { code: 'BROKER_UNAVAILABLE', retriable: true },
   /** The producer is shutting down and accepts no more records. */

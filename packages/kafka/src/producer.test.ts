@@ -43,6 +43,7 @@ describe('lostProducerState', () => {
   test('names the broker refusing the numbering, also beneath what kafkajs wraps it in', () => {
     expect(lostProducerState(protocolError('UNKNOWN_PRODUCER_ID', 59))).toBe(true);
     expect(lostProducerState(protocolError('OUT_OF_ORDER_SEQUENCE_NUMBER', 45))).toBe(true);
+    expect(lostProducerState(protocolError('DUPLICATE_SEQUENCE_NUMBER', 46))).toBe(true);
     const wrapped = new KafkaJSNonRetriableError(new Error('Failed to send messages'));
     Object.assign(wrapped, { cause: protocolError('INVALID_PRODUCER_EPOCH', 47) });
     expect(lostProducerState(wrapped)).toBe(true);

@@ -196,8 +196,9 @@ export class OutboundQueue {
       let failure: KafkaError;
       if (lostProducerState(error)) {
         this.#replaceProducer(error);
-        // The broker refused these records: not written, and a caller that sends them again is answered
-        // by the new producer. Final, it would dead-letter them or answer a bank 500 for a broker restart.
+        // The broker refused these records (not written, or written before for a duplicate), and a caller
+        // that sends them again is answered by the new producer. Final, it would dead-letter them or
+        // answer a bank 500 for a broker restart.
         failure = new KafkaError(
           'KAFKA_PRODUCER_RESET',
           "producing to Kafka: the broker no longer knows the producer's numbering; a new producer takes over",
@@ -273,6 +274,8 @@ export class OutboundQueue {
 /** Answers of the broker after which kafkajs's idempotent producer cannot go on with its numbering. */
 const producerStateErrors = new Set([
   'OUT_OF_ORDER_SEQUENCE_NUMBER',
+  // Old brokers' answer to a repeat of a batch they hold: the same numbers would be refused again.
+  'DUPLICATE_SEQUENCE_NUMBER',
   'UNKNOWN_PRODUCER_ID',
   'INVALID_PRODUCER_EPOCH',
   'INVALID_PRODUCER_ID_MAPPING',
