@@ -82,9 +82,11 @@ interface Entry extends QueuedSend {
  * dropped, its callers told it is written. A caller is still answered by its delivery timeout (its
  * records may land later); the records queued behind wait for the broker.
  *
- * When the broker no longer knows the producer's numbering (its producer id expired, or sequence
- * numbers out of order), kafkajs fails every later request the same way: a new producer, with a new id,
- * takes over, and the callers of the refused request are failed as retriable (KAFKA_PRODUCER_RESET).
+ * kafkajs does give up on a request when its reconnection fails (after its client's few tries, over a
+ * broker restart): it takes the numbers back although the broker may have written the request. So after
+ * any failed request a new producer, with a new id, takes over, and no later request goes out under
+ * numbers the broker may hold. When the broker refuses the numbering itself (its producer id expired,
+ * sequence numbers out of order) the callers are failed as retriable too (KAFKA_PRODUCER_RESET).
  */
 export class OutboundQueue {
   readonly #createProducer: () => KafkaJsProducer;
@@ -188,34 +190,43 @@ export class OutboundQueue {
   async #dispatch(batch: Entry[]): Promise<void> {
     try {
       await this.connect();
-      const live = batch.filter((entry) => !entry.settled);
-      if (live.length === 0) return;
+    } catch (error) {
+      // Nothing was sent: the same producer tries again with the next request.
+      for (const entry of batch) this.#settle(entry, error);
+      return;
+    }
+    const live = batch.filter((entry) => !entry.settled);
+    if (live.length === 0) return;
+    try {
       await this.#producer.sendBatch({ topicMessages: groupByTopic(live), acks: -1 });
       for (const entry of batch) this.#settle(entry);
     } catch (error) {
-      let failure: KafkaError;
-      if (lostProducerState(error)) {
-        this.#replaceProducer(error);
-        // The broker refused these records (not written, or written before for a duplicate), and a caller
-        // that sends them again is answered by the new producer. Final, it would dead-letter them or
-        // answer a bank 500 for a broker restart.
-        failure = new KafkaError(
-          'KAFKA_PRODUCER_RESET',
-          "producing to Kafka: the broker no longer knows the producer's numbering; a new producer takes over",
-          { cause: error },
-        );
-      } else {
-        failure = fromKafkaJsError(error, 'producing to Kafka');
-      }
+      const refused = lostProducerState(error);
+      // kafkajs gives a request's numbers back when it gives up on it, but the broker may have written
+      // it (its answer lost, and the broker away longer than kafkajs reconnects for). The next request
+      // under those numbers would be taken by the broker for that one and dropped, its callers told it is
+      // written (or refused as out of order, another size). So after any failed request, a new producer,
+      // with a new id and its own numbering, sends what follows; a request refused for its numbering is
+      // no different. The callers' records may be written: sent again, they are written (again).
+      this.#replaceProducer(error, refused);
+      const failure = refused
+        ? new KafkaError(
+            'KAFKA_PRODUCER_RESET',
+            "producing to Kafka: the broker no longer knows the producer's numbering; a new producer takes over",
+            { cause: error },
+          )
+        : fromKafkaJsError(error, 'producing to Kafka');
       for (const entry of batch) this.#settle(entry, failure);
     }
   }
 
   /** Nothing is in flight (kafkajs gave up on the request): the old producer goes, a new one takes over. */
-  #replaceProducer(error: unknown): void {
+  #replaceProducer(error: unknown, refused: boolean): void {
     this.#logger.warn(
       { err: error },
-      "the broker no longer knows the producer's numbering; a new producer takes over",
+      refused
+        ? "the broker no longer knows the producer's numbering; a new producer takes over"
+        : 'a produce request failed (it may be written); a new producer, with its own numbering, takes over',
     );
     const retired = this.#producer;
     const wasConnected = this.#connecting !== undefined;
