@@ -172,9 +172,10 @@ describe('producer', () => {
   });
 
   test('a send the broker refuses for its numbering fails as retriable, and a new producer writes it when sent again', async () => {
-    // What a broker restarted under load can answer: to it, records of the producer went missing (here the
-    // request's first sequence number is moved on by five on its way). Taken as final, the refusal would
-    // dead-letter a good record, or answer a bank 500.
+    // What the broker answers a request whose numbers do not follow the ones it holds (over a broker
+    // restart, the next request after one kafkajs gave up on; here the request's first sequence number is
+    // moved on by five on its way). Taken as final, the refusal would dead-letter a good record, or answer
+    // a bank 500.
     const topic = uniqueName('numbering');
     await kafka.ensureTopics([{ topic, partitions: 1 }]);
     const network = { skipSequence: false };
