@@ -116,7 +116,10 @@ describe('producer', () => {
     const topic = uniqueName('lost-answer');
     await kafka.ensureTopics([{ topic, partitions: 1 }]);
     const lossy = lossyNetwork(5_500);
-    const outbound = lossyOutbound(new Kafka({ ...lossy.client, clientId: 'kafka-test-lost-answer' }), 5_000);
+    const outbound = servicesOutbound(
+      new Kafka({ ...lossy.client, clientId: 'kafka-test-lost-answer' }),
+      5_000,
+    );
     const { written, sendOne } = sender(outbound, topic);
     await sendOne(0);
     for (let round = 1; round <= 3; round += 1) {
@@ -144,7 +147,7 @@ describe('producer', () => {
     const topic = uniqueName('given-up');
     await kafka.ensureTopics([{ topic, partitions: 1 }]);
     const lossy = lossyNetwork(3_000, { allConnections: true });
-    const outbound = lossyOutbound(
+    const outbound = servicesOutbound(
       new Kafka({
         ...lossy.client,
         clientId: 'kafka-test-given-up',
@@ -198,18 +201,9 @@ describe('producer', () => {
       },
     });
     let producers = 0;
-    const outbound = new OutboundQueue(
-      () => {
-        producers += 1;
-        return client.producer({
-          idempotent: true,
-          maxInFlightRequests: 1,
-          createPartitioner: Partitioners.DefaultPartitioner,
-        });
-      },
-      { ...defaultOutboundOptions, lingerMs: 0 },
-      silentLogger,
-    );
+    const outbound = servicesOutbound(client, defaultOutboundOptions.deliveryTimeoutMs, () => {
+      producers += 1;
+    });
     const record = (sequence: number) => [
       { key: 'k', value: codec.encode({ uetr: 'k', sequence, amount: '1.00' }) },
     ];
@@ -390,16 +384,21 @@ function lossyNetwork(
   };
 }
 
-/** An outbound queue over `client`'s producers, configured as the services' (unlimited retries in kafkajs). */
-function lossyOutbound(client: Kafka, deliveryTimeoutMs: number): OutboundQueue {
+/**
+ * An outbound queue over `client`'s producers, configured as the services' (unlimited retries in kafkajs);
+ * `onProducer` is told of each producer made (the first, and each that takes over).
+ */
+function servicesOutbound(client: Kafka, deliveryTimeoutMs: number, onProducer = () => {}): OutboundQueue {
   return new OutboundQueue(
-    () =>
-      client.producer({
+    () => {
+      onProducer();
+      return client.producer({
         idempotent: true,
         maxInFlightRequests: 1,
         createPartitioner: Partitioners.DefaultPartitioner,
         retry: { retries: Number.MAX_SAFE_INTEGER, initialRetryTime: 100, maxRetryTime: 2_000 },
-      }),
+      });
+    },
     { ...defaultOutboundOptions, lingerMs: 0, deliveryTimeoutMs },
     silentLogger,
   );

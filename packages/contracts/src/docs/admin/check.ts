@@ -79,10 +79,14 @@ function absolute(schema: unknown): unknown {
  * valid against its schema. An empty list when it is; else one line per difference.
  */
 export function adminResponseProblems(exchange: AdminExchange): string[] {
-  const { ajv, validators } = compile();
   const path = exchange.path.split('?')[0] ?? '';
+  return problemsOf(exchange, path, routeOf(exchange.service, exchange.method, path));
+}
+
+/** `adminResponseProblems` for the operation the request's `path` (without its query) was found to be. */
+function problemsOf(exchange: AdminExchange, path: string, route: Route | undefined): string[] {
+  const { ajv, validators } = compile();
   const where = `${exchange.method.toUpperCase()} ${path} (${exchange.service})`;
-  const route = routeOf(exchange.service, exchange.method, path);
   if (!route) return [`${where}: no such operation in the admin document`];
   const responses = route.operation.responses as Record<string, Json>;
   const response = responses[String(exchange.status)] ?? responses.default;
@@ -156,14 +160,9 @@ export async function checkAdminAnswer(
   const contentType = response.headers.get('content-type');
   const text = await response.clone().text();
   const body: unknown = /[/+]json\b/.test(contentType ?? '') && text !== '' ? JSON.parse(text) : text;
-  const problems = adminResponseProblems({
-    service,
-    method,
-    path,
-    status: response.status,
-    contentType,
-    body,
-  });
-  const route = routeOf(service, method, path.split('?')[0] ?? '');
+  const bare = path.split('?')[0] ?? '';
+  const route = routeOf(service, method, bare);
+  const exchange = { service, method, path, status: response.status, contentType, body };
+  const problems = problemsOf(exchange, bare, route);
   return { body, problems, operation: route && `${route.method.toUpperCase()} ${route.template}` };
 }
