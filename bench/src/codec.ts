@@ -33,6 +33,37 @@ function microseconds(work: () => void, calls: number, rounds: number): number {
   return Math.round(best * 10) / 10;
 }
 
+/** The example of each message of a journey, valid, with its Avro encoding. */
+function loadExamples(root: string) {
+  return examples.map(([name, file]) => {
+    const text = readFileSync(join(root, 'avro', 'examples', file), 'utf8');
+    const checked = validate(name, parseJsonExact(text));
+    if (!checked.ok) throw new Error(`${file} is not a valid ${name}: ${JSON.stringify(checked.errors)}`);
+    const value = checked.value as Messages[typeof name];
+    return { name, value, bytes: encodeAvro(name, value) };
+  });
+}
+
+/**
+ * The machine's speed at the moment, as one thread sees it: the microseconds one pass over a journey's
+ * messages takes (each example encoded to Avro and decoded once; pure CPU, no I/O), the best of `rounds`
+ * rounds of `passes` passes. A machine shared with others can be several times slower in one hour than in
+ * another, the same code and all; a pipeline figure taken beside this one (the CPU a debit costs) and
+ * divided by it compares across runs where the figure alone does not.
+ */
+export function cpuReference(root: string): (passes?: number, rounds?: number) => number {
+  const messages = loadExamples(root);
+  const pass = () => {
+    for (const { name, value, bytes } of messages) {
+      encodeAvro(name, value);
+      decodeAvro(name, bytes);
+    }
+  };
+  // Compiled and optimised before it is first timed, so the first reading is not the interpreter's.
+  for (let warm = 0; warm < 2_000; warm += 1) pass();
+  return (passes = 500, rounds = 5) => microseconds(pass, passes, rounds);
+}
+
 /**
  * What the contracts package costs a service per record, on this machine's CPU alone (no I/O): the Avro
  * encoding of a message (conversion from its plain shape and avsc's binary encoding), its decoding, and
@@ -42,12 +73,7 @@ function microseconds(work: () => void, calls: number, rounds: number): number {
  */
 export function codecBench(options: { root: string; calls: number; rounds: number }): Row[] {
   const rows: Row[] = [];
-  for (const [name, file] of examples) {
-    const text = readFileSync(join(options.root, 'avro', 'examples', file), 'utf8');
-    const checked = validate(name, parseJsonExact(text));
-    if (!checked.ok) throw new Error(`${file} is not a valid ${name}: ${JSON.stringify(checked.errors)}`);
-    const value = checked.value as Messages[typeof name];
-    const bytes = encodeAvro(name, value);
+  for (const { name, value, bytes } of loadExamples(options.root)) {
     const encode = microseconds(() => encodeAvro(name, value), options.calls, options.rounds);
     const decode = microseconds(() => decodeAvro(name, bytes), options.calls, options.rounds);
     const json = microseconds(() => toJson(name, value), options.calls, options.rounds);

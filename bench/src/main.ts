@@ -12,7 +12,7 @@ import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { readStackEnv, stackStatus, stackUp } from '@rp/local-stack';
-import { codecBench } from './codec.ts';
+import { codecBench, cpuReference } from './codec.ts';
 import { httpLimits } from './limits-http.ts';
 import { kafkaLimits } from './limits-kafka.ts';
 import { mongoLimits } from './limits-mongo.ts';
@@ -199,6 +199,7 @@ if (settings.only === 'all' || settings.only === 'pipeline') {
         outageSeconds: settings.outageSeconds,
         sample: settings.sample,
         infrastructure: await localInfrastructure(),
+        cpuReference: cpuReference(root),
         ...(settings.profile ? { profileDir: profileDir() } : {}),
       },
       log,

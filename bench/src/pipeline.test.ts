@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  cpuReferenceRows,
   cpuRows,
   idleCpuRows,
   kafkaRequestsBetween,
@@ -117,5 +118,32 @@ describe('mongodb write statements per debit', () => {
     expect(row.detail).toBe(
       "documents inserted and update, delete and findAndModify statements, the services' own counts, by collection: transactions 3.1 (update 2.1, insert 1); debit_queue 2 (update 2)",
     );
+  });
+});
+
+describe('the CPU reference beside the sustained window', () => {
+  it("gives the reference's mean and the machine's CPU a debit in its units", () => {
+    const rows = cpuReferenceRows(reading(10, 50, 3, 100, 1_000), reading(14, 56, 4, 120, 1_040), 100, {
+      before: 150,
+      after: 250,
+    });
+    expect(rows.map((row) => [row.name, row.value, row.unit])).toEqual([
+      [
+        "CPU reference beside the sustained window (a journey's messages encoded and decoded once)",
+        200,
+        'µs',
+      ],
+      // 20 busy core-seconds over 100 debits: 200 ms a debit, a thousand references of 200 µs.
+      ['machine CPU per debit in CPU references', 1_000, 'references'],
+    ]);
+    expect(rows[0]?.detail).toContain('150 µs just before the window, 250 µs just after its last journey');
+  });
+
+  it('gives the reference alone when the machine was not read', () => {
+    const bare = { processes: new Map<string, number>(), machine: undefined };
+    const rows = cpuReferenceRows(bare, bare, 100, { before: 180, after: 180 });
+    expect(rows.map((row) => row.name)).toEqual([
+      "CPU reference beside the sustained window (a journey's messages encoded and decoded once)",
+    ]);
   });
 });

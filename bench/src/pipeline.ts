@@ -46,6 +46,11 @@ export interface PipelineBenchOptions {
   readonly profileDir?: string;
   /** Processes of the infrastructure on this machine (the local stack's), by name, for CPU accounting. */
   readonly infrastructure?: ReadonlyMap<string, number>;
+  /**
+   * The machine's speed at the moment in microseconds of a fixed piece of work (`cpuReference`), taken
+   * just before and just after each window of the sustained search; none when undefined.
+   */
+  readonly cpuReference?: () => number;
 }
 
 const completedState = 'DEBIT_COMPLETED';
@@ -771,6 +776,8 @@ interface SteadyWindow {
   readonly mongoStatements: Record<string, number>;
   readonly http: number;
   readonly cpu: { before: CpuReading; after: CpuReading };
+  /** The CPU reference just before the window and just after its last journey (µs). */
+  readonly reference?: { readonly before: number; readonly after: number };
   readonly examined: Awaited<ReturnType<typeof examine>>;
   readonly resends: number;
   /** The bank's reports of the window, and the attempts they took (a 503 from the ingress is resent). */
@@ -792,6 +799,8 @@ async function offerSteady(
   infrastructure: ReadonlyMap<string, number>,
 ): Promise<SteadyWindow> {
   await probe.bank.reset();
+  // Before the readings, so that its own CPU is not the window's.
+  const referenceBefore = options.cpuReference?.();
   const before = {
     completed: await probe.completed(),
     mongo: await probe.mongoCommands(),
@@ -824,6 +833,7 @@ async function offerSteady(
     http: await probe.httpAtBank(),
     cpu: await probe.cpu(infrastructure),
   };
+  const referenceAfter = options.cpuReference?.();
   const stats = await probe.bank.stats();
   const examined = await examine(probe, sent, options.sample);
   return {
@@ -860,6 +870,9 @@ async function offerSteady(
     ),
     http: after.http - before.http,
     cpu: { before: before.cpu, after: after.cpu },
+    ...(referenceBefore === undefined || referenceAfter === undefined
+      ? {}
+      : { reference: { before: referenceBefore, after: referenceAfter } }),
     examined,
     resends: probe.resends - before.resends,
     reports: { sent: stats.responses.sent, attempts: stats.responses.attempts },
@@ -950,6 +963,9 @@ function steadyRows(window: SteadyWindow, tried: readonly string[], durationSeco
       detail: `${round(window.examined.toCompleted.p50, 0)} / ${round(window.examined.toCompleted.p95, 0)} / ${round(window.examined.toCompleted.p99, 0)} ms over ${window.examined.toCompleted.count}`,
     },
     ...cpuRows(window.cpu.before, window.cpu.after, debits),
+    ...(window.reference === undefined
+      ? []
+      : cpuReferenceRows(window.cpu.before, window.cpu.after, debits, window.reference)),
   ];
 }
 
@@ -1030,6 +1046,41 @@ export function idleCpuRows(before: CpuReading, after: CpuReading, seconds: numb
       name: `CPU while idle: ${name}`,
       value: round((100 * cpuSeconds) / seconds, 1),
       unit: '% of a core',
+    });
+  }
+  return rows;
+}
+
+/**
+ * The machine's speed beside the sustained window (the CPU reference just before it and just after its
+ * last journey), and the machine's CPU a debit in units of that reference: the figure to compare across
+ * runs, since the reference slows with the machine and the code does not change it.
+ */
+export function cpuReferenceRows(
+  before: CpuReading,
+  after: CpuReading,
+  completed: number,
+  reference: { readonly before: number; readonly after: number },
+): Row[] {
+  const mean = (reference.before + reference.after) / 2;
+  const rows: Row[] = [
+    {
+      group: 'pipeline',
+      name: "CPU reference beside the sustained window (a journey's messages encoded and decoded once)",
+      value: round(mean, 1),
+      unit: 'µs',
+      detail: `${round(reference.before, 1)} µs just before the window, ${round(reference.after, 1)} µs just after its last journey; one thread, no I/O: the machine's speed at the time`,
+    },
+  ];
+  const { machine } = cpuBetween(before, after);
+  if (machine && mean > 0) {
+    const perDebitMs = (1000 * machine.busy) / completed;
+    rows.push({
+      group: 'pipeline',
+      name: 'machine CPU per debit in CPU references',
+      value: round((1000 * perDebitMs) / mean, 0),
+      unit: 'references',
+      detail: `${round(perDebitMs, 1)} ms a debit over the ${round(mean, 1)} µs reference: the CPU a debit costs with the machine's speed taken out`,
     });
   }
   return rows;
