@@ -20,7 +20,7 @@
  *   the lists grew to 4,000-6,000 keys on the snapshots' `_id` twin and 80,000-90,000 on the delivery
  *   log's in 30 s at 40 debits/s: each snapshot read by `_id` paid for them. Without it an insert puts
  *   its key in the index at once: in alternating runs PostgreSQL spent 2.8-2.9 ms of a debit against
- *   3.3-3.5 (BENCHMARKS.md). Twins made by an earlier stack are switched at start, their lists merged.
+ *   3.3-3.5 (bench/HISTORY.md). Twins made by an earlier stack are switched at start, their lists merged.
  * - Sequential scans are off in that database (`enable_seqscan = off`): a filter a twin serves always
  *   uses it, one that nothing serves still scans. FerretDB's documents are mostly TOASTed, so a table
  *   of large snapshots has a small heap, and once analyzed the planner costs a scan of it below the

@@ -31,7 +31,7 @@ export const ferretdbPoolSize = 250;
  * Go's garbage collector target for FerretDB, unless the environment sets `GOGC`. FerretDB allocates
  * for every document it converts, and at Go's default (100) its collector took about a sixth of its CPU:
  * at 400 it spent 0.6-0.7 ms less of a debit (3.3-3.7 ms against 3.9-4.4 in alternating runs at 40
- * debits/s) for a resident set of 170-190 MB instead of 83-94 MB (BENCHMARKS.md).
+ * debits/s) for a resident set of 170-190 MB instead of 83-94 MB (bench/HISTORY.md).
  */
 export const ferretdbGogc = '400';
 
