@@ -1054,7 +1054,8 @@ export function idleCpuRows(before: CpuReading, after: CpuReading, seconds: numb
 /**
  * The machine's speed beside the sustained window (the CPU reference just before it and just after its
  * last journey), and the machine's CPU a debit in units of that reference: the figure to compare across
- * runs, since the reference slows with the machine and the code does not change it.
+ * runs at one rate (a debit's share of what is batched depends on the rate), since the reference slows
+ * with the machine and the code does not change it.
  */
 export function cpuReferenceRows(
   before: CpuReading,
