@@ -1,16 +1,11 @@
 import type { Tracing } from '@rp/runtime';
-import {
-  type Admin,
-  Kafka as KafkaJs,
-  type Producer as KafkaJsProducer,
-  logLevel,
-  Partitioners,
-} from 'kafkajs';
+import { type Admin, Kafka as KafkaJs, type Producer as KafkaJsProducer, logLevel } from 'kafkajs';
 import { type ConsumerOptions, type ConsumerRunner, startConsumer } from './consumer.ts';
 import { createDeadLetterAdmin, type DeadLetterAdmin } from './dead-letters.ts';
 import { fromKafkaJsError, KafkaError } from './errors.ts';
 import { filterTimeoutNegativeWarning, kafkaJsLogCreator, type Logger, silentLogger } from './logger.ts';
 import { isLegalTopicName } from './names.ts';
+import { KeyedPartitioner } from './partitioner.ts';
 import {
   createProducer,
   defaultOutboundOptions,
@@ -132,7 +127,7 @@ export function createKafka(options: KafkaOptions): KafkaClient {
       idempotent: true,
       maxInFlightRequests: 1,
       allowAutoTopicCreation: false,
-      createPartitioner: Partitioners.DefaultPartitioner,
+      createPartitioner: KeyedPartitioner,
       retry: { retries: Number.MAX_SAFE_INTEGER, initialRetryTime: 100, maxRetryTime: 2_000 },
     });
   }
