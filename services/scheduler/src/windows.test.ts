@@ -112,6 +112,33 @@ describe('window times', () => {
   );
 });
 
+describe('answers by date, remembered', () => {
+  test('a date asked again gets the same windows; past the memory, every date still gets its own', () => {
+    const london = new WindowCalendar({ ...defaultWindowSettings, timeZone: 'Europe/London' });
+    expect(london.windowsOf('2026-03-30')).toBe(london.windowsOf('2026-03-30'));
+    expect(Object.isFrozen(london.windowsOf('2026-03-30'))).toBe(true);
+    // Two years of dates, twice over: more than the calendar keeps, across two clock changes a year.
+    for (const pass of [1, 2]) {
+      for (let day = 0; day < 730; day += 1) {
+        const date = addDays('2026-01-01', day);
+        const fresh = new WindowCalendar({ ...defaultWindowSettings, timeZone: 'Europe/London' });
+        expect(london.windowsOf(date), `${date}, pass ${pass}`).toEqual(fresh.windowsOf(date));
+        expect(london.isBusinessDay(date)).toBe(fresh.isBusinessDay(date));
+      }
+    }
+  });
+
+  test('holidays are remembered as days off, and a bad date is refused every time', () => {
+    expect(calendar.isBusinessDay('2026-12-16')).toBe(false);
+    expect(calendar.isBusinessDay('2026-12-16')).toBe(false);
+    expect(calendar.isBusinessDay('2026-12-17')).toBe(true);
+    for (const attempt of [1, 2]) {
+      expect(() => calendar.isBusinessDay('2026-02-30'), `attempt ${attempt}`).toThrow(RangeError);
+      expect(() => calendar.windowsOf('2026-13-01'), `attempt ${attempt}`).toThrow(RangeError);
+    }
+  });
+});
+
 describe('delivery deadline: the close of the reconciliation window the message falls in', () => {
   test.each([
     ['2026-11-23T10:00:00', '2026-11-23T16:00:00.000Z', 'during the day: today'],

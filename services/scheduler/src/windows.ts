@@ -134,8 +134,13 @@ export class WindowCalendar {
   }
 
   isBusinessDay(date: string): boolean {
-    const weekday = new Date(`${assertIsoDate(date)}T00:00:00Z`).getUTCDay();
-    return this.#businessDays.has(weekday) && !this.#holidays.has(date);
+    let businessDay = this.#businessDayOf.get(date);
+    if (businessDay === undefined) {
+      const weekday = new Date(`${assertIsoDate(date)}T00:00:00Z`).getUTCDay();
+      businessDay = this.#businessDays.has(weekday) && !this.#holidays.has(date);
+      remember(this.#businessDayOf, date, businessDay);
+    }
+    return businessDay;
   }
 
   /** The first business day on or after `date`. */
@@ -173,17 +178,25 @@ export class WindowCalendar {
     return new Date(wall - this.#offsetMs(new Date(first)));
   }
 
-  /** The windows of a date (whether or not it is a business day). */
+  /**
+   * The windows of a date (whether or not it is a business day). The answer is shared by every caller
+   * that asks about the same date (each debit and each delivery asks about today's): never change it.
+   */
   windowsOf(date: string): BusinessDayWindows {
-    return {
-      businessDate: date,
-      debitOpensAt: this.instantAt(date, this.#debitOpen),
-      debitClosesAt: this.instantAt(date, this.#debitClose),
-      reconciliationClosesAt: this.instantAt(date, this.#reconciliationClose),
-      ...(this.#creditsFinalised === undefined
-        ? {}
-        : { creditsFinalisedAt: this.instantAt(date, this.#creditsFinalised) }),
-    };
+    let windows = this.#windowsOf.get(date);
+    if (windows === undefined) {
+      windows = Object.freeze({
+        businessDate: date,
+        debitOpensAt: this.instantAt(date, this.#debitOpen),
+        debitClosesAt: this.instantAt(date, this.#debitClose),
+        reconciliationClosesAt: this.instantAt(date, this.#reconciliationClose),
+        ...(this.#creditsFinalised === undefined
+          ? {}
+          : { creditsFinalisedAt: this.instantAt(date, this.#creditsFinalised) }),
+      });
+      remember(this.#windowsOf, date, windows);
+    }
+    return windows;
   }
 
   /** Whether the scheduled debit window of `date` is open at `now`, credits gate aside. */
@@ -231,6 +244,14 @@ export class WindowCalendar {
     return { year: local.getUTCFullYear(), month: local.getUTCMonth() + 1, day: local.getUTCDate() };
   }
 
+  /**
+   * Answers by date, since they follow from the settings alone: every debit and every delivery asks about
+   * today and its neighbours, and working them out each time (parsing, checking, the zone's offset) was a
+   * per cent of the dispatcher's CPU.
+   */
+  readonly #businessDayOf = new Map<string, boolean>();
+  readonly #windowsOf = new Map<string, BusinessDayWindows>();
+
   /** Offsets by minute since the epoch: today's minute, and the few that window times fall on. */
   readonly #offsets = new Map<number, number>();
 
@@ -244,8 +265,7 @@ export class WindowCalendar {
     let offset = this.#offsets.get(minute);
     if (offset === undefined) {
       offset = this.#zoneOffsetMs(new Date(minute * 60_000));
-      if (this.#offsets.size >= 256) this.#offsets.clear();
-      this.#offsets.set(minute, offset);
+      remember(this.#offsets, minute, offset);
     }
     return offset;
   }
@@ -265,6 +285,12 @@ export class WindowCalendar {
     );
     return wall - Math.floor(instant.getTime() / 1000) * 1000;
   }
+}
+
+/** Memoises an answer; a map past a few hundred entries (a long-running process) starts over. */
+function remember<K, V>(answers: Map<K, V>, key: K, answer: V): void {
+  if (answers.size >= 256) answers.clear();
+  answers.set(key, answer);
 }
 
 function pad(value: number): string {
