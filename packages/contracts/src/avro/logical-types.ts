@@ -75,7 +75,12 @@ const isoDate = /^([0-9]{4})-([0-9]{2})-([0-9]{2})$/;
 /** Avro `date` on `int` (days since 1970-01-01) whose JavaScript value is an RFC 3339 full-date string. */
 export class DateType extends avro.types.LogicalType {
   protected override _fromValue(days: number): IsoDate {
-    return new Date(days * dayMs).toISOString().slice(0, 10);
+    let date = datesByDay.get(days);
+    if (date === undefined) {
+      date = new Date(days * dayMs).toISOString().slice(0, 10);
+      remember(datesByDay, days, date);
+    }
+    return date;
   }
 
   protected override _toValue(value: unknown): number {
@@ -110,13 +115,32 @@ for (const type of [DecimalType, DateType]) {
   (type.prototype as unknown as { _check: Check })._check = checkStrings;
 }
 
+/**
+ * The dates a pipeline writes and reads are few (today, the collection dates, the business days around
+ * them) and each is converted many times (every record of a transaction carries its dates, and avsc
+ * converts a union's date twice, to check and to write): the conversions are remembered both ways.
+ */
+const daysByDate = new Map<string, number>();
+const datesByDay = new Map<number, IsoDate>();
+
+/** Remembers a conversion; a map past a few thousand dates starts over, so it stays small. */
+function remember<K, V>(answers: Map<K, V>, key: K, answer: V): void {
+  if (answers.size >= 4_096) answers.clear();
+  answers.set(key, answer);
+}
+
 function daysSinceEpoch(value: unknown): number {
+  if (typeof value === 'string') {
+    const known = daysByDate.get(value);
+    if (known !== undefined) return known;
+  }
   const match = typeof value === 'string' ? isoDate.exec(value) : null;
   if (match) {
     const [, year, month, day] = match.map(Number) as [number, number, number, number];
     const ms = Date.UTC(year, month - 1, day);
     const date = new Date(ms);
     if (date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day) {
+      remember(daysByDate, value as string, ms / dayMs);
       return ms / dayMs;
     }
   }
