@@ -62,3 +62,25 @@ export async function mongoLimits(options: {
   }
   return rows;
 }
+
+/**
+ * Which server answers at `uri`, in its own words: a FerretDB names its version beside the MongoDB
+ * version it answers as, so a run on the local stand-in is never taken for one on a real MongoDB.
+ */
+export async function describeMongoServer(uri: string): Promise<string> {
+  const client = new MongoClient(uri, { serverSelectionTimeoutMS: 10_000 });
+  try {
+    await client.connect();
+    const info = await client.db('admin').command({ buildInfo: 1 });
+    return mongoServerName(info);
+  } finally {
+    await client.close();
+  }
+}
+
+export function mongoServerName(buildInfo: Record<string, unknown>): string {
+  const version = typeof buildInfo.version === 'string' ? buildInfo.version : 'of unknown version';
+  return typeof buildInfo.ferretdbVersion === 'string'
+    ? `FerretDB ${buildInfo.ferretdbVersion} (answers as MongoDB ${version})`
+    : `MongoDB ${version}`;
+}

@@ -3,7 +3,8 @@
  * them, in one run. Prints a table and writes the same figures, with the machine, to bench/results/.
  * `npm run bench -- --help` lists the options (`usage` below).
  *
- * Uses KAFKA_BROKERS, SCHEMA_REGISTRY_URL and MONGODB_URI when set, else starts the local stack. The
+ * Uses KAFKA_BROKERS (with SCHEMA_REGISTRY_URL) and MONGODB_URI when set, each on its own, and the local
+ * stack for what they leave out; the run names the MongoDB server it measured. The
  * codec figures (what a message costs to encode and decode) need neither and come with every run;
  * `--only codec` runs them alone. `--only queue-memory` (not part of the full run: it took 41 min here)
  * measures each service's memory with a queue of a million debits beside a tenth of it.
@@ -13,9 +14,16 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { readStackEnv, stackStatus, stackUp } from '@rp/local-stack';
 import { codecBench, cpuReference } from './codec.ts';
+import {
+  chooseEndpoints,
+  type EnvEndpoints,
+  envEndpoints,
+  localComponentsUsed,
+  needsLocalStack,
+} from './endpoints.ts';
 import { httpLimits } from './limits-http.ts';
 import { kafkaLimits } from './limits-kafka.ts';
-import { mongoLimits } from './limits-mongo.ts';
+import { describeMongoServer, mongoLimits } from './limits-mongo.ts';
 import { describeMachine } from './machine.ts';
 import { pipelineBench } from './pipeline.ts';
 import { queueMemoryBench } from './queue-memory.ts';
@@ -40,9 +48,10 @@ const usage = `Usage: npm run bench -- [options]
                         service's top functions, in the table (profiles in bench/results/profiles/)
   --help                this text
 
-Uses KAFKA_BROKERS, SCHEMA_REGISTRY_URL and MONGODB_URI when set, else starts the local stack. Prints a
-table and writes the same figures, with the machine, to bench/results/<instant>.json (a full run also to
-latest.json).`;
+Uses KAFKA_BROKERS (with SCHEMA_REGISTRY_URL) and MONGODB_URI when set, each on its own, and starts the
+local stack for what they leave out: MONGODB_URI alone runs the pipeline on that MongoDB beside the local
+Kafka. Prints a table and writes the same figures, with the machine and the MongoDB server that answered,
+to bench/results/<instant>.json (a full run also to latest.json).`;
 
 /** A mistake on the command line: said in one line with the usage, never as a stack trace. */
 function refuse(message: string): never {
@@ -113,28 +122,26 @@ const log = (line: string) => console.log(`[${new Date().toISOString().slice(11,
 const startedAt = new Date().toISOString();
 const run = `bench-${Date.now().toString(36)}`;
 
-const stack =
-  process.env.KAFKA_BROKERS || !needsStack
-    ? {
-        kafkaBrokers: (process.env.KAFKA_BROKERS ?? '').split(','),
-        schemaRegistryUrl: process.env.SCHEMA_REGISTRY_URL ?? '',
-        mongodbUri: process.env.MONGODB_URI ?? '',
-      }
-    : await stackUp();
-const endpoints = {
-  kafkaBrokers: stack.kafkaBrokers,
-  schemaRegistryUrl: stack.schemaRegistryUrl,
-  mongodbUri: stack.mongodbUri,
-};
+let env: EnvEndpoints = {};
+try {
+  env = envEndpoints(process.env);
+} catch (error) {
+  refuse((error as Error).message);
+}
+const local = needsStack && needsLocalStack(env) ? await stackUp() : undefined;
+const endpoints = chooseEndpoints(env, local);
 
-/** The local stack's processes, when the endpoints are its own: their CPU is accounted in the pipeline run. */
+/** The local stack's processes that serve this run's endpoints: their CPU is accounted in the pipeline run. */
 async function localInfrastructure(): Promise<Map<string, number>> {
-  const local = readStackEnv();
-  if (local?.mongodbUri !== endpoints.mongodbUri) return new Map();
+  const stackEnv = readStackEnv();
+  if (!stackEnv) return new Map();
+  const used = localComponentsUsed(stackEnv, endpoints);
   const status = await stackStatus();
   return new Map(
     status.components
-      .filter((component) => component.pid !== undefined && component.state !== 'dead')
+      .filter(
+        (component) => used.has(component.name) && component.pid !== undefined && component.state !== 'dead',
+      )
       .map((component) => [component.name, component.pid as number]),
   );
 }
@@ -147,6 +154,14 @@ function profileDir(): string {
   mkdirSync(dir, { recursive: true });
   return dir;
 }
+
+/** What served the run: named in the report, so that figures from different servers are never mixed up. */
+const infrastructure = needsStack
+  ? {
+      kafka: env.kafkaBrokers ? 'KAFKA_BROKERS' : 'the local stack',
+      mongodb: `${await describeMongoServer(endpoints.mongodbUri)}, ${env.mongodbUri ? 'MONGODB_URI' : 'the local stack'}`,
+    }
+  : undefined;
 
 const rows: Row[] = [];
 if (settings.only === 'all' || settings.only === 'codec') {
@@ -227,7 +242,9 @@ if (settings.only === 'queue-memory') {
 
 const machine = describeMachine();
 console.log(
-  `\n${machine.cores} cores, ${machine.memoryGiB} GiB, ${machine.cpuModel}; Node ${machine.node}; commit ${machine.versions.commit}\n`,
+  `\n${machine.cores} cores, ${machine.memoryGiB} GiB, ${machine.cpuModel}; Node ${machine.node}; commit ${machine.versions.commit}${
+    infrastructure ? `\nKafka from ${infrastructure.kafka}; ${infrastructure.mongodb}` : ''
+  }\n`,
 );
 console.log(formatTable(rows));
 const path = writeReport(
@@ -236,6 +253,7 @@ const path = writeReport(
     startedAt,
     finishedAt: new Date().toISOString(),
     machine,
+    ...(infrastructure ? { infrastructure } : {}),
     settings,
     rows,
   },

@@ -128,11 +128,7 @@ describe('the CPU reference beside the sustained window', () => {
       after: 250,
     });
     expect(rows.map((row) => [row.name, row.value, row.unit])).toEqual([
-      [
-        "CPU reference beside the sustained window (a journey's messages encoded and decoded once)",
-        200,
-        'µs',
-      ],
+      ["CPU reference beside the sustained window (fixed work on a journey's example messages)", 200, 'µs'],
       // 20 busy core-seconds over 100 debits: 200 ms a debit, a thousand references of 200 µs.
       ['machine CPU per debit in CPU references', 1_000, 'references'],
     ]);
@@ -143,7 +139,7 @@ describe('the CPU reference beside the sustained window', () => {
     const bare = { processes: new Map<string, number>(), machine: undefined };
     const rows = cpuReferenceRows(bare, bare, 100, { before: 180, after: 180 });
     expect(rows.map((row) => row.name)).toEqual([
-      "CPU reference beside the sustained window (a journey's messages encoded and decoded once)",
+      "CPU reference beside the sustained window (fixed work on a journey's example messages)",
     ]);
   });
 });

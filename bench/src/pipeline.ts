@@ -1055,7 +1055,7 @@ export function idleCpuRows(before: CpuReading, after: CpuReading, seconds: numb
  * The machine's speed beside the sustained window (the CPU reference just before it and just after its
  * last journey), and the machine's CPU a debit in units of that reference: the figure to compare across
  * runs at one rate (a debit's share of what is batched depends on the rate), since the reference slows
- * with the machine and the code does not change it.
+ * with the machine and none of the engine's code is in it.
  */
 export function cpuReferenceRows(
   before: CpuReading,
@@ -1067,7 +1067,7 @@ export function cpuReferenceRows(
   const rows: Row[] = [
     {
       group: 'pipeline',
-      name: "CPU reference beside the sustained window (a journey's messages encoded and decoded once)",
+      name: "CPU reference beside the sustained window (fixed work on a journey's example messages)",
       value: round(mean, 1),
       unit: 'µs',
       detail: `${round(reference.before, 1)} µs just before the window, ${round(reference.after, 1)} µs just after its last journey; one thread, no I/O: the machine's speed at the time`,

@@ -19,6 +19,8 @@ export interface Report {
   readonly startedAt: string;
   readonly finishedAt: string;
   readonly machine: Machine;
+  /** Where Kafka came from, and the MongoDB server that answered (and where it came from). */
+  readonly infrastructure?: { readonly kafka: string; readonly mongodb: string };
   readonly settings: Readonly<Record<string, unknown>>;
   readonly rows: readonly Row[];
 }
