@@ -1,4 +1,4 @@
-import { defineConfig, list, str } from '@rp/runtime';
+import { defineConfig, list, RecentMap, str } from '@rp/runtime';
 
 /**
  * The processing windows' calendar: business days in one time zone, and per business day the debit
@@ -138,7 +138,7 @@ export class WindowCalendar {
     if (businessDay === undefined) {
       const weekday = new Date(`${assertIsoDate(date)}T00:00:00Z`).getUTCDay();
       businessDay = this.#businessDays.has(weekday) && !this.#holidays.has(date);
-      remember(this.#businessDayOf, date, businessDay);
+      this.#businessDayOf.set(date, businessDay);
     }
     return businessDay;
   }
@@ -194,7 +194,7 @@ export class WindowCalendar {
           ? {}
           : { creditsFinalisedAt: this.instantAt(date, this.#creditsFinalised) }),
       });
-      remember(this.#windowsOf, date, windows);
+      this.#windowsOf.set(date, windows);
     }
     return windows;
   }
@@ -249,11 +249,11 @@ export class WindowCalendar {
    * today and its neighbours, and working them out each time (parsing, checking, the zone's offset) was a
    * per cent of the dispatcher's CPU.
    */
-  readonly #businessDayOf = new Map<string, boolean>();
-  readonly #windowsOf = new Map<string, BusinessDayWindows>();
+  readonly #businessDayOf = new RecentMap<string, boolean>(256);
+  readonly #windowsOf = new RecentMap<string, BusinessDayWindows>(256);
 
   /** Offsets by minute since the epoch: today's minute, and the few that window times fall on. */
-  readonly #offsets = new Map<number, number>();
+  readonly #offsets = new RecentMap<number, number>(256);
 
   /**
    * Local wall time minus UTC at an instant, in milliseconds (whole seconds). Asked of the time zone once
@@ -265,7 +265,7 @@ export class WindowCalendar {
     let offset = this.#offsets.get(minute);
     if (offset === undefined) {
       offset = this.#zoneOffsetMs(new Date(minute * 60_000));
-      remember(this.#offsets, minute, offset);
+      this.#offsets.set(minute, offset);
     }
     return offset;
   }
@@ -285,12 +285,6 @@ export class WindowCalendar {
     );
     return wall - Math.floor(instant.getTime() / 1000) * 1000;
   }
-}
-
-/** Memoises an answer; a map past a few hundred entries (a long-running process) starts over. */
-function remember<K, V>(answers: Map<K, V>, key: K, answer: V): void {
-  if (answers.size >= 256) answers.clear();
-  answers.set(key, answer);
 }
 
 function pad(value: number): string {

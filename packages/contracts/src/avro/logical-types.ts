@@ -133,15 +133,15 @@ function daysSinceEpoch(value: unknown): number {
   if (typeof value === 'string') {
     const known = daysByDate.get(value);
     if (known !== undefined) return known;
-  }
-  const match = typeof value === 'string' ? isoDate.exec(value) : null;
-  if (match) {
-    const [, year, month, day] = match.map(Number) as [number, number, number, number];
-    const ms = Date.UTC(year, month - 1, day);
-    const date = new Date(ms);
-    if (date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day) {
-      remember(daysByDate, value as string, ms / dayMs);
-      return ms / dayMs;
+    const match = isoDate.exec(value);
+    if (match) {
+      const [, year, month, day] = match.map(Number) as [number, number, number, number];
+      const ms = Date.UTC(year, month - 1, day);
+      const date = new Date(ms);
+      if (date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day) {
+        remember(daysByDate, value, ms / dayMs);
+        return ms / dayMs;
+      }
     }
   }
   throw contractError('INVALID_DATE', `not a calendar date (YYYY-MM-DD): ${String(value)}`);
