@@ -2,13 +2,16 @@ import { describe, expect, it } from 'vitest';
 import {
   cpuReferenceRows,
   cpuRows,
+  fellBehindRows,
   idleCpuRows,
   kafkaRequestsBetween,
   kafkaRequestsRow,
   mongoStatementsBetween,
   mongoStatementsOf,
   mongoStatementsRow,
+  type SteadyWindow,
 } from './pipeline.ts';
+import { summarize } from './stats.ts';
 
 const reading = (tracker: number, kafka: number, bench: number, busy: number, total: number) => ({
   processes: new Map([
@@ -140,6 +143,68 @@ describe('the CPU reference beside the sustained window', () => {
     const rows = cpuReferenceRows(bare, bare, 100, { before: 180, after: 180 });
     expect(rows.map((row) => row.name)).toEqual([
       "CPU reference beside the sustained window (fixed work on a journey's example messages)",
+    ]);
+  });
+});
+
+describe('when no rate tried kept up', () => {
+  const requests = { Produce: 40, Fetch: 60, OffsetCommit: 0, Heartbeat: 0, other: 0 };
+  const window = (rate: number, debits: number, drainSeconds: number): SteadyWindow => ({
+    rate,
+    seconds: 10,
+    sent: Array.from({ length: debits }, (_, index) => ({ uetr: `u${index}`, sentAt: 0, acceptedAt: 1 })),
+    completedInWindow: debits / 2,
+    drainSeconds,
+    keptUp: false,
+    postings: debits * 18,
+    duplicates: 0,
+    signatureFailures: 0,
+    kafkaRecords: debits * 34,
+    kafkaRequests: { validator: requests },
+    mongo: { writes: debits * 2, reads: 0 },
+    mongoBy: { tracker: { writes: debits * 2, reads: 0 } },
+    mongoStatements: {},
+    http: debits * 20,
+    cpu: {
+      before: reading(10, 50, 3, 100, 1_000),
+      after: reading(14, 56, 4, 120, 1_040),
+    },
+    examined: {
+      sampled: 2,
+      outOfOrder: 0,
+      incomplete: 0,
+      firstPosting: summarize([10, 20]),
+      toCompleted: summarize([9_000, 12_000]),
+    },
+    resends: 0,
+    reports: { sent: debits, attempts: debits },
+  });
+
+  it("reports no sustained rate, and the slowest window's figures a debit marked as that window's", () => {
+    const rows = fellBehindRows(
+      [window(30, 300, 40), window(22.5, 100, 20)],
+      ['30 fell behind', '22.5 fell behind'],
+    );
+    expect(rows[0]).toMatchObject({
+      name: 'on-us debits sustained through the whole journey',
+      value: 0,
+      detail: 'no rate tried kept up: 30 fell behind, 22.5 fell behind',
+    });
+    const byName = new Map(rows.map((row) => [row.name, row]));
+    // The 22.5/s window's figures: 100 debits, 1,800 postings over its 10 s and 20 s of drain.
+    expect(byName.get('kafka records written per debit')?.value).toBe(34);
+    expect(byName.get('event postings delivered at the sustained rate (both classes)')?.value).toBe(60);
+    expect(byName.get('machine CPU busy at the sustained rate')?.detail).toContain('200 ms per debit');
+    for (const row of rows.slice(1)) {
+      expect(row.detail).toMatch(
+        /^from the window at 22\.5 debits\/s, which fell behind \(the last journey 20 s after it\)/,
+      );
+    }
+  });
+
+  it('reports the headline alone when no window sent anything', () => {
+    expect(fellBehindRows([window(5, 0, 0)], ['5 fell behind']).map((row) => row.name)).toEqual([
+      'on-us debits sustained through the whole journey',
     ]);
   });
 });
