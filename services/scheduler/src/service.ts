@@ -320,6 +320,16 @@ export function createSchedulerService(deps: SchedulerDeps): SchedulerService {
     onQueueDepth: (depth, awaiting) => metrics.queueDepth(depth, awaiting),
     openDebitWindow: (operator) =>
       serial(async () => {
+        // Once the day's reconciliation window has closed, its debit window stays closed: refused before
+        // anything is kept, rather than an override that would show as open and release nothing.
+        const today = calendar.localDate(clock.now());
+        const reconciled = windows.reconciliationClosedAt(today);
+        if (reconciled !== undefined) {
+          throw new AppError(
+            'CONFLICT',
+            `The reconciliation window of ${today} closed at ${reconciled.toISOString()}; that day's debit window cannot open again`,
+          );
+        }
         const date = await keepOverride('open', operator);
         declared.declare(date);
         windows.openDebitWindow(date);

@@ -257,6 +257,18 @@ describe("the scheduler's admin API and its document", () => {
     expect(status.body.debitWindow.state).toBe('closed');
   });
 
+  test('once it has closed, the debit window cannot be opened again: 409, nothing kept or audited', async () => {
+    const overrides = await stack.store.windowOverrides.recent(5);
+    const opens = await stack.store.audit.list({ action: 'window.debit.open', limit: 10 });
+    const refused = await call<{ status: number; detail: string }>('POST', '/admin/windows/debit/open');
+    expect(refused.status).toBe(409);
+    expect(refused.body.detail).toContain(`The reconciliation window of ${monday} closed at`);
+    expect(await stack.store.windowOverrides.recent(5)).toEqual(overrides);
+    expect(await stack.store.audit.list({ action: 'window.debit.open', limit: 10 })).toEqual(opens);
+    const status = await call<WindowStatus>('GET', '/admin/windows');
+    expect(status.body.debitWindow).toMatchObject({ state: 'closed', override: 'closed' });
+  });
+
   test('the reconciliation report as JSON, a page at a time', async () => {
     const expected = unresolved.map(uetrOf).sort();
     const all = await call<ReconciliationPage>('GET', '/admin/reconciliation');

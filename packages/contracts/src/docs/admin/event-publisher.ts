@@ -352,7 +352,7 @@ export const eventPublisherAdmin: AdminServiceDoc = {
       description: [
         "Queues again, for one bank, the postings it was sent: one transaction's (`{ memberId, uetr }`) or those the tracker produced in [`from`, `to`) (`{ memberId, from, to }`). They go at the end of their (bank, transaction) lanes with their original event ids (webhook-id), so a bank that deduplicates only fills its gaps; the worker delivers them in topic order per transaction with the same signing, retries and delivery log as any posting. A transaction that still has postings queued gets the replayed ones behind them.",
         "Which postings: the bank's delivery log entries that name their place on rp.events.v1 (entries written before that place was kept are not replayed), oldest first (by offset for a transaction; by production time, then id, for a range). They are read again from the topic while the request waits (up to a minute per topic), so a posting past the topic's retention (30 days) is counted in `unavailable`, not queued. At most EVENTS_REPLAY_MAX (default 10,000) postings per request: when more matched, `truncated` is true and `resumeFrom` says where to go on. Nothing matching is not an error: 202 with `queued` 0.",
-        "Audited (action `events.replay`, actor the token's subject, target the bank and the transaction or range) once the body is valid and before anything is read or queued, so a replay to an unknown bank (404) or one that fails (503) is audited too. Not idempotent: each call queues the postings again. A replay that fails part way leaves the lanes it had queued.",
+        "Audited (action `events.replay`, actor the token's subject, target the bank and the transaction or range) once the body is valid and the bank receives events, before anything is read or queued, so a replay that fails (503) is audited too; one to a bank that receives no events (404) is refused first and not audited. Not idempotent: each call queues the postings again. A replay that fails part way leaves the lanes it had queued.",
       ].join('\n\n'),
       requestBody: jsonBody(
         'The bank, and the transaction or the time range. The body is read as JSON whatever its Content-Type.',
@@ -361,9 +361,7 @@ export const eventPublisherAdmin: AdminServiceDoc = {
       responses: {
         '202': jsonResponse('Queued for delivery: what was queued.', schemaRef('EventsReplayResult')),
         '400': problem('The body is not JSON (code MALFORMED_JSON), an empty body included.'),
-        '404': problem(
-          '`memberId` is not a participant with an events URL (code NOT_FOUND). The request was audited.',
-        ),
+        '404': problem('`memberId` is not a participant with an events URL (code NOT_FOUND). Not audited.'),
         '422': problem(
           'The body is not a valid replay request (code VALIDATION_FAILED); `errors` names each member: `` (the body is not an object), `/<name>` (an unknown member), `/memberId` (missing, empty or not a string), `/uetr` (not a UUID, or given with `from`/`to`), `/from` and `/to` (missing without `uetr`, or not an RFC 3339 date-time with an offset), `/to` (not later than `from`).',
         ),

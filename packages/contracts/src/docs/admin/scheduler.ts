@@ -288,10 +288,13 @@ const operations: AdminOperation[] = [
     operationId: 'adminOpenDebitWindow',
     summary: "Open today's debit window now (declare credits final)",
     description:
-      "Declares today's credits final and opens today's debit window now, whatever the schedule (even before DEBIT_WINDOW_OPEN, after DEBIT_WINDOW_CLOSE or on a day off), then releases the debits queued for today's window in the queue's order before it answers (a long queue takes a while); the answer is the windows' state after that. No request body is read. The override is written to the store and to the audit trail (`window.debit.open`, under the token's subject) before it takes effect, so it survives a restart; if that write fails nothing changes (503). Idempotent: opening an open window changes nothing more, but every call is audited. Once today's reconciliation window has closed the debit window stays `closed` although the override says `open`. On a day off nothing queued for a business day is released. If the release fails (broker or store unavailable, 503) the window is open all the same and the next release sends the rest.",
+      "Declares today's credits final and opens today's debit window now, whatever the schedule (even before DEBIT_WINDOW_OPEN, after DEBIT_WINDOW_CLOSE or on a day off), then releases the debits queued for today's window in the queue's order before it answers (a long queue takes a while); the answer is the windows' state after that. No request body is read. The override is written to the store and to the audit trail (`window.debit.open`, under the token's subject) before it takes effect, so it survives a restart; if that write fails nothing changes (503). Idempotent: opening an open window changes nothing more, but every call is audited. Once today's reconciliation window has closed (`reconciliationWindow.closed`), the day's debit window cannot open again: 409, and nothing is kept or audited. On a day off nothing queued for a business day is released. If the release fails (broker or store unavailable, 503) the window is open all the same and the next release sends the rest.",
     responses: {
       '200': windowsStatusResponse(
         "Today's windows once the window is open and today's queued debits released (`debitWindow.override`: `open`).",
+      ),
+      '409': problem(
+        "`CONFLICT`: today's reconciliation window has closed (the detail says when); the debit window stays closed and nothing was kept or audited.",
       ),
       '500': internal,
       '503': problem(
