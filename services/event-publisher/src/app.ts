@@ -14,7 +14,7 @@ import type { AuditRepository, DeliveryLogRepository, EventDeliveryLog } from '@
 import { Hono } from 'hono';
 import type { DeliveryStore, Lane } from './delivery-store.ts';
 import { deliveryId, laneId, normaliseEventId } from './postings.ts';
-import { parseReplayRequest, type ReplayDeps, replay } from './replay.ts';
+import { assertReceivesEvents, parseReplayRequest, type ReplayDeps, replay } from './replay.ts';
 
 export interface AdminRoutesDeps {
   readonly store: Pick<DeliveryStore, 'getPosting' | 'getLane' | 'listLanes'>;
@@ -70,6 +70,8 @@ export function createAdminRoutes(deps: AdminRoutesDeps): Hono<AppEnv> {
       throw new AppError('MALFORMED_JSON', 'the body is not JSON');
     }
     const request = parseReplayRequest(body);
+    // Refused before the audit: the trail holds replays that were queued, not requests for no bank.
+    assertReceivesEvents(deps.replay.subscriptions, request.memberId);
     await deps.audit.record({
       actor: operatorOf(c).id,
       action: 'events.replay',

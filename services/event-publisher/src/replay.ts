@@ -105,11 +105,16 @@ export interface ReplayDeps {
  * that is still being delivered lines up behind its queued postings; postings the consumer sends
  * directly while the replay waits may arrive before the replayed ones (a bank orders by stageVersion).
  */
-export async function replay(deps: ReplayDeps, request: ReplayRequest): Promise<ReplayResult> {
-  const { memberId } = request;
-  if (!deps.subscriptions.subscriber(memberId)) {
+/** Refuses (404) a bank that receives no events: nothing of it to replay. */
+export function assertReceivesEvents(subscriptions: Subscriptions, memberId: string): void {
+  if (!subscriptions.subscriber(memberId)) {
     throw new AppError('NOT_FOUND', `bank ${memberId} is not a participant that receives events`);
   }
+}
+
+export async function replay(deps: ReplayDeps, request: ReplayRequest): Promise<ReplayResult> {
+  const { memberId } = request;
+  assertReceivesEvents(deps.subscriptions, memberId);
   const found = await deps.deliveryLog.listForReplay(
     memberId,
     'uetr' in request ? { uetr: request.uetr } : { from: request.from, to: request.to },

@@ -519,6 +519,10 @@ describe('event publisher on the real stack', () => {
       body: JSON.stringify({ memberId: bankC, uetr: uetrOfDebit(replayed) }),
     });
     expect(refused.status).toBe(404);
+    // Refused before the audit: the trail holds the replays above, none to a bank that receives no events.
+    const audited = await env.store.audit.list({ action: 'events.replay', limit: 100 });
+    expect(audited.length).toBeGreaterThan(0);
+    expect(audited.filter((entry) => entry.target.startsWith(`bank ${bankC} `))).toEqual([]);
     const invalid = await env.publisher.app.request('/admin/events/replay', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
