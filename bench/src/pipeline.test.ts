@@ -10,6 +10,9 @@ import {
   mongoStatementsOf,
   mongoStatementsRow,
   type SteadyWindow,
+  settledBetween,
+  settleRow,
+  settleThreshold,
 } from './pipeline.ts';
 import { summarize } from './stats.ts';
 
@@ -206,5 +209,63 @@ describe('when no rate tried kept up', () => {
     expect(fellBehindRows([window(5, 0, 0)], ['5 fell behind']).map((row) => row.name)).toEqual([
       'on-us debits sustained through the whole journey',
     ]);
+  });
+});
+
+describe('waiting for the machine to settle', () => {
+  it('is settled below 15% of all cores busy, and names the busiest process but the bench', () => {
+    // 4 of 40 core-seconds busy over 20 s on two cores: 10%; the tracker took 0.4 s of it.
+    const quiet = settledBetween(reading(10, 50, 3, 100, 1_000), reading(10.4, 50.2, 9, 104, 1_040), 20);
+    expect(quiet).toEqual({
+      settled: true,
+      busyPercent: 10,
+      busiest: { name: 'tracker', percentOfCore: expect.closeTo(2, 6) },
+    });
+    // 8 of 40: 20%, the broker still busy.
+    const busy = settledBetween(reading(10, 50, 3, 100, 1_000), reading(10.4, 56, 3, 108, 1_040), 20);
+    expect(busy).toMatchObject({
+      settled: false,
+      busyPercent: 20,
+      busiest: { name: 'kafka', percentOfCore: 30 },
+    });
+  });
+
+  it('counts a sample without the machine counters as settled', () => {
+    const bare = { processes: new Map<string, number>(), machine: undefined };
+    expect(settledBetween(bare, bare, 3)).toEqual({ settled: true, busyPercent: 0 });
+  });
+
+  it('lists every wait in one row, with those that did not settle in time', () => {
+    const row = settleRow([
+      [
+        'idle',
+        {
+          seconds: 42.4,
+          thresholdPercent: 15,
+          busyPercent: 9.6,
+          busiest: { name: 'postgres', percentOfCore: 11.2 },
+        },
+      ],
+      ['window 1', { seconds: 3, thresholdPercent: 17, busyPercent: 16 }],
+      ['latency', { seconds: 180.2, thresholdPercent: 17, busyPercent: 31 }],
+    ]);
+    expect(row).toMatchObject({
+      name: 'waits for the machine to settle before the phases',
+      value: 226,
+      unit: 's',
+    });
+    expect(row.detail).toBe(
+      "until a 3 s sample with nothing sent finds the machine under the share of all cores given (15%, or the idle reading's and 5 points more), at most 180 s each; 1 not settled in time: idle 42 s (10% of under 15%, postgres 11% of a core), window 1 3 s (16% of under 17%), latency 180 s (31% of under 17%)",
+    );
+  });
+
+  it("wants 15% before the idle reading, then the idle reading's share and 5 points more, never under 15%", () => {
+    expect(settleThreshold()).toBe(15);
+    expect(settleThreshold(6)).toBe(15);
+    expect(settleThreshold(12.5)).toBe(17.5);
+    // 16% busy: not settled against 15%, settled against an idle reading of 12.5%.
+    const sample = [reading(10, 50, 3, 100, 1_000), reading(10.4, 50.2, 3, 106.4, 1_040), 20] as const;
+    expect(settledBetween(...sample).settled).toBe(false);
+    expect(settledBetween(...sample, settleThreshold(12.5)).settled).toBe(true);
   });
 });

@@ -560,6 +560,8 @@ export async function pipelineBench(
         `a journey has ${one.length} postings, not ${postingsPerDebit}: the bench needs updating`,
       );
 
+    const settled: [string, Settled][] = [];
+    settled.push(['idle', await settle(probe, infrastructure, 'the idle reading', log, settleThreshold())]);
     // The fixed cost: what the pipeline and its stack spend with nothing to do (consumers polling every
     // topic and retry tier, heartbeats, offset commits, timers), which every figure below carries.
     const idleSeconds = Math.min(20, options.durationSeconds);
@@ -567,8 +569,14 @@ export async function pipelineBench(
     const idleBefore = await probe.cpu(infrastructure);
     const idleStarted = performance.now();
     await new Promise((resolve) => setTimeout(resolve, idleSeconds * 1000));
-    rows.push(
-      ...idleCpuRows(idleBefore, await probe.cpu(infrastructure), (performance.now() - idleStarted) / 1000),
+    const idleRows = idleCpuRows(
+      idleBefore,
+      await probe.cpu(infrastructure),
+      (performance.now() - idleStarted) / 1000,
+    );
+    rows.push(...idleRows);
+    const threshold = settleThreshold(
+      idleRows.find((row) => row.name === 'machine CPU busy while idle')?.value,
     );
 
     // Phase 1: the burst, a closed loop at the given concurrency for the duration: the ingress takes debits
@@ -618,6 +626,10 @@ export async function pipelineBench(
     const windows: SteadyWindow[] = [];
     let offered = options.rate ?? Math.max(1, burstRate * 0.6);
     for (let step = 0; step < steps; step += 1) {
+      settled.push([
+        `window ${step + 1}`,
+        await settle(probe, infrastructure, `the window at ${round(offered, 1)}/s`, log, threshold),
+      ]);
       log(`sustained: ${round(offered, 1)} debits/s for ${options.durationSeconds} s`);
       const window = await offerSteady(probe, options, offered, infrastructure);
       windows.push(window);
@@ -648,6 +660,8 @@ export async function pipelineBench(
 
     // Phase 3: latency at half of the sustained rate, open loop.
     const halfRate = Math.max(1, rate / 2);
+    settled.push(['latency', await settle(probe, infrastructure, 'the latency phase', log, threshold)]);
+    rows.push(settleRow(settled));
     log(`latency: ${round(halfRate, 1)} debits/s for ${options.durationSeconds} s`);
     await probe.bank.reset();
     const latencyBefore = await probe.completed();
@@ -1049,6 +1063,115 @@ function cpuBetween(before: CpuReading, after: CpuReading) {
     .map(([name, seconds]) => [name, seconds - (before.processes.get(name) ?? seconds)] as const)
     .sort((a, b) => b[1] - a[1]);
   return { machine, processes };
+}
+
+/**
+ * The machine counts as settled below this share of all cores busy with nothing sent, or below the idle
+ * reading's share and 5 points more once there is one (a slow hour's idle pipeline alone can be near 15%).
+ */
+export const settledBusyPercent = 15;
+const settledAboveIdle = 5;
+
+/** Below what share of all cores busy the machine counts as settled, given the idle reading if any. */
+export function settleThreshold(idleBusyPercent?: number): number {
+  return idleBusyPercent === undefined
+    ? settledBusyPercent
+    : Math.max(settledBusyPercent, idleBusyPercent + settledAboveIdle);
+}
+/** How long the bench waits for the machine to settle before a phase, at most. */
+const settleLimitSeconds = 180;
+const settleSampleSeconds = 3;
+
+/** How a wait for the machine to settle went: how long, and how busy it was over the last sample. */
+export interface Settled {
+  readonly seconds: number;
+  /** The share of all cores below which it counted as settled. */
+  readonly thresholdPercent: number;
+  readonly busyPercent: number;
+  /** The busiest process over the last sample, and its share of one core. */
+  readonly busiest?: { readonly name: string; readonly percentOfCore: number };
+}
+
+/**
+ * Whether a sample of the machine's CPU, taken with nothing sent, shows it settled; and what was busy.
+ * A sample without the machine's counters counts as settled (nothing to wait on).
+ */
+export function settledBetween(
+  before: CpuReading,
+  after: CpuReading,
+  seconds: number,
+  thresholdPercent = settledBusyPercent,
+): { settled: boolean; busyPercent: number; busiest?: Settled['busiest'] } {
+  const { machine, processes } = cpuBetween(before, after);
+  if (!machine || machine.total <= 0) return { settled: true, busyPercent: 0 };
+  const busyPercent = (100 * machine.busy) / machine.total;
+  const [top] = processes.filter(([name]) => !name.startsWith('bench'));
+  return {
+    settled: busyPercent < thresholdPercent,
+    busyPercent,
+    ...(top === undefined || seconds <= 0
+      ? {}
+      : { busiest: { name: top[0], percentOfCore: (100 * top[1]) / seconds } }),
+  };
+}
+
+/**
+ * Waits, with nothing sent, until the machine is no longer busy with what came before (a drain's
+ * leftovers: PostgreSQL's autovacuum, the broker's log cleaning, a service's garbage collection), so a
+ * phase measures its own load; at most `settleLimitSeconds`, then the phase starts all the same.
+ */
+async function settle(
+  probe: Probe,
+  infrastructure: ReadonlyMap<string, number>,
+  before: string,
+  log: (line: string) => void,
+  thresholdPercent: number,
+): Promise<Settled> {
+  const started = performance.now();
+  for (;;) {
+    const first = await probe.cpu(infrastructure);
+    const sampledFrom = performance.now();
+    await new Promise((resolve) => setTimeout(resolve, settleSampleSeconds * 1000));
+    const sample = settledBetween(
+      first,
+      await probe.cpu(infrastructure),
+      (performance.now() - sampledFrom) / 1000,
+      thresholdPercent,
+    );
+    const seconds = (performance.now() - started) / 1000;
+    if (sample.settled || seconds >= settleLimitSeconds) {
+      const busiest = sample.busiest
+        ? `; busiest ${sample.busiest.name} at ${round(sample.busiest.percentOfCore, 0)}% of a core`
+        : '';
+      log(
+        `  ${sample.settled ? 'settled' : 'not settled'} before ${before} after ${round(seconds, 0)} s (${round(sample.busyPercent, 0)}% busy, under ${round(thresholdPercent, 0)}% wanted${busiest})`,
+      );
+      return {
+        seconds,
+        thresholdPercent,
+        busyPercent: sample.busyPercent,
+        ...(sample.busiest ? { busiest: sample.busiest } : {}),
+      };
+    }
+  }
+}
+
+/** The waits for the machine to settle before the phases, as one row. */
+export function settleRow(waits: readonly (readonly [string, Settled])[]): Row {
+  const total = waits.reduce((sum, [, wait]) => sum + wait.seconds, 0);
+  const unsettled = waits.filter(([, wait]) => wait.busyPercent >= wait.thresholdPercent).length;
+  return {
+    group: 'pipeline',
+    name: 'waits for the machine to settle before the phases',
+    value: round(total, 0),
+    unit: 's',
+    detail: `until a ${settleSampleSeconds} s sample with nothing sent finds the machine under the share of all cores given (${settledBusyPercent}%, or the idle reading's and ${settledAboveIdle} points more), at most ${settleLimitSeconds} s each${unsettled > 0 ? `; ${unsettled} not settled in time` : ''}: ${waits
+      .map(
+        ([phase, wait]) =>
+          `${phase} ${round(wait.seconds, 0)} s (${round(wait.busyPercent, 0)}% of under ${round(wait.thresholdPercent, 0)}%${wait.busiest ? `, ${wait.busiest.name} ${round(wait.busiest.percentOfCore, 0)}% of a core` : ''})`,
+      )
+      .join(', ')}`,
+  };
 }
 
 /**
