@@ -42,7 +42,7 @@ const usage = `Usage: npm run bench -- [options]
   --concurrency N       debits in flight at the ingress in the burst (default 32)
   --queue N             debits queued behind a closed window, then drained (default 10000; 0: skip)
   --outage S            seconds the bank answers 503 under load in the recovery phase (default 60; 0: skip)
-  --sample N            transactions whose latency and posting order are followed (default 300)
+  --sample N            transactions of a sustained window whose latency and posting order are followed (default 300; the latency phase follows all of its)
   --large-queue N       debits queued by --only queue-memory (default 1000000)
   --profile             every service under node --cpu-prof: its CPU by package, and the busiest
                         service's top functions, in the table (profiles in bench/results/profiles/)
