@@ -10,9 +10,22 @@ const calendarDate = new Intl.DateTimeFormat('en-CA', {
   day: '2-digit',
 });
 
-/** The calendar date in Johannesburg at `instant` ("2025-03-14"); 22:30 UTC is already the next day there. */
+const minuteMs = 60_000;
+/** The last minute asked about and its date: every offset this zone has used is whole minutes. */
+let lastMinute = Number.NaN;
+let lastDate = '';
+
+/**
+ * The calendar date in Johannesburg at `instant` ("2025-03-14"); 22:30 UTC is already the next day
+ * there. Formatted once a minute at most: every message of a minute asks for the same date.
+ */
 export function businessDate(instant: Date): IsoDate {
-  return calendarDate.format(instant);
+  const minute = Math.floor(instant.getTime() / minuteMs);
+  if (minute !== lastMinute) {
+    lastDate = calendarDate.format(instant);
+    lastMinute = minute;
+  }
+  return lastDate;
 }
 
 const dayMs = 86_400_000;
