@@ -1079,6 +1079,7 @@ export function settleThreshold(idleBusyPercent?: number): number {
     ? settledBusyPercent
     : Math.max(settledBusyPercent, idleBusyPercent + settledAboveIdle);
 }
+
 /** How long the bench waits for the machine to settle before a phase, at most. */
 const settleLimitSeconds = 180;
 const settleSampleSeconds = 3;

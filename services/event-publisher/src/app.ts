@@ -70,7 +70,8 @@ export function createAdminRoutes(deps: AdminRoutesDeps): Hono<AppEnv> {
       throw new AppError('MALFORMED_JSON', 'the body is not JSON');
     }
     const request = parseReplayRequest(body);
-    // Refused before the audit: the trail holds replays that were queued, not requests for no bank.
+    // Refused before the audit: the trail holds replays that were tried, not requests for a bank that
+    // receives no events.
     assertReceivesEvents(deps.replay.subscriptions, request.memberId);
     await deps.audit.record({
       actor: operatorOf(c).id,

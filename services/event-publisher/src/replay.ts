@@ -95,6 +95,13 @@ export interface ReplayDeps {
   readonly maxPostings: number;
 }
 
+/** Refuses (404) a bank that receives no events: nothing of it to replay. */
+export function assertReceivesEvents(subscriptions: Subscriptions, memberId: string): void {
+  if (!subscriptions.subscriber(memberId)) {
+    throw new AppError('NOT_FOUND', `bank ${memberId} is not a participant that receives events`);
+  }
+}
+
 /**
  * Queues postings a bank was sent for it again, at the end of their (bank, transaction) lanes, with their
  * original event ids: the bank deduplicates on webhook-id, so a replay only fills its gaps. The delivery
@@ -105,13 +112,6 @@ export interface ReplayDeps {
  * that is still being delivered lines up behind its queued postings; postings the consumer sends
  * directly while the replay waits may arrive before the replayed ones (a bank orders by stageVersion).
  */
-/** Refuses (404) a bank that receives no events: nothing of it to replay. */
-export function assertReceivesEvents(subscriptions: Subscriptions, memberId: string): void {
-  if (!subscriptions.subscriber(memberId)) {
-    throw new AppError('NOT_FOUND', `bank ${memberId} is not a participant that receives events`);
-  }
-}
-
 export async function replay(deps: ReplayDeps, request: ReplayRequest): Promise<ReplayResult> {
   const { memberId } = request;
   assertReceivesEvents(deps.subscriptions, memberId);
