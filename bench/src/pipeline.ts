@@ -566,18 +566,10 @@ export async function pipelineBench(
     // topic and retry tier, heartbeats, offset commits, timers), which every figure below carries.
     const idleSeconds = Math.min(20, options.durationSeconds);
     log(`idle: ${idleSeconds} s with nothing sent`);
-    const idleBefore = await probe.cpu(infrastructure);
-    const idleStarted = performance.now();
-    await new Promise((resolve) => setTimeout(resolve, idleSeconds * 1000));
-    const idleRows = idleCpuRows(
-      idleBefore,
-      await probe.cpu(infrastructure),
-      (performance.now() - idleStarted) / 1000,
-    );
-    rows.push(...idleRows);
-    const threshold = settleThreshold(
-      idleRows.find((row) => row.name === 'machine CPU busy while idle')?.value,
-    );
+    const idle = await cpuOver(probe, infrastructure, idleSeconds);
+    rows.push(...idleCpuRows(idle.before, idle.after, idle.seconds));
+    const idleBusy = settledBetween(idle.before, idle.after, idle.seconds).busyPercent;
+    const threshold = settleThreshold(idle.before.machine ? idleBusy : undefined);
 
     // Phase 1: the burst, a closed loop at the given concurrency for the duration: the ingress takes debits
     // faster than the journeys complete, so this is the rate at which a backlog drains.
@@ -1117,6 +1109,14 @@ export function settledBetween(
   };
 }
 
+/** The CPU readings at the start and the end of `seconds` of waiting, and the seconds they span. */
+async function cpuOver(probe: Probe, infrastructure: ReadonlyMap<string, number>, seconds: number) {
+  const before = await probe.cpu(infrastructure);
+  const started = performance.now();
+  await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+  return { before, after: await probe.cpu(infrastructure), seconds: (performance.now() - started) / 1000 };
+}
+
 /**
  * Waits, with nothing sent, until the machine is no longer busy with what came before (a drain's
  * leftovers: PostgreSQL's autovacuum, the broker's log cleaning, a service's garbage collection), so a
@@ -1131,15 +1131,8 @@ async function settle(
 ): Promise<Settled> {
   const started = performance.now();
   for (;;) {
-    const first = await probe.cpu(infrastructure);
-    const sampledFrom = performance.now();
-    await new Promise((resolve) => setTimeout(resolve, settleSampleSeconds * 1000));
-    const sample = settledBetween(
-      first,
-      await probe.cpu(infrastructure),
-      (performance.now() - sampledFrom) / 1000,
-      thresholdPercent,
-    );
+    const reading = await cpuOver(probe, infrastructure, settleSampleSeconds);
+    const sample = settledBetween(reading.before, reading.after, reading.seconds, thresholdPercent);
     const seconds = (performance.now() - started) / 1000;
     if (sample.settled || seconds >= settleLimitSeconds) {
       const busiest = sample.busiest
