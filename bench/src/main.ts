@@ -42,6 +42,8 @@ const usage = `Usage: npm run bench -- [options]
   --concurrency N       debits in flight at the ingress in the burst (default 32)
   --queue N             debits queued behind a closed window, then drained (default 10000; 0: skip)
   --outage S            seconds the bank answers 503 under load in the recovery phase (default 60; 0: skip)
+  --postings N          journeys whose rp.events.v1 records are copied as a backlog for the event path
+                        alone, the pipeline's last phase (default 2000, 36,000 postings; --quick 100; 0: skip)
   --sample N            transactions of a sustained window whose latency and posting order are followed (default 300; the latency phase follows all of its)
   --large-queue N       debits queued by --only queue-memory (default 1000000)
   --profile             every service under node --cpu-prof: its CPU by package, and the busiest
@@ -74,6 +76,7 @@ function parseOptions() {
       'large-queue': { type: 'string' },
       outage: { type: 'string' },
       sample: { type: 'string' },
+      postings: { type: 'string' },
       profile: { type: 'boolean', default: false },
     },
   });
@@ -106,6 +109,7 @@ const settings = {
   largeQueue: number(values['large-queue'], quick ? 20_000 : 1_000_000, 'large-queue'),
   outageSeconds: number(values.outage, quick ? 10 : 60, 'outage'),
   sample: number(values.sample, quick ? 100 : 300, 'sample'),
+  postings: number(values.postings, quick ? 100 : 2_000, 'postings'),
   profile: values.profile === true,
   kafkaRecords: quick ? 20_000 : 200_000,
   mongoOperations: quick ? 1_000 : 5_000,
@@ -213,6 +217,7 @@ if (settings.only === 'all' || settings.only === 'pipeline') {
         queue: settings.queue,
         outageSeconds: settings.outageSeconds,
         sample: settings.sample,
+        postings: settings.postings,
         infrastructure: await localInfrastructure(),
         cpuReference: cpuReference(root),
         ...(settings.profile ? { profileDir: profileDir() } : {}),

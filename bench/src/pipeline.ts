@@ -13,6 +13,7 @@ import { Kafka, logLevel } from 'kafkajs';
 import { MongoClient } from 'mongodb';
 import { Pool } from 'undici';
 import { machineCpu, processTreeSeconds } from './cpu.ts';
+import { CopyWriter, copyJourney, type RawRecord, readJourney } from './postings.ts';
 import { type ProfileSummary, summarizeProfiles } from './profile.ts';
 import type { Row } from './report.ts';
 import { bounded, metricValue, parsePrometheus, round, summarize } from './stats.ts';
@@ -51,6 +52,11 @@ export interface PipelineBenchOptions {
    * just before and just after each window of the sustained search; none when undefined.
    */
   readonly cpuReference?: () => number;
+  /**
+   * Copies of a journey's rp.events.v1 records produced as a backlog for the event path alone, last (0 or
+   * undefined: skip).
+   */
+  readonly postings?: number;
 }
 
 const completedState = 'DEBIT_COMPLETED';
@@ -238,9 +244,11 @@ class Probe {
   readonly #mongo: MongoClient;
   readonly bank: BankSimulatorClient;
   readonly #ingress: Pool;
+  readonly brokers: readonly string[];
 
   constructor(pipeline: Pipeline, endpoints: PipelineEndpoints) {
     this.pipeline = pipeline;
+    this.brokers = endpoints.kafkaBrokers;
     this.#kafka = new Kafka({
       clientId: 'bench-probe',
       brokers: [...endpoints.kafkaBrokers],
@@ -440,6 +448,107 @@ async function examine(probe: Probe, sent: readonly Sent[], sampleSize: number) 
 }
 
 /**
+ * The event path alone: `copies` copies of one journey's rp.events.v1 records (`journey`, as the tracker
+ * wrote them) produced as a backlog while nothing else is sent, so that only the event publisher, the
+ * bank, Kafka and the delivery log's store work. The rate is the postings the bank accepted over the
+ * time from the first record produced to the last posting accepted; order is checked on a sample.
+ */
+async function eventPath(
+  probe: Probe,
+  infrastructure: ReadonlyMap<string, number>,
+  topic: string,
+  journey: readonly RawRecord[],
+  copies: number,
+  sampleSize: number,
+): Promise<Row[]> {
+  const made = Array.from({ length: copies }, () => copyJourney(journey));
+  const keys = made.map((copy) => (copy[0] as RawRecord).key.toString());
+  const writer = new CopyWriter(probe.brokers, topic);
+  await writer.connect();
+  await probe.bank.reset();
+  const expected = copies * journey.length;
+  const logged = async () =>
+    Object.values(eachService(await servicesCounts(probe.pipeline), 'statements')).reduce(
+      (sum, counts) => sum + (counts['event_delivery_log insert'] ?? 0),
+      0,
+    );
+  const before = {
+    accepted: await probe.postingsAccepted(),
+    logged: await logged(),
+    mongo: await probe.mongoCommands(),
+    services: await servicesCounts(probe.pipeline),
+    cpu: await probe.cpu(infrastructure),
+  };
+  const startedAt = Date.now();
+  const started = performance.now();
+  try {
+    await writer.write(made);
+  } finally {
+    await writer.disconnect();
+  }
+  const producedSeconds = (performance.now() - started) / 1000;
+  await probe.until(
+    'every posting of the event path accepted',
+    async () => (await probe.postingsAccepted()) - before.accepted >= expected,
+    1_800_000,
+    100,
+  );
+  const seconds = (performance.now() - started) / 1000;
+  // The delivery log's entries of the last postings follow their 202s: the readings wait for them, so
+  // that the writes and their CPU are the phase's.
+  await probe.until(
+    "the event path's delivery log written",
+    async () => (await logged()) - before.logged >= expected,
+    120_000,
+    100,
+  );
+  const after = {
+    mongo: await probe.mongoCommands(),
+    services: await servicesCounts(probe.pipeline),
+    cpu: await probe.cpu(infrastructure),
+  };
+  const stats = await probe.bank.stats();
+  const examined = await examine(
+    probe,
+    keys.map((uetr) => ({ uetr, sentAt: startedAt, acceptedAt: startedAt })),
+    sampleSize,
+  );
+  const accepted = stats.routes.events.accepted - before.accepted;
+  const statements = mongoStatementsBetween(
+    eachService(before.services, 'statements'),
+    eachService(after.services, 'statements'),
+  );
+  const documents = Object.values(statements).reduce((sum, count) => sum + count, 0);
+  return [
+    {
+      group: 'pipeline',
+      name: 'event path alone: postings delivered from a backlog, in order (both classes)',
+      value: round(accepted / seconds, 1),
+      unit: 'postings/s',
+      detail: `${accepted} postings of ${copies} journeys' ${expected} records of rp.events.v1 (produced in ${round(producedSeconds, 1)} s) accepted in ${round(seconds, 1)} s; ${stats.duplicates} duplicates, ${stats.signatureFailures} signature failures; order checked on ${examined.sampled} transactions: ${examined.outOfOrder} out of order, ${examined.incomplete} incomplete`,
+    },
+    {
+      group: 'pipeline',
+      name: 'event path alone: mongodb writes per 100 postings',
+      value: round((100 * (after.mongo.writes - before.mongo.writes)) / accepted, 1),
+      unit: 'commands',
+      detail: `${round((100 * documents) / accepted, 1)} documents and statements per 100 postings, by collection: ${
+        Object.entries(statements)
+          .filter(([, count]) => count > 0)
+          .map(([name, count]) => `${name} ${round((100 * count) / accepted, 1)}`)
+          .join(', ') || 'none'
+      }`,
+    },
+    ...cpuRows(before.cpu, after.cpu, accepted, {
+      busy: 'event path alone: machine CPU busy',
+      noun: 'posting',
+      unit: 'µs',
+      prefix: 'event path alone: ',
+    }),
+  ];
+}
+
+/**
  * The whole journey measured from outside: on-us debits in at the ingress, every posting and message
  * out at the bank simulator. Phases: the burst (closed loop), the sustained rate (a steady open loop,
  * searched), latency at half of the sustained rate (open loop),
@@ -559,6 +668,19 @@ export async function pipelineBench(
       throw new Error(
         `a journey has ${one.length} postings, not ${postingsPerDebit}: the bench needs updating`,
       );
+
+    // The journey the event path's phase copies: its records of rp.events.v1, as the tracker wrote them.
+    const eventsTopic = `${pipeline.run}.rp.events.v1`;
+    const journeyRecords =
+      (options.postings ?? 0) > 0
+        ? await readJourney(
+            options.endpoints.kafkaBrokers,
+            eventsTopic,
+            (warm[0] as Sent).uetr,
+            postingsPerDebit,
+            60_000,
+          )
+        : [];
 
     const settled: [string, Settled][] = [];
     settled.push(['idle', await settle(probe, infrastructure, 'the idle reading', log, settleThreshold())]);
@@ -745,6 +867,16 @@ export async function pipelineBench(
         unit: 's to deliver the backlog',
         detail: `${outageSent.length} debits sent during the outage; ${round(outageSent.length / Math.max(catchUp, 0.001), 1)} debits/s and ${round(accepted / Math.max(catchUp, 0.001), 1)} postings/s while catching up`,
       });
+    }
+    if (journeyRecords.length > 0) {
+      const copies = options.postings ?? 0;
+      await settle(probe, infrastructure, 'the event path alone', log, threshold);
+      log(
+        `event path alone: ${copies} journeys' records of rp.events.v1 (${copies * postingsPerDebit} postings)`,
+      );
+      rows.push(
+        ...(await eventPath(probe, infrastructure, eventsTopic, journeyRecords, copies, options.sample)),
+      );
     }
   } finally {
     await probe.close();
@@ -1233,29 +1365,49 @@ export function cpuReferenceRows(
   return rows;
 }
 
+/** What `cpuRows` divides the CPU by, and how its rows are named. */
+export interface CpuPer {
+  /** The busy row's name. */
+  readonly busy: string;
+  /** What one of `completed` is, singular: each process's row is "CPU per {noun}: {process}". */
+  readonly noun: string;
+  /** Each process's figure in milliseconds or microseconds of CPU a `noun`. */
+  readonly unit: 'ms' | 'µs';
+  /** Put before each process row's name. */
+  readonly prefix?: string;
+}
+
+const perDebit: CpuPer = { busy: 'machine CPU busy at the sustained rate', noun: 'debit', unit: 'ms' };
+
 /**
- * The CPU of the sustained window: how busy the machine was, and each process's CPU time per completed
- * debit, most first, with its share of the machine's busy time. What the pipeline's rate is bound by
- * when the machine is near saturation.
+ * The CPU of a phase: how busy the machine was, and each process's CPU time per completed debit (or
+ * whatever `per` counts), most first, with its share of the machine's busy time. What the phase's rate
+ * is bound by when the machine is near saturation.
  */
-export function cpuRows(before: CpuReading, after: CpuReading, completed: number): Row[] {
+export function cpuRows(
+  before: CpuReading,
+  after: CpuReading,
+  completed: number,
+  per: CpuPer = perDebit,
+): Row[] {
   const rows: Row[] = [];
   const { machine, processes } = cpuBetween(before, after);
+  const scale = per.unit === 'ms' ? 1_000 : 1_000_000;
   if (machine) {
     rows.push({
       group: 'pipeline',
-      name: 'machine CPU busy at the sustained rate',
+      name: per.busy,
       value: round((100 * machine.busy) / machine.total, 0),
       unit: '% of all cores',
-      detail: `${round(machine.busy, 0)} of ${round(machine.total, 0)} core-seconds; ${round((1000 * machine.busy) / completed, 0)} ms per debit`,
+      detail: `${round(machine.busy, 0)} of ${round(machine.total, 0)} core-seconds; ${round((scale * machine.busy) / completed, 0)} ${per.unit} per ${per.noun}`,
     });
   }
   for (const [name, seconds] of processes) {
     rows.push({
       group: 'pipeline',
-      name: `CPU per debit: ${name}`,
-      value: round((1000 * seconds) / completed, 1),
-      unit: 'ms',
+      name: `${per.prefix ?? ''}CPU per ${per.noun}: ${name}`,
+      value: round((scale * seconds) / completed, 1),
+      unit: per.unit,
       detail:
         machine === undefined
           ? ''
