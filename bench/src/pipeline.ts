@@ -775,7 +775,6 @@ export async function pipelineBench(
     // Phase 3: latency at half of the sustained rate, open loop.
     const halfRate = Math.max(1, rate / 2);
     settled.push(['latency', await settle(probe, infrastructure, 'the latency phase', log, threshold)]);
-    rows.push(settleRow(settled));
     log(`latency: ${round(halfRate, 1)} debits/s for ${options.durationSeconds} s`);
     await probe.bank.reset();
     const latencyBefore = await probe.completed();
@@ -870,7 +869,10 @@ export async function pipelineBench(
     }
     if (journeyRecords.length > 0) {
       const copies = options.postings ?? 0;
-      await settle(probe, infrastructure, 'the event path alone', log, threshold);
+      settled.push([
+        'event path',
+        await settle(probe, infrastructure, 'the event path alone', log, threshold),
+      ]);
       log(
         `event path alone: ${copies} journeys' records of rp.events.v1 (${copies * postingsPerDebit} postings)`,
       );
@@ -878,6 +880,7 @@ export async function pipelineBench(
         ...(await eventPath(probe, infrastructure, eventsTopic, journeyRecords, copies, options.sample)),
       );
     }
+    rows.push(settleRow(settled));
   } finally {
     await probe.close();
     await pipeline.stop();
