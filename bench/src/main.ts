@@ -109,7 +109,7 @@ const settings = {
   largeQueue: number(values['large-queue'], quick ? 20_000 : 1_000_000, 'large-queue'),
   outageSeconds: number(values.outage, quick ? 10 : 60, 'outage'),
   sample: number(values.sample, quick ? 100 : 300, 'sample'),
-  postings: number(values.postings, quick ? 100 : 2_000, 'postings'),
+  postings: Math.floor(number(values.postings, quick ? 100 : 2_000, 'postings')),
   profile: values.profile === true,
   kafkaRecords: quick ? 20_000 : 200_000,
   mongoOperations: quick ? 1_000 : 5_000,

@@ -37,6 +37,33 @@ describe('sustained-window CPU rows', () => {
   });
 });
 
+describe('CPU rows of another unit', () => {
+  it('names its rows and scales its figures by what it counts', () => {
+    const rows = cpuRows(reading(10, 50, 3, 100, 1_000), reading(14, 56, 4, 120, 1_040), 10_000, {
+      busy: 'event path alone: machine CPU busy',
+      noun: 'posting',
+      unit: 'µs',
+      prefix: 'event path alone: ',
+    });
+    expect(rows.map((row) => [row.name, row.value, row.unit, row.detail])).toEqual([
+      [
+        'event path alone: machine CPU busy',
+        50,
+        '% of all cores',
+        '20 of 40 core-seconds; 2000 µs per posting',
+      ],
+      ['event path alone: CPU per posting: kafka', 600, 'µs', "30% of the machine's busy time"],
+      ['event path alone: CPU per posting: tracker', 400, 'µs', "20% of the machine's busy time"],
+      [
+        'event path alone: CPU per posting: bench (load generator)',
+        100,
+        'µs',
+        "5% of the machine's busy time",
+      ],
+    ]);
+  });
+});
+
 describe('idle CPU rows', () => {
   it("gives the machine's busy share and each process's share of a core, busiest first, without the bench", () => {
     const rows = idleCpuRows(reading(10, 50, 3, 100, 1_000), reading(10.5, 53, 9, 104, 1_040), 20);

@@ -129,11 +129,12 @@ export async function readJourney(
   });
   const consumer = kafka.consumer({ groupId: `bench-journey-${randomUUID()}`, maxWaitTimeInMs: 200 });
   const found: RawRecord[] = [];
+  let timer: NodeJS.Timeout | undefined;
   await consumer.connect();
   try {
     await consumer.subscribe({ topics: [topic], fromBeginning: true });
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(
+      timer = setTimeout(
         () => reject(new Error(`${found.length} of ${count} records keyed ${key} found in ${topic}`)),
         timeoutMs,
       );
@@ -148,24 +149,21 @@ export async function readJourney(
               else if (typeof value === 'string') headers[name] = Buffer.from(value);
             }
             found.push({ key: message.key, value: message.value, headers });
-            if (found.length === count) {
-              clearTimeout(timer);
-              resolve();
-            }
+            if (found.length === count) resolve();
           },
         })
         .catch(reject);
     });
   } finally {
+    clearTimeout(timer);
     await consumer.disconnect();
   }
   return found;
 }
 
 /**
- * A producer of journeys' copies: made before it sends, so that the copying (a decode and an encode a
- * record) is not on the clock, then written a chunk of copies a request, each acknowledged by every
- * replica before the next.
+ * Writes journeys' copies, made beforehand so that the copying (a decode and an encode a record) is not
+ * on the clock: a chunk of copies a request, each acknowledged by every replica before the next.
  */
 export class CopyWriter {
   readonly #producer;
