@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { decodeAvro, type EventPosting, encodeAvro } from '@rp/contracts';
+import { readOnce } from '@rp/kafka';
 import { Kafka, logLevel } from 'kafkajs';
 
 /** One record of a topic as bytes: what is copied, untouched but for its identifiers. */
@@ -112,8 +113,9 @@ export function copyJourney(records: readonly RawRecord[], fresh: () => string =
 }
 
 /**
- * Reads the records of `topic` keyed by `key`, in their order, until `count` are found; from the start of
- * the topic, under a consumer group of its own that commits nothing.
+ * Reads the records of `topic` keyed by `key`, in their order, until `count` are found: from the start of
+ * the topic, as the project reads a topic off the hot path (`readOnce`: a group of its own that commits
+ * nothing and is deleted afterwards).
  */
 export async function readJourney(
   brokers: readonly string[],
@@ -127,36 +129,41 @@ export async function readJourney(
     brokers: [...brokers],
     logLevel: logLevel.NOTHING,
   });
-  const consumer = kafka.consumer({ groupId: `bench-journey-${randomUUID()}`, maxWaitTimeInMs: 200 });
+  const admin = kafka.admin();
+  let connected: Promise<void> | undefined;
   const found: RawRecord[] = [];
-  let timer: NodeJS.Timeout | undefined;
-  await consumer.connect();
   try {
-    await consumer.subscribe({ topics: [topic], fromBeginning: true });
-    await new Promise<void>((resolve, reject) => {
-      timer = setTimeout(
-        () => reject(new Error(`${found.length} of ${count} records keyed ${key} found in ${topic}`)),
+    await readOnce(
+      {
+        kafka,
+        admin: async () => {
+          connected ??= admin.connect();
+          await connected;
+          return admin;
+        },
+      },
+      {
+        topic,
+        groupPrefix: 'bench-journey',
+        fromBeginning: true,
         timeoutMs,
-      );
-      void consumer
-        .run({
-          autoCommit: false,
-          eachMessage: async ({ message }) => {
-            if (found.length >= count || message.key?.toString() !== key || message.value === null) return;
-            const headers: Record<string, Buffer> = {};
-            for (const [name, value] of Object.entries(message.headers ?? {})) {
-              if (Buffer.isBuffer(value)) headers[name] = value;
-              else if (typeof value === 'string') headers[name] = Buffer.from(value);
-            }
-            found.push({ key: message.key, value: message.value, headers });
-            if (found.length === count) resolve();
-          },
-        })
-        .catch(reject);
-    });
+        what: `the records keyed ${key}`,
+      },
+      (batch) => {
+        for (const message of batch.messages) {
+          if (found.length >= count || message.key?.toString() !== key || message.value === null) continue;
+          const headers: Record<string, Buffer> = {};
+          for (const [name, value] of Object.entries(message.headers ?? {})) {
+            if (Buffer.isBuffer(value)) headers[name] = value;
+            else if (typeof value === 'string') headers[name] = Buffer.from(value);
+          }
+          found.push({ key: message.key, value: message.value, headers });
+        }
+        return found.length >= count;
+      },
+    );
   } finally {
-    clearTimeout(timer);
-    await consumer.disconnect();
+    if (connected) await admin.disconnect();
   }
   return found;
 }

@@ -31,6 +31,7 @@ export {
   retryTopicName,
   valueSubject,
 } from './names.ts';
+export { type OneOffReadOptions, readOnce } from './one-off-read.ts';
 export type { Producer, ProducerOptions, ProducerRecord, TopicCodecs } from './producer.ts';
 export {
   positionKey,
