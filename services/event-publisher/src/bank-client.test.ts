@@ -20,6 +20,11 @@ beforeAll(async () => {
         hanging.push(response);
         return;
       }
+      if (request.url === '/long') {
+        response.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
+        response.end(`${'é'.repeat(150)}\n${'ü'.repeat(150)}`);
+        return;
+      }
       if (status === 503) response.setHeader('retry-after', '7');
       response.writeHead(status, { 'content-type': 'text/plain' });
       response.end(status >= 400 ? `nope ${body.length}` : '');
@@ -91,6 +96,85 @@ describe('BankClient', () => {
       const refused = await client.post('http://127.0.0.1:9/events', {}, '{}');
       expect(refused).toMatchObject({ kind: 'retryable', status: null });
       expect(refused.kind === 'retryable' && refused.error).toMatch(/ECONNREFUSED/);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('ends an attempt when its caller aborts, and takes none once the signal has aborted', async () => {
+    const client = new BankClient({
+      attemptTimeoutMs: 30_000,
+      connectTimeoutMs: 1_000,
+      connectionsPerOrigin: 4,
+      keepAliveMs: 4_000,
+    });
+    try {
+      const stop = new AbortController();
+      const waiting = hanging.length;
+      const pending = [1, 2].map(() => client.post(`${base}/hang`, {}, '{}', stop.signal));
+      await expect.poll(() => hanging.length).toBe(waiting + 2);
+      stop.abort();
+      const ended = await Promise.all(pending);
+      expect(ended).toEqual([
+        expect.objectContaining({ kind: 'retryable', status: null, error: 'aborted' }),
+        expect.objectContaining({ kind: 'retryable', status: null, error: 'aborted' }),
+      ]);
+      const requests = hanging.length;
+      expect(await client.post(`${base}/202`, {}, '{}', stop.signal)).toMatchObject({
+        kind: 'retryable',
+        error: 'aborted',
+      });
+      expect(hanging.length).toBe(requests);
+      // Another caller's signal is its own: the client goes on delivering.
+      expect(await client.post(`${base}/202`, {}, '{}', new AbortController().signal)).toMatchObject({
+        kind: 'delivered',
+        status: 202,
+      });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('times out attempts started one after another, each at its own deadline, and goes on delivering', async () => {
+    const client = new BankClient({
+      attemptTimeoutMs: 300,
+      connectTimeoutMs: 1_000,
+      connectionsPerOrigin: 4,
+      keepAliveMs: 4_000,
+    });
+    try {
+      const first = client.post(`${base}/hang`, {}, '{}');
+      await expect.poll(() => hanging.length).toBeGreaterThan(0);
+      const second = client.post(`${base}/hang`, {}, '{}');
+      const delivered = await client.post(`${base}/202`, {}, '{}');
+      expect(delivered).toMatchObject({ kind: 'delivered', status: 202 });
+      const [one, two] = await Promise.all([first, second]);
+      for (const result of [one, two]) {
+        expect(result).toMatchObject({ kind: 'retryable', status: null, error: 'no answer within 300 ms' });
+        expect(result.latencyMs).toBeGreaterThanOrEqual(290);
+      }
+      expect(await client.post(`${base}/202`, {}, '{}')).toMatchObject({ kind: 'delivered' });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("keeps the first 200 characters of an error answer's body, whitespace folded", async () => {
+    const client = new BankClient({
+      attemptTimeoutMs: 2_000,
+      connectTimeoutMs: 1_000,
+      connectionsPerOrigin: 1,
+      keepAliveMs: 4_000,
+    });
+    try {
+      const result = await client.post(`${base}/long`, {}, '{}');
+      expect(result).toMatchObject({ kind: 'retryable', status: 500 });
+      expect(result.kind === 'retryable' && result.error).toBe(
+        `HTTP 500: ${'é'.repeat(150)} ${'ü'.repeat(49)}`,
+      );
+      const invalid = await client.post('not a url', {}, '{}');
+      expect(invalid).toMatchObject({ kind: 'retryable', status: null });
+      expect(invalid.kind === 'retryable' && invalid.error).toMatch(/not an absolute URL/);
     } finally {
       await client.close();
     }
