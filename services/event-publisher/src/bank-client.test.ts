@@ -7,6 +7,8 @@ let server: Server;
 let base: string;
 const sockets = new Set<unknown>();
 const hanging: ServerResponse[] = [];
+/** Chunks written by the answers that never end. */
+let trickled = 0;
 
 beforeAll(async () => {
   server = createServer((request: IncomingMessage, response: ServerResponse) => {
@@ -17,6 +19,17 @@ beforeAll(async () => {
     request.on('end', () => {
       const status = Number(request.url?.slice(1));
       if (request.url === '/hang') {
+        hanging.push(response);
+        return;
+      }
+      if (request.url === '/trickle') {
+        // Headers at once, then a body that never ends: only the attempt's own deadline stops it.
+        response.writeHead(202, { 'content-type': 'text/plain' });
+        const timer = setInterval(() => {
+          trickled += 1;
+          response.write('.');
+        }, 20);
+        response.on('close', () => clearInterval(timer));
         hanging.push(response);
         return;
       }
@@ -154,6 +167,32 @@ describe('BankClient', () => {
         expect(result.latencyMs).toBeGreaterThanOrEqual(290);
       }
       expect(await client.post(`${base}/202`, {}, '{}')).toMatchObject({ kind: 'delivered' });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('ends an answer that never finishes at the deadline, also after an attempt that finished early', async () => {
+    const client = new BankClient({
+      attemptTimeoutMs: 300,
+      connectTimeoutMs: 1_000,
+      connectionsPerOrigin: 4,
+      keepAliveMs: 4_000,
+    });
+    try {
+      const first = client.post(`${base}/trickle`, {}, '{}');
+      // The second attempt starts well after the first, so that its deadline (it finished long before)
+      // comes between the first's and the third's.
+      const from = trickled;
+      await expect.poll(() => trickled - from).toBeGreaterThanOrEqual(5);
+      expect(await client.post(`${base}/202`, {}, '{}')).toMatchObject({ kind: 'delivered' });
+      const third = client.post(`${base}/trickle`, {}, '{}');
+      const [one, three] = await Promise.all([first, third]);
+      for (const result of [one, three]) {
+        expect(result).toMatchObject({ kind: 'retryable', status: null, error: 'no answer within 300 ms' });
+        expect(result.latencyMs).toBeGreaterThanOrEqual(290);
+        expect(result.latencyMs).toBeLessThan(2_000);
+      }
     } finally {
       await client.close();
     }

@@ -301,7 +301,10 @@ export class BankClient {
       attempt.end('timeout');
     }
     this.#dropFinished();
-    if (next !== undefined && !next.done && this.#timer === undefined) this.#arm(next.deadline);
+    // The next deadline even when its attempt has finished: the timer then finds the one after it. None
+    // when nothing is left in flight.
+    if (next !== undefined && this.#head < this.#started.length && this.#timer === undefined)
+      this.#arm(next.deadline);
   }
 }
 
