@@ -9,9 +9,12 @@ const sockets = new Set<unknown>();
 const hanging: ServerResponse[] = [];
 /** Chunks written by the answers that never end. */
 let trickled = 0;
+/** Requests the server has received. */
+let received = 0;
 
 beforeAll(async () => {
   server = createServer((request: IncomingMessage, response: ServerResponse) => {
+    received += 1;
     let body = '';
     request.on('data', (chunk) => {
       body += chunk;
@@ -132,12 +135,14 @@ describe('BankClient', () => {
         expect.objectContaining({ kind: 'retryable', status: null, error: 'aborted' }),
         expect.objectContaining({ kind: 'retryable', status: null, error: 'aborted' }),
       ]);
-      const requests = hanging.length;
+      const requests = received;
       expect(await client.post(`${base}/202`, {}, '{}', stop.signal)).toMatchObject({
         kind: 'retryable',
         error: 'aborted',
       });
-      expect(hanging.length).toBe(requests);
+      // Nothing was sent for it: the next request is the only one the server gets.
+      expect(await client.post(`${base}/202`, {}, '{}')).toMatchObject({ kind: 'delivered' });
+      expect(received).toBe(requests + 1);
       // Another caller's signal is its own: the client goes on delivering.
       expect(await client.post(`${base}/202`, {}, '{}', new AbortController().signal)).toMatchObject({
         kind: 'delivered',
@@ -156,8 +161,9 @@ describe('BankClient', () => {
       keepAliveMs: 4_000,
     });
     try {
+      const waiting = hanging.length;
       const first = client.post(`${base}/hang`, {}, '{}');
-      await expect.poll(() => hanging.length).toBeGreaterThan(0);
+      await expect.poll(() => hanging.length).toBe(waiting + 1);
       const second = client.post(`${base}/hang`, {}, '{}');
       const delivered = await client.post(`${base}/202`, {}, '{}');
       expect(delivered).toMatchObject({ kind: 'delivered', status: 202 });
@@ -191,7 +197,6 @@ describe('BankClient', () => {
       for (const result of [one, three]) {
         expect(result).toMatchObject({ kind: 'retryable', status: null, error: 'no answer within 300 ms' });
         expect(result.latencyMs).toBeGreaterThanOrEqual(290);
-        expect(result.latencyMs).toBeLessThan(2_000);
       }
     } finally {
       await client.close();
