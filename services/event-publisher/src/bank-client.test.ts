@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BankClient, classifyStatus } from './bank-client.ts';
+import { BankClient, type BankClientOptions, classifyStatus } from './bank-client.ts';
 
 let server: Server;
 let base: string;
@@ -57,6 +57,25 @@ afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
+/** A client over the test server's pool (2 s attempts, 4 connections unless told), closed after `use`. */
+async function withClient(
+  options: Partial<BankClientOptions>,
+  use: (client: BankClient) => Promise<void>,
+): Promise<void> {
+  const client = new BankClient({
+    attemptTimeoutMs: 2_000,
+    connectTimeoutMs: 1_000,
+    connectionsPerOrigin: 4,
+    keepAliveMs: 4_000,
+    ...options,
+  });
+  try {
+    await use(client);
+  } finally {
+    await client.close();
+  }
+}
+
 describe('classifyStatus', () => {
   it('delivers on 2xx, retries 408, 425, 429, 5xx and redirects, gives up on other 4xx', () => {
     expect([200, 202, 204].map(classifyStatus)).toEqual(['delivered', 'delivered', 'delivered']);
@@ -67,13 +86,7 @@ describe('classifyStatus', () => {
 
 describe('BankClient', () => {
   it('tells delivered, retryable (with Retry-After) and final answers apart over pooled connections', async () => {
-    const client = new BankClient({
-      attemptTimeoutMs: 2_000,
-      connectTimeoutMs: 1_000,
-      connectionsPerOrigin: 2,
-      keepAliveMs: 4_000,
-    });
-    try {
+    await withClient({ connectionsPerOrigin: 2 }, async (client) => {
       const results = [];
       for (const status of [202, 202, 503, 404, 202, 202]) {
         results.push(
@@ -93,38 +106,25 @@ describe('BankClient', () => {
       // Six requests over the keep-alive pool: at most its two connections were opened.
       expect(sockets.size).toBeGreaterThanOrEqual(1);
       expect(sockets.size).toBeLessThanOrEqual(2);
-    } finally {
-      await client.close();
-    }
+    });
   });
 
   it('counts no answer within the attempt timeout, and a refused connection, as retryable without a status', async () => {
-    const client = new BankClient({
-      attemptTimeoutMs: 200,
-      connectTimeoutMs: 200,
-      connectionsPerOrigin: 2,
-      keepAliveMs: 4_000,
-    });
-    try {
-      const hung = await client.post(`${base}/hang`, {}, '{}');
-      expect(hung).toMatchObject({ kind: 'retryable', status: null, error: 'no answer within 200 ms' });
-      expect(hung.latencyMs).toBeGreaterThanOrEqual(190);
-      const refused = await client.post('http://127.0.0.1:9/events', {}, '{}');
-      expect(refused).toMatchObject({ kind: 'retryable', status: null });
-      expect(refused.kind === 'retryable' && refused.error).toMatch(/ECONNREFUSED/);
-    } finally {
-      await client.close();
-    }
+    await withClient(
+      { attemptTimeoutMs: 200, connectTimeoutMs: 200, connectionsPerOrigin: 2 },
+      async (client) => {
+        const hung = await client.post(`${base}/hang`, {}, '{}');
+        expect(hung).toMatchObject({ kind: 'retryable', status: null, error: 'no answer within 200 ms' });
+        expect(hung.latencyMs).toBeGreaterThanOrEqual(190);
+        const refused = await client.post('http://127.0.0.1:9/events', {}, '{}');
+        expect(refused).toMatchObject({ kind: 'retryable', status: null });
+        expect(refused.kind === 'retryable' && refused.error).toMatch(/ECONNREFUSED/);
+      },
+    );
   });
 
   it('ends an attempt when its caller aborts, and takes none once the signal has aborted', async () => {
-    const client = new BankClient({
-      attemptTimeoutMs: 30_000,
-      connectTimeoutMs: 1_000,
-      connectionsPerOrigin: 4,
-      keepAliveMs: 4_000,
-    });
-    try {
+    await withClient({ attemptTimeoutMs: 30_000 }, async (client) => {
       const stop = new AbortController();
       const waiting = hanging.length;
       const pending = [1, 2].map(() => client.post(`${base}/hang`, {}, '{}', stop.signal));
@@ -148,19 +148,11 @@ describe('BankClient', () => {
         kind: 'delivered',
         status: 202,
       });
-    } finally {
-      await client.close();
-    }
+    });
   });
 
   it('times out attempts started one after another, each at its own deadline, and goes on delivering', async () => {
-    const client = new BankClient({
-      attemptTimeoutMs: 300,
-      connectTimeoutMs: 1_000,
-      connectionsPerOrigin: 4,
-      keepAliveMs: 4_000,
-    });
-    try {
+    await withClient({ attemptTimeoutMs: 300 }, async (client) => {
       const waiting = hanging.length;
       const first = client.post(`${base}/hang`, {}, '{}');
       await expect.poll(() => hanging.length).toBe(waiting + 1);
@@ -173,19 +165,11 @@ describe('BankClient', () => {
         expect(result.latencyMs).toBeGreaterThanOrEqual(290);
       }
       expect(await client.post(`${base}/202`, {}, '{}')).toMatchObject({ kind: 'delivered' });
-    } finally {
-      await client.close();
-    }
+    });
   });
 
   it('ends an answer that never finishes at the deadline, also after an attempt that finished early', async () => {
-    const client = new BankClient({
-      attemptTimeoutMs: 300,
-      connectTimeoutMs: 1_000,
-      connectionsPerOrigin: 4,
-      keepAliveMs: 4_000,
-    });
-    try {
+    await withClient({ attemptTimeoutMs: 300 }, async (client) => {
       const first = client.post(`${base}/trickle`, {}, '{}');
       // The second attempt starts well after the first, so that its deadline (it finished long before)
       // comes between the first's and the third's.
@@ -198,19 +182,11 @@ describe('BankClient', () => {
         expect(result).toMatchObject({ kind: 'retryable', status: null, error: 'no answer within 300 ms' });
         expect(result.latencyMs).toBeGreaterThanOrEqual(290);
       }
-    } finally {
-      await client.close();
-    }
+    });
   });
 
   it("keeps the first 200 characters of an error answer's body, whitespace folded", async () => {
-    const client = new BankClient({
-      attemptTimeoutMs: 2_000,
-      connectTimeoutMs: 1_000,
-      connectionsPerOrigin: 1,
-      keepAliveMs: 4_000,
-    });
-    try {
+    await withClient({ connectionsPerOrigin: 1 }, async (client) => {
       const result = await client.post(`${base}/long`, {}, '{}');
       expect(result).toMatchObject({ kind: 'retryable', status: 500 });
       expect(result.kind === 'retryable' && result.error).toBe(
@@ -219,8 +195,6 @@ describe('BankClient', () => {
       const invalid = await client.post('not a url', {}, '{}');
       expect(invalid).toMatchObject({ kind: 'retryable', status: null });
       expect(invalid.kind === 'retryable' && invalid.error).toMatch(/not an absolute URL/);
-    } finally {
-      await client.close();
-    }
+    });
   });
 });
