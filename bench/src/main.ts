@@ -12,7 +12,13 @@
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { readStackEnv, stackStatus, stackUp } from '@rp/local-stack';
+import {
+  ferretdbBackendDatabase,
+  findPostgresBindir,
+  readStackEnv,
+  stackStatus,
+  stackUp,
+} from '@rp/local-stack';
 import { codecBench, cpuReference } from './codec.ts';
 import {
   chooseEndpoints,
@@ -26,6 +32,7 @@ import { kafkaLimits } from './limits-kafka.ts';
 import { describeMongoServer, mongoLimits } from './limits-mongo.ts';
 import { describeMachine } from './machine.ts';
 import { pipelineBench } from './pipeline.ts';
+import { postgresReader } from './postgres.ts';
 import { queueMemoryBench } from './queue-memory.ts';
 import { formatTable, type Row, writeReport } from './report.ts';
 
@@ -150,6 +157,14 @@ async function localInfrastructure(): Promise<Map<string, number>> {
   );
 }
 
+/** PostgreSQL's counters behind the local stack's FerretDB, when this run's MongoDB is that FerretDB. */
+function localPostgres() {
+  const stackEnv = readStackEnv();
+  const bindir = findPostgresBindir();
+  if (!stackEnv || !bindir || !localComponentsUsed(stackEnv, endpoints).has('postgres')) return undefined;
+  return postgresReader(stackEnv.postgresUrl, ferretdbBackendDatabase, bindir);
+}
+
 /** A fresh directory for this run's CPU profiles, beside its results. */
 function profileDir(): string {
   const dir = fileURLToPath(
@@ -204,6 +219,7 @@ if (settings.only === 'all' || settings.only === 'limits') {
   );
 }
 if (settings.only === 'all' || settings.only === 'pipeline') {
+  const postgres = localPostgres();
   rows.push(
     ...(await pipelineBench(
       {
@@ -219,6 +235,7 @@ if (settings.only === 'all' || settings.only === 'pipeline') {
         sample: settings.sample,
         postings: settings.postings,
         infrastructure: await localInfrastructure(),
+        ...(postgres === undefined ? {} : { postgres }),
         cpuReference: cpuReference(root),
         ...(settings.profile ? { profileDir: profileDir() } : {}),
       },

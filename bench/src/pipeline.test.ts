@@ -178,6 +178,21 @@ describe('the CPU reference beside the sustained window', () => {
 });
 
 describe('when no rate tried kept up', () => {
+  const counters = (inserted: number) => ({
+    inserted,
+    updated: 0,
+    deleted: 0,
+    commits: 0,
+    blocksHit: 0,
+    blocksRead: 0,
+    blocksWrittenByBackends: 0,
+    walRecords: 0,
+    walFullPageImages: 0,
+    walBytes: 0,
+    checkpoints: 0,
+    autovacuums: 0,
+    autoanalyzes: 0,
+  });
   const requests = { Produce: 40, Fetch: 60, OffsetCommit: 0, Heartbeat: 0, other: 0 };
   const window = (rate: number, debits: number, drainSeconds: number): SteadyWindow => ({
     rate,
@@ -199,6 +214,7 @@ describe('when no rate tried kept up', () => {
       before: reading(10, 50, 3, 100, 1_000),
       after: reading(14, 56, 4, 120, 1_040),
     },
+    postgres: { before: counters(0), after: counters(debits * 26) },
     examined: {
       sampled: 2,
       outOfOrder: 0,
@@ -225,6 +241,7 @@ describe('when no rate tried kept up', () => {
     expect(byName.get('kafka records written per debit')?.value).toBe(34);
     expect(byName.get('event postings delivered at the sustained rate (both classes)')?.value).toBe(60);
     expect(byName.get('machine CPU busy at the sustained rate')?.detail).toContain('200 ms per debit');
+    expect(byName.get('postgresql rows written per debit')?.value).toBe(26);
     for (const row of rows.slice(1)) {
       expect(row.detail).toMatch(
         /^from the window at 22\.5 debits\/s, which fell behind \(the last journey 20 s after it\)/,

@@ -13,6 +13,7 @@ import { Kafka, logLevel } from 'kafkajs';
 import { MongoClient } from 'mongodb';
 import { Pool } from 'undici';
 import { machineCpu, processTreeSeconds } from './cpu.ts';
+import { type PostgresCounters, postgresRows } from './postgres.ts';
 import { CopyWriter, copyJourney, type RawRecord, readJourney } from './postings.ts';
 import { type ProfileSummary, summarizeProfiles } from './profile.ts';
 import type { Row } from './report.ts';
@@ -57,6 +58,8 @@ export interface PipelineBenchOptions {
    * undefined: skip).
    */
   readonly postings?: number;
+  /** PostgreSQL's own counters behind the local stack's FerretDB (`postgres.ts`); none when undefined. */
+  readonly postgres?: () => Promise<PostgresCounters | undefined>;
 }
 
 const completedState = 'DEBIT_COMPLETED';
@@ -237,6 +240,9 @@ const mongoWriteCommands = ['insert', 'update', 'delete', 'findAndModify'] as co
 /** The commands that read. */
 const mongoReadCommands = ['find', 'aggregate', 'getMore', 'count'] as const;
 
+/** How long an idle PostgreSQL backend may hold its counters, and a second more. */
+const postgresReportMs = 11_000;
+
 /** Everything the pipeline bench measures from outside: ingress, bank simulator, metrics, the servers. */
 class Probe {
   readonly pipeline: Pipeline;
@@ -245,9 +251,15 @@ class Probe {
   readonly bank: BankSimulatorClient;
   readonly #ingress: Pool;
   readonly brokers: readonly string[];
+  readonly #postgres: (() => Promise<PostgresCounters | undefined>) | undefined;
 
-  constructor(pipeline: Pipeline, endpoints: PipelineEndpoints) {
+  constructor(
+    pipeline: Pipeline,
+    endpoints: PipelineEndpoints,
+    postgres?: () => Promise<PostgresCounters | undefined>,
+  ) {
     this.pipeline = pipeline;
+    this.#postgres = postgres;
     this.brokers = endpoints.kafkaBrokers;
     this.#kafka = new Kafka({
       clientId: 'bench-probe',
@@ -336,6 +348,18 @@ class Probe {
       ]),
       machine: machineCpu(),
     };
+  }
+
+  /**
+   * PostgreSQL's counters behind the local stack's FerretDB, when the run uses it, read once its backends
+   * have reported the work so far: an idle backend holds its counts for up to 10 s (PostgreSQL 15's
+   * `PGSTAT_IDLE_INTERVAL`), so the reading waits that long, with the pipeline quiet, before it is taken.
+   * Read before a phase's other readings and after them, so that the phase's own figures are not moved.
+   */
+  async postgres(): Promise<PostgresCounters | undefined> {
+    if (this.#postgres === undefined) return undefined;
+    await new Promise((resolve) => setTimeout(resolve, postgresReportMs));
+    return this.#postgres();
   }
 
   /** Commands the MongoDB-compatible server has run, by kind (server-wide counters). */
@@ -471,12 +495,14 @@ async function eventPath(
   // The readings, then the backlog written: the clock starts with the first record.
   const writeBacklog = async (writer: CopyWriter) => {
     await probe.bank.reset();
+    const postgres = await probe.postgres();
     const services = await servicesCounts(probe.pipeline);
     const before = {
       accepted: await probe.postingsAccepted(),
       logged: logged(services['event-publisher']?.statements),
       mongo: await probe.mongoCommands(),
       services,
+      postgres,
       cpu: await probe.cpu(infrastructure),
     };
     const startedAt = Date.now();
@@ -508,6 +534,7 @@ async function eventPath(
     services: await servicesCounts(probe.pipeline),
     cpu: await probe.cpu(infrastructure),
   };
+  const postgresAfter = await probe.postgres();
   const stats = await probe.bank.stats();
   const examined = await examine(
     probe,
@@ -540,14 +567,17 @@ async function eventPath(
           .join(', ') || 'none'
       }`,
     },
-    ...cpuRows(before.cpu, after.cpu, accepted, {
-      busy: 'event path alone: machine CPU busy',
-      noun: 'posting',
-      unit: 'µs',
-      prefix: 'event path alone: ',
-    }),
+    ...cpuRows(before.cpu, after.cpu, accepted, eventPathPer),
+    ...postgresRows(before.postgres, postgresAfter, accepted, eventPathPer),
   ];
 }
+
+const eventPathPer: CpuPer = {
+  busy: 'event path alone: machine CPU busy',
+  noun: 'posting',
+  unit: 'µs',
+  prefix: 'event path alone: ',
+};
 
 /**
  * The whole journey measured from outside: on-us debits in at the ingress, every posting and message
@@ -582,7 +612,7 @@ export async function pipelineBench(
           ),
         }),
   });
-  const probe = new Probe(pipeline, options.endpoints);
+  const probe = new Probe(pipeline, options.endpoints, options.postgres);
   const infrastructure = options.infrastructure ?? new Map<string, number>();
   const scheduler = pipeline.url('scheduler');
   const admin = async (path: string) =>
@@ -913,6 +943,8 @@ export interface SteadyWindow {
   readonly mongoStatements: Record<string, number>;
   readonly http: number;
   readonly cpu: { before: CpuReading; after: CpuReading };
+  /** PostgreSQL's counters at the same two moments, when the run uses the local stack's. */
+  readonly postgres: { before: PostgresCounters | undefined; after: PostgresCounters | undefined };
   /** The CPU reference just before the window and just after its last journey (µs). */
   readonly reference?: { readonly before: number; readonly after: number };
   readonly examined: Awaited<ReturnType<typeof examine>>;
@@ -936,6 +968,7 @@ async function offerSteady(
   infrastructure: ReadonlyMap<string, number>,
 ): Promise<SteadyWindow> {
   await probe.bank.reset();
+  const postgresBefore = await probe.postgres();
   // Before the readings, so that its own CPU is not the window's.
   const referenceBefore = options.cpuReference?.();
   const before = {
@@ -971,6 +1004,7 @@ async function offerSteady(
     cpu: await probe.cpu(infrastructure),
   };
   const referenceAfter = options.cpuReference?.();
+  const postgresAfter = await probe.postgres();
   const stats = await probe.bank.stats();
   const examined = await examine(probe, sent, options.sample);
   return {
@@ -1007,6 +1041,7 @@ async function offerSteady(
     ),
     http: after.http - before.http,
     cpu: { before: before.cpu, after: after.cpu },
+    postgres: { before: postgresBefore, after: postgresAfter },
     ...(referenceBefore === undefined || referenceAfter === undefined
       ? {}
       : { reference: { before: referenceBefore, after: referenceAfter } }),
@@ -1134,6 +1169,7 @@ function windowRows(window: SteadyWindow): Row[] {
       detail: `${round(window.examined.toCompleted.p50, 0)} / ${round(window.examined.toCompleted.p95, 0)} / ${round(window.examined.toCompleted.p99, 0)} ms over ${window.examined.toCompleted.count}`,
     },
     ...cpuRows(window.cpu.before, window.cpu.after, debits),
+    ...postgresRows(window.postgres.before, window.postgres.after, debits, perDebit),
     ...(window.reference === undefined
       ? []
       : cpuReferenceRows(window.cpu.before, window.cpu.after, debits, window.reference)),

@@ -1,3 +1,5 @@
+export { backendDatabase as ferretdbBackendDatabase } from './components/ferretdb.ts';
+export { findPostgresBindir } from './components/postgres.ts';
 export {
   type ComponentName,
   componentNames,
