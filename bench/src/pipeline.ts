@@ -943,7 +943,7 @@ export interface SteadyWindow {
   readonly mongoStatements: Record<string, number>;
   readonly http: number;
   readonly cpu: { before: CpuReading; after: CpuReading };
-  /** PostgreSQL's counters at the same two moments, when the run uses the local stack's. */
+  /** PostgreSQL's counters just before the window's other readings and 11 s after them, when the run uses the local stack's. */
   readonly postgres: { before: PostgresCounters | undefined; after: PostgresCounters | undefined };
   /** The CPU reference just before the window and just after its last journey (µs). */
   readonly reference?: { readonly before: number; readonly after: number };
