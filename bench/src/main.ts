@@ -160,9 +160,12 @@ async function localInfrastructure(): Promise<Map<string, number>> {
 /** PostgreSQL's counters behind the local stack's FerretDB, when this run's MongoDB is that FerretDB. */
 function localPostgres() {
   const stackEnv = readStackEnv();
+  if (!stackEnv || !localComponentsUsed(stackEnv, endpoints).has('postgres')) return undefined;
+  // Looked for only then: finding it may ask dpkg and pg_config.
   const bindir = findPostgresBindir();
-  if (!stackEnv || !bindir || !localComponentsUsed(stackEnv, endpoints).has('postgres')) return undefined;
-  return postgresReader(stackEnv.postgresUrl, ferretdbBackendDatabase, bindir);
+  return bindir === undefined
+    ? undefined
+    : postgresReader(stackEnv.postgresUrl, ferretdbBackendDatabase, bindir);
 }
 
 /** A fresh directory for this run's CPU profiles, beside its results. */
