@@ -232,6 +232,10 @@ describe('local stack', () => {
       expect(id).toBeGreaterThan(0);
       expect(JSON.parse(fetched)).toMatchObject({ name: 'StackCheck' });
       expect(await mongoRoundTrip(result.mongodbUri)).toEqual(['100.25']);
+      // FerretDB's tables are never analyzed automatically (postgres.ts); autovacuum itself still runs.
+      const postgresUrl = `postgres://postgres@127.0.0.1:${ports.postgres}/postgres`;
+      expect(await backendQuery(postgresUrl, 'show autovacuum_analyze_threshold')).toEqual([['2147483647']]);
+      expect(await backendQuery(postgresUrl, 'show autovacuum')).toEqual([['on']]);
     },
     minutes(10),
   );

@@ -32,6 +32,8 @@ import { type Component, processMarker } from './component.ts';
 
 const runningAsRoot = process.getuid?.() === 0;
 const startTimeoutMs = 60_000;
+/** The largest threshold PostgreSQL takes: a table is analyzed automatically after that many changes. */
+const noAutoAnalyze = 2_147_483_647;
 
 /**
  * Debian keeps the server's programs off PATH, in a folder per major version. Found by the usual
@@ -171,7 +173,12 @@ export const postgresComponent: Component = {
     giveToServerUser(logFile);
     // TCP on 127.0.0.1 only, and no Unix socket: its path would depend on how deep the stack folder is.
     // Room for FerretDB's pool (ferretdb.ts) and a few administrative connections.
-    const serverOptions = `-p ${config.ports.postgres} -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c max_connections=300`;
+    // No automatic ANALYZE: FerretDB's statements are planned with their parameters and without
+    // sequential scans (ferretdb-indexes.ts), so a filter takes the index that serves it whatever the
+    // statistics say, and gathering them costs much: about a second of a core for each ANALYZE of a
+    // large collection, run again each time a tenth of it has changed (bench/HISTORY.md). Autovacuum
+    // itself still runs.
+    const serverOptions = `-p ${config.ports.postgres} -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c max_connections=300 -c autovacuum_analyze_threshold=${noAutoAnalyze}`;
     // pg_ctl detaches the server itself (its own session) and waits until it accepts connections.
     const result = await runAsServerUser(
       join(bindir, 'pg_ctl'),
