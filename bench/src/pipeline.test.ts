@@ -168,6 +168,35 @@ describe('the CPU reference beside the sustained window', () => {
     expect(rows[0]?.detail).toContain('150 µs just before the window, 250 µs just after its last journey');
   });
 
+  it('gives the event path its CPU a posting in references, beside its own phase', () => {
+    const per = {
+      busy: 'event path alone: machine CPU busy',
+      noun: 'posting',
+      unit: 'µs',
+      prefix: 'event path alone: ',
+    } as const;
+    const rows = cpuReferenceRows(
+      reading(10, 50, 3, 100, 1_000),
+      reading(14, 56, 4, 120, 1_040),
+      20_000,
+      { before: 190, after: 210 },
+      per,
+    );
+    expect(rows.map((row) => [row.name, row.value, row.unit])).toEqual([
+      [
+        "event path alone: CPU reference beside the phase (fixed work on a journey's example messages)",
+        200,
+        'µs',
+      ],
+      // 20 busy core-seconds over 20,000 postings: 1,000 µs a posting, five references of 200 µs.
+      ['event path alone: machine CPU per posting in CPU references', 5, 'references'],
+    ]);
+    expect(rows[0]?.detail).toContain('190 µs just before the phase, 210 µs just after its last posting');
+    expect(rows[1]?.detail).toBe(
+      "1000 µs a posting over the 200 µs reference: the CPU a posting costs with the machine's speed taken out",
+    );
+  });
+
   it('gives the reference alone when the machine was not read', () => {
     const bare = { processes: new Map<string, number>(), machine: undefined };
     const rows = cpuReferenceRows(bare, bare, 100, { before: 180, after: 180 });

@@ -484,6 +484,7 @@ async function eventPath(
   journey: readonly RawRecord[],
   copies: number,
   sampleSize: number,
+  cpuReference: (() => number) | undefined,
 ): Promise<Row[]> {
   const made = Array.from({ length: copies }, () => copyJourney(journey));
   const keys = made.map((copy) => (copy[0] as RawRecord).key.toString());
@@ -496,6 +497,8 @@ async function eventPath(
   const writeBacklog = async (writer: CopyWriter) => {
     await probe.bank.reset();
     const postgres = await probe.postgres();
+    // Before the readings, so that its own CPU is not the phase's.
+    const reference = cpuReference?.();
     const services = await servicesCounts(probe.pipeline);
     const before = {
       accepted: await probe.postingsAccepted(),
@@ -503,6 +506,7 @@ async function eventPath(
       mongo: await probe.mongoCommands(),
       services,
       postgres,
+      reference,
       cpu: await probe.cpu(infrastructure),
     };
     const startedAt = Date.now();
@@ -534,6 +538,7 @@ async function eventPath(
     services: await servicesCounts(probe.pipeline),
     cpu: await probe.cpu(infrastructure),
   };
+  const referenceAfter = cpuReference?.();
   const postgresAfter = await probe.postgres();
   const stats = await probe.bank.stats();
   const examined = await examine(
@@ -568,6 +573,15 @@ async function eventPath(
       }`,
     },
     ...cpuRows(before.cpu, after.cpu, accepted, eventPathPer),
+    ...(before.reference === undefined || referenceAfter === undefined
+      ? []
+      : cpuReferenceRows(
+          before.cpu,
+          after.cpu,
+          accepted,
+          { before: before.reference, after: referenceAfter },
+          eventPathPer,
+        )),
     ...postgresRows(before.postgres, postgresAfter, accepted, eventPathPer),
   ];
 }
@@ -632,27 +646,27 @@ export async function pipelineBench(
         });
         return Number(((await response.json()) as { depth: number }).depth);
       };
+      // Waited for by the scheduler's own count of debits queued, then confirmed by the queue's depth
+      // once: on the stand-in every depth read reads every queued document, and polling it while
+      // thousands queue would load FerretDB with the bench's own work.
+      const queuedSoFar = async () =>
+        metricValue(await probe.metrics('scheduler'), 'rp_scheduler_debits_queued_total');
+      const untilQueued = async (what: string, depth: number, counted: number, timeoutMs: number) => {
+        await probe.until(what, async () => (await queuedSoFar()) >= counted, timeoutMs);
+        await probe.until(what, async () => (await queueDepth()) >= depth, timeoutMs, 2_000);
+      };
       const baseline = await probe.memory();
+      const queuedBefore = await queuedSoFar();
       const tenth = Math.max(1, Math.floor(options.queue / 10));
       await bounded(tenth, options.concurrency, async () => {
         await probe.send(options.root);
       });
-      await probe.until(
-        'a tenth of the debits queued',
-        async () => (await queueDepth()) >= tenth,
-        600_000,
-        500,
-      );
+      await untilQueued('a tenth of the debits queued', tenth, queuedBefore + tenth, 600_000);
       const memoryAtTenth = await probe.memory();
       await bounded(options.queue - tenth, options.concurrency, async () => {
         await probe.send(options.root);
       });
-      await probe.until(
-        'every debit queued',
-        async () => (await queueDepth()) >= options.queue,
-        1_800_000,
-        500,
-      );
+      await untilQueued('every debit queued', options.queue, queuedBefore + options.queue, 1_800_000);
       const memoryQueued = await probe.memory();
       const drainStart = Date.now();
       await admin('/admin/windows/debit/open');
@@ -908,7 +922,15 @@ export async function pipelineBench(
         `event path alone: ${copies} journeys' records of rp.events.v1 (${copies * postingsPerDebit} postings)`,
       );
       rows.push(
-        ...(await eventPath(probe, infrastructure, eventsTopic, journeyRecords, copies, options.sample)),
+        ...(await eventPath(
+          probe,
+          infrastructure,
+          eventsTopic,
+          journeyRecords,
+          copies,
+          options.sample,
+          options.cpuReference,
+        )),
       );
     }
     rows.push(settleRow(settled));
@@ -1370,36 +1392,39 @@ export function idleCpuRows(before: CpuReading, after: CpuReading, seconds: numb
 }
 
 /**
- * The machine's speed beside the sustained window (the CPU reference just before it and just after its
- * last journey), and the machine's CPU a debit in units of that reference: the figure to compare across
- * runs at one rate (a debit's share of what is batched depends on the rate), since the reference slows
- * with the machine and none of the engine's code is in it.
+ * The machine's speed beside a phase (the CPU reference just before it and just after its end), and the
+ * machine's CPU a debit (or a posting: `per`) in units of that reference: the figure to compare across
+ * runs (of the sustained window, at one rate: a debit's share of what is batched depends on the rate),
+ * since the reference slows with the machine and none of the engine's code is in it.
  */
 export function cpuReferenceRows(
   before: CpuReading,
   after: CpuReading,
   completed: number,
   reference: { readonly before: number; readonly after: number },
+  per: CpuPer = perDebit,
 ): Row[] {
   const mean = (reference.before + reference.after) / 2;
+  const beside = per === perDebit ? 'the sustained window' : 'the phase';
   const rows: Row[] = [
     {
       group: 'pipeline',
-      name: "CPU reference beside the sustained window (fixed work on a journey's example messages)",
+      name: `${per.prefix ?? ''}CPU reference beside ${beside} (fixed work on a journey's example messages)`,
       value: round(mean, 1),
       unit: 'µs',
-      detail: `${round(reference.before, 1)} µs just before the window, ${round(reference.after, 1)} µs just after its last journey; one thread, no I/O: the machine's speed at the time`,
+      detail: `${round(reference.before, 1)} µs just before ${per === perDebit ? 'the window' : 'the phase'}, ${round(reference.after, 1)} µs just after its last ${per === perDebit ? 'journey' : per.noun}; one thread, no I/O: the machine's speed at the time`,
     },
   ];
   const { machine } = cpuBetween(before, after);
   if (machine && mean > 0) {
-    const perDebitMs = (1000 * machine.busy) / completed;
+    const perItemUs = (1_000_000 * machine.busy) / completed;
+    const figure = (us: number) => (per.unit === 'ms' ? `${round(us / 1000, 1)} ms` : `${round(us, 0)} µs`);
     rows.push({
       group: 'pipeline',
-      name: 'machine CPU per debit in CPU references',
-      value: round((1000 * perDebitMs) / mean, 0),
+      name: `${per.prefix ?? ''}machine CPU per ${per.noun} in CPU references`,
+      value: round(perItemUs / mean, per.unit === 'ms' ? 0 : 2),
       unit: 'references',
-      detail: `${round(perDebitMs, 1)} ms a debit over the ${round(mean, 1)} µs reference: the CPU a debit costs with the machine's speed taken out`,
+      detail: `${figure(perItemUs)} a ${per.noun} over the ${round(mean, 1)} µs reference: the CPU a ${per.noun} costs with the machine's speed taken out`,
     });
   }
   return rows;
