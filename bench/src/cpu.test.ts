@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { parseMachineCpu, parseProcessStat, treeTicks } from './cpu.ts';
 
 describe('CPU accounting from /proc', () => {
-  it('reads the machine line of /proc/stat: busy without idle and iowait', () => {
+  it('reads the machine line of /proc/stat: busy without idle and iowait, steal among the busy', () => {
     const text = 'cpu  100 5 40 800 20 3 2 30 0 0\ncpu0 50 2 20 400 10 1 1 15 0 0\nintr 1\n';
-    expect(parseMachineCpu(text, 100)).toEqual({ busySeconds: 1.8, totalSeconds: 10 });
+    expect(parseMachineCpu(text, 100)).toEqual({ busySeconds: 1.8, totalSeconds: 10, stealSeconds: 0.3 });
   });
 
   it('reads a process line whose command holds spaces and parentheses', () => {

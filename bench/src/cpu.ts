@@ -27,6 +27,11 @@ export interface MachineCpu {
   readonly busySeconds: number;
   /** Seconds of every core, busy or not. */
   readonly totalSeconds: number;
+  /**
+   * Of the busy seconds, those stolen: a core this machine wanted to run was running another guest of
+   * the hypervisor. A slow hour on a shared host shows here, or in the code's own CPU when it does not.
+   */
+  readonly stealSeconds: number;
 }
 
 /** The first line of /proc/stat: `cpu  user nice system idle iowait irq softirq steal ...` in ticks. */
@@ -36,7 +41,11 @@ export function parseMachineCpu(statText: string, ticks: number): MachineCpu {
   const fields = line.trim().split(/\s+/).slice(1, 9).map(Number);
   const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] = fields;
   const busy = user + nice + system + irq + softirq + steal;
-  return { busySeconds: busy / ticks, totalSeconds: (busy + idle + iowait) / ticks };
+  return {
+    busySeconds: busy / ticks,
+    totalSeconds: (busy + idle + iowait) / ticks,
+    stealSeconds: steal / ticks,
+  };
 }
 
 export function machineCpu(): MachineCpu | undefined {

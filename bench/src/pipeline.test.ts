@@ -16,13 +16,13 @@ import {
 } from './pipeline.ts';
 import { summarize } from './stats.ts';
 
-const reading = (tracker: number, kafka: number, bench: number, busy: number, total: number) => ({
+const reading = (tracker: number, kafka: number, bench: number, busy: number, total: number, steal = 0) => ({
   processes: new Map([
     ['tracker', tracker],
     ['kafka', kafka],
     ['bench (load generator)', bench],
   ]),
-  machine: { busySeconds: busy, totalSeconds: total },
+  machine: { busySeconds: busy, totalSeconds: total, stealSeconds: steal },
 });
 
 describe('sustained-window CPU rows', () => {
@@ -34,6 +34,15 @@ describe('sustained-window CPU rows', () => {
       ['CPU per debit: tracker', 40, "20% of the machine's busy time"],
       ['CPU per debit: bench (load generator)', 10, "5% of the machine's busy time"],
     ]);
+  });
+});
+
+describe('the CPU stolen by the hypervisor', () => {
+  it('is said beside the busy core-seconds when there was any', () => {
+    const rows = cpuRows(reading(10, 50, 3, 100, 1_000, 2), reading(14, 56, 4, 120, 1_040, 5.5), 100);
+    expect(rows[0]?.detail).toBe(
+      '20 of 40 core-seconds (3.5 of them stolen: the hypervisor ran another guest on a core this machine wanted); 200 ms per debit',
+    );
   });
 });
 

@@ -1233,6 +1233,13 @@ export function profileRows(profiles: ReadonlyMap<string, ProfileSummary>): Row[
 
 type CpuReading = Awaited<ReturnType<Probe['cpu']>>;
 
+/** The busy seconds the hypervisor gave another guest, said when there were any to speak of. */
+function stolen(machine: { readonly busy: number; readonly steal: number }): string {
+  return machine.steal < 0.05
+    ? ''
+    : ` (${round(machine.steal, 1)} of them stolen: the hypervisor ran another guest on a core this machine wanted)`;
+}
+
 /**
  * What the CPU did between two readings: the machine's busy and total core-seconds (when /proc tells),
  * and each process's seconds, most first (a process the first reading did not see left out).
@@ -1243,6 +1250,7 @@ function cpuBetween(before: CpuReading, after: CpuReading) {
       ? {
           busy: after.machine.busySeconds - before.machine.busySeconds,
           total: after.machine.totalSeconds - before.machine.totalSeconds,
+          steal: after.machine.stealSeconds - before.machine.stealSeconds,
         }
       : undefined;
   const processes = [...after.processes]
@@ -1376,7 +1384,7 @@ export function idleCpuRows(before: CpuReading, after: CpuReading, seconds: numb
       name: 'machine CPU busy while idle',
       value: round((100 * machine.busy) / machine.total, 1),
       unit: '% of all cores',
-      detail: `${round(machine.busy, 1)} of ${round(machine.total, 0)} core-seconds with nothing sent`,
+      detail: `${round(machine.busy, 1)} of ${round(machine.total, 0)} core-seconds with nothing sent${stolen(machine)}`,
     });
   }
   for (const [name, cpuSeconds] of processes) {
@@ -1464,7 +1472,7 @@ export function cpuRows(
       name: per.busy,
       value: round((100 * machine.busy) / machine.total, 0),
       unit: '% of all cores',
-      detail: `${round(machine.busy, 0)} of ${round(machine.total, 0)} core-seconds; ${round((scale * machine.busy) / completed, 0)} ${per.unit} per ${per.noun}`,
+      detail: `${round(machine.busy, 0)} of ${round(machine.total, 0)} core-seconds${stolen(machine)}; ${round((scale * machine.busy) / completed, 0)} ${per.unit} per ${per.noun}`,
     });
   }
   for (const [name, seconds] of processes) {
