@@ -1234,7 +1234,7 @@ export function profileRows(profiles: ReadonlyMap<string, ProfileSummary>): Row[
 type CpuReading = Awaited<ReturnType<Probe['cpu']>>;
 
 /** The busy seconds the hypervisor gave another guest, said when there were any to speak of. */
-function stolen(machine: { readonly busy: number; readonly steal: number }): string {
+function stolen(machine: { readonly steal: number }): string {
   return machine.steal < 0.05
     ? ''
     : ` (${round(machine.steal, 1)} of them stolen: the hypervisor ran another guest on a core this machine wanted)`;
@@ -1413,14 +1413,14 @@ export function cpuReferenceRows(
   per: CpuPer = perDebit,
 ): Row[] {
   const mean = (reference.before + reference.after) / 2;
-  const beside = per === perDebit ? 'the sustained window' : 'the phase';
+  const window = per.noun === 'debit';
   const rows: Row[] = [
     {
       group: 'pipeline',
-      name: `${per.prefix ?? ''}CPU reference beside ${beside} (fixed work on a journey's example messages)`,
+      name: `${per.prefix ?? ''}CPU reference beside ${window ? 'the sustained window' : 'the phase'} (fixed work on a journey's example messages)`,
       value: round(mean, 1),
       unit: 'µs',
-      detail: `${round(reference.before, 1)} µs just before ${per === perDebit ? 'the window' : 'the phase'}, ${round(reference.after, 1)} µs just after its last ${per === perDebit ? 'journey' : per.noun}; one thread, no I/O: the machine's speed at the time`,
+      detail: `${round(reference.before, 1)} µs just before ${window ? 'the window' : 'the phase'}, ${round(reference.after, 1)} µs just after its last ${window ? 'journey' : per.noun}; one thread, no I/O: the machine's speed at the time`,
     },
   ];
   const { machine } = cpuBetween(before, after);
