@@ -141,17 +141,19 @@ try {
 }
 const local = needsStack && needsLocalStack(env) ? await stackUp() : undefined;
 const endpoints = chooseEndpoints(env, local);
+/** The local stack's endpoints (when it runs), and which of its components serve this run. */
+const stackEnv = needsStack ? readStackEnv() : undefined;
+const usedLocally = stackEnv ? localComponentsUsed(stackEnv, endpoints) : new Set<string>();
 
 /** The local stack's processes that serve this run's endpoints: their CPU is accounted in the pipeline run. */
 async function localInfrastructure(): Promise<Map<string, number>> {
-  const stackEnv = readStackEnv();
-  if (!stackEnv) return new Map();
-  const used = localComponentsUsed(stackEnv, endpoints);
+  if (usedLocally.size === 0) return new Map();
   const status = await stackStatus();
   return new Map(
     status.components
       .filter(
-        (component) => used.has(component.name) && component.pid !== undefined && component.state !== 'dead',
+        (component) =>
+          usedLocally.has(component.name) && component.pid !== undefined && component.state !== 'dead',
       )
       .map((component) => [component.name, component.pid as number]),
   );
@@ -159,8 +161,7 @@ async function localInfrastructure(): Promise<Map<string, number>> {
 
 /** PostgreSQL's counters behind the local stack's FerretDB, when this run's MongoDB is that FerretDB. */
 function localPostgres() {
-  const stackEnv = readStackEnv();
-  if (!stackEnv || !localComponentsUsed(stackEnv, endpoints).has('postgres')) return undefined;
+  if (!stackEnv || !usedLocally.has('postgres')) return undefined;
   // Looked for only then: finding it may ask dpkg and pg_config.
   const bindir = findPostgresBindir();
   return bindir === undefined
