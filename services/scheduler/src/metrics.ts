@@ -8,7 +8,7 @@ export interface SchedulerMetrics {
   failed(topic: SchedulerTopic): void;
   /** An input that needs nothing (an outcome of another delivery, a record delivered again). */
   ignored(topic: SchedulerTopic, reason: string): void;
-  /** A debit made ready and put in the queue for its window. */
+  /** A debit made ready and put in the queue for its window (not one found there already), or released at once. */
   queued(): void;
   /** Debits released to the due topic; `atOnce`: made ready in an open window, never queued. */
   released(count: number, waitSeconds: readonly number[], options?: { atOnce?: boolean }): void;
@@ -46,7 +46,7 @@ export function schedulerMetrics(metrics: Metrics): SchedulerMetrics {
   ]);
   const queued = metrics.counter(
     'rp_scheduler_debits_queued_total',
-    'Debits made ready (DEBIT_QUEUED) and queued for their window',
+    'Debits made ready (DEBIT_QUEUED) and queued for their window or released at once; a debit found queued already is not counted again',
   );
   const released = metrics.counter(
     'rp_scheduler_debits_released_total',

@@ -192,7 +192,8 @@ export function createQueueingHandlers(deps: QueueingDeps): QueueingHandlers {
     const { item, intake } = ready;
     deps.prompt?.queueing(item.windowDate);
     const { outcome, orderKey } = await debitQueue.enqueue(item, now, intake);
-    metrics.queued();
+    // A debit found queued already (its records handled again after a crash) is not counted twice.
+    if (outcome === 'enqueued') metrics.queued();
     log.info(
       { windowDate: item.windowDate, orderKey, outcome, fromScheme: intake.fromScheme === true },
       'debit queued for its window',

@@ -719,6 +719,28 @@ describe('the accepted debits held in memory', () => {
     expect((await store.debitQueue.entry(uetrOf(value)))?.status).toBe('queued');
   });
 
+  test('records handled again after a crash find their debit queued: it keeps its place and is not counted again', async () => {
+    const queuedCount = async () =>
+      metricSample((await registry.render()).body, 'rp_scheduler_debits_queued_total') ?? 0;
+    const value = debit({ collectionDate: later });
+    const before = await queuedCount();
+    const first = handlers();
+    await first.accepted(acceptedRecord(value));
+    await first.outcome(acknowledgementRecord(value));
+    const queued = await store.debitQueue.get(uetrOf(value));
+    expect(queued?.windowDate).toBe(later);
+    expect((await queuedCount()) - before).toBe(1);
+
+    // The instance stopped before its offsets were committed: the next one reads both records again.
+    const next = handlers();
+    await next.accepted(acceptedRecord(value));
+    expect(next.pending).toBe(1);
+    await next.outcome(acknowledgementRecord(value));
+    expect(next.pending).toBe(0);
+    expect(await store.debitQueue.get(uetrOf(value))).toEqual(queued);
+    expect((await queuedCount()) - before).toBe(1);
+  });
+
   test('what waits is written as the accepted half before the offsets are committed; a withdrawn debit is dropped', async () => {
     const queueing = handlers();
     const [waiting, withdrawn] = [debit({ collectionDate: later }), debit({ collectionDate: later })];
