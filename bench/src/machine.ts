@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import * as os from 'node:os';
+import { fileURLToPath } from 'node:url';
 
 export interface Machine {
   readonly hostname: string;
@@ -21,9 +22,27 @@ function packageVersion(name: string): string {
   }
 }
 
+/**
+ * The commit measured, with `+changes` when files that the figures depend on differ from it: anything
+ * tracked but the documents and the results themselves.
+ */
 function commit(): string {
   try {
-    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+    const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+    const changed = execFileSync(
+      'git',
+      [
+        'status',
+        '--porcelain',
+        '--untracked-files=no',
+        '--',
+        '.',
+        ':(exclude)*.md',
+        ':(exclude)bench/results',
+      ],
+      { encoding: 'utf8', cwd: fileURLToPath(new URL('../..', import.meta.url)) },
+    ).trim();
+    return changed === '' ? head : `${head}+changes`;
   } catch {
     return 'unknown';
   }

@@ -17,6 +17,7 @@ import { type PostgresCounters, postgresRows } from './postgres.ts';
 import { CopyWriter, copyJourney, type RawRecord, readJourney } from './postings.ts';
 import { type ProfileSummary, summarizeProfiles } from './profile.ts';
 import type { Row } from './report.ts';
+import { servicesEnvironment, servicesEnvironmentRow } from './service-env.ts';
 import { bounded, metricValue, parsePrometheus, round, summarize } from './stats.ts';
 
 export interface PipelineBenchOptions {
@@ -634,6 +635,9 @@ export async function pipelineBench(
       method: 'POST',
       headers: { authorization: await pipeline.operatorAuthorization('operator.replay') },
     }).then((response) => response.text());
+  const environment = servicesEnvironmentRow(servicesEnvironment(pipeline.inheritedEnv));
+  rows.push(environment);
+  log(`services' settings from the environment: ${environment.detail}`);
   try {
     // Memory while debits wait for the debit window (credits not yet final, so today's window stays
     // shut), then the drain when it opens. First, because an operator's close would send later debits to

@@ -12,6 +12,7 @@ import { MongoClient } from 'mongodb';
 import { collectGarbage, freePort, inspectOption } from './inspector.ts';
 import { perRunningService, serviceMetrics, servicesMemory } from './pipeline.ts';
 import type { Row } from './report.ts';
+import { servicesEnvironment, servicesEnvironmentRow } from './service-env.ts';
 import { bounded, metricValue, percentile, round } from './stats.ts';
 
 export interface QueueMemoryOptions {
@@ -66,7 +67,7 @@ export async function queueMemoryBench(
     appName: 'bench-queue-seed',
   });
   const scheduler = pipeline.url('scheduler');
-  const rows: Row[] = [];
+  const rows: Row[] = [servicesEnvironmentRow(servicesEnvironment(pipeline.inheritedEnv))];
   try {
     const released = async () =>
       metricValue(await serviceMetrics(pipeline, 'scheduler'), 'rp_scheduler_debits_released_total');

@@ -4,6 +4,7 @@ export {
   defaultBank,
   freePort,
   type InstanceOptions,
+  inheritedEnvironment,
   type LaunchOptions,
   launchPipeline,
   type OperatorClient,

@@ -124,6 +124,11 @@ export interface Pipeline {
    */
   consoleEnv(): Record<string, string>;
   readonly ports: Readonly<Record<PipelineService, number>>;
+  /**
+   * The launching process's variables that every service inherits as they are (the launcher sets none
+   * of them): with the services' own defaults, what decides their settings besides the launcher.
+   */
+  readonly inheritedEnv: Readonly<Record<string, string>>;
   /** `http://127.0.0.1:<port>` of a service. */
   url(service: PipelineService): string;
   /** The ingress's bank-facing API base (`.../api/v1`). */
@@ -229,6 +234,22 @@ async function waitReady(
  * one topic namespace and one database of its own, with the bank simulator playing every bank. Each
  * service's output goes to its own log file. Used by `rp demo`, the end-to-end tests and the benchmarks.
  */
+/**
+ * The variables of `parent` (the launching process's environment) that reach every service as they
+ * are: those that none of `set` (the launcher's own settings, the caller's, a service's own) sets.
+ */
+export function inheritedEnvironment(
+  parent: Readonly<Record<string, string | undefined>>,
+  set: readonly Readonly<Record<string, unknown>>[],
+): Record<string, string> {
+  const inherited: Record<string, string> = {};
+  for (const [name, value] of Object.entries(parent)) {
+    if (value === undefined || set.some((env) => Object.hasOwn(env, name))) continue;
+    inherited[name] = value;
+  }
+  return inherited;
+}
+
 export async function launchPipeline(options: LaunchOptions): Promise<Pipeline> {
   const run = options.run ?? `pl-${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
   const database = run.replace(/[^A-Za-z0-9_]/g, '_');
@@ -269,8 +290,8 @@ export async function launchPipeline(options: LaunchOptions): Promise<Pipeline> 
   };
   const adminAudience = 'regulated-payments-admin';
 
-  const common: NodeJS.ProcessEnv = {
-    ...process.env,
+  /** What the launcher sets for every service, over the launching process's environment. */
+  const own: Record<string, string> = {
     KAFKA_BROKERS: options.endpoints.kafkaBrokers.join(','),
     SCHEMA_REGISTRY_URL: options.endpoints.schemaRegistryUrl,
     MONGODB_URI: options.endpoints.mongodbUri,
@@ -306,6 +327,13 @@ export async function launchPipeline(options: LaunchOptions): Promise<Pipeline> 
     LOG_LEVEL: 'info',
     ...options.env,
   };
+  const common: NodeJS.ProcessEnv = { ...process.env, ...own };
+  // PORT is each service's own.
+  const inheritedEnv = inheritedEnvironment(process.env, [
+    own,
+    { PORT: '' },
+    ...Object.values(options.serviceEnv ?? {}),
+  ]);
 
   const children = new Map<PipelineService, ChildProcess>();
   const alive = (child: ChildProcess | undefined) =>
@@ -453,6 +481,7 @@ export async function launchPipeline(options: LaunchOptions): Promise<Pipeline> 
       ADMIN_CLIENT_SECRET: operatorClients.console.secret,
     }),
     ports,
+    inheritedEnv,
     url,
     apiUrl: `${url('ingress')}/api/v1`,
     isRunning: running,
