@@ -230,11 +230,6 @@ async function waitReady(
 }
 
 /**
- * Runs the whole pipeline as processes, the way it runs in production (one process per service), on
- * one topic namespace and one database of its own, with the bank simulator playing every bank. Each
- * service's output goes to its own log file. Used by `rp demo`, the end-to-end tests and the benchmarks.
- */
-/**
  * The variables of `parent` (the launching process's environment) that reach every service as they
  * are: those that none of `set` (the launcher's own settings, the caller's, a service's own) sets.
  */
@@ -250,6 +245,11 @@ export function inheritedEnvironment(
   return inherited;
 }
 
+/**
+ * Runs the whole pipeline as processes, the way it runs in production (one process per service), on
+ * one topic namespace and one database of its own, with the bank simulator playing every bank. Each
+ * service's output goes to its own log file. Used by `rp demo`, the end-to-end tests and the benchmarks.
+ */
 export async function launchPipeline(options: LaunchOptions): Promise<Pipeline> {
   const run = options.run ?? `pl-${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
   const database = run.replace(/[^A-Za-z0-9_]/g, '_');

@@ -1,12 +1,20 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Kafka, logLevel } from 'kafkajs';
 import { MongoClient } from 'mongodb';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backendDatabase } from './components/ferretdb.ts';
 import { ginTwinsSql } from './components/ferretdb-indexes.ts';
 import { findPostgresBindir } from './components/postgres.ts';
@@ -27,9 +35,13 @@ const ports: StackPorts = {
   postgres: shared.postgres + 100,
   mongo: shared.mongo + 100,
 };
-const stackDir = mkdtempSync(join(tmpdir(), 'rp-stack-test-'));
+const stackDirPrefix = 'rp-stack-test-';
+const stackDir = mkdtempSync(join(tmpdir(), stackDirPrefix));
 // PostgreSQL runs as its own user and has to get through to its data folder.
 chmodSync(stackDir, 0o755);
+// Whose stack it is: one whose test process has ended was left by an interrupted run.
+const ownerFile = 'owner.pid';
+writeFileSync(join(stackDir, ownerFile), String(process.pid));
 const lines: string[] = [];
 const options = { stackDir, ports, log: (line: string) => lines.push(line) };
 const portEnv = {
@@ -207,7 +219,30 @@ function runCli(args: string[]): Promise<{ code: number | null; output: string }
   });
 }
 
+/**
+ * A run stopped before its `afterAll` (Ctrl-C, a killed job) leaves its stack running on this test's
+ * ports, and every later run would fail on them: each such stack, its test process gone, is taken down
+ * and its folder removed first. A folder without an owner, or whose owner still runs, is left alone.
+ */
+async function takeDownLeftStacks(): Promise<void> {
+  for (const name of readdirSync(tmpdir())) {
+    const dir = join(tmpdir(), name);
+    if (!name.startsWith(stackDirPrefix) || dir === stackDir) continue;
+    let owner: number;
+    try {
+      owner = Number(readFileSync(join(dir, ownerFile), 'utf8'));
+    } catch {
+      continue;
+    }
+    if (!Number.isInteger(owner) || processAlive(owner, 'node')) continue;
+    await stackDown({ stackDir: dir, ports, log: () => undefined }).catch(() => undefined);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 describe('local stack', () => {
+  beforeAll(takeDownLeftStacks, minutes(2));
+
   afterAll(async () => {
     await stackDown(options).catch(() => undefined);
     rmSync(stackDir, { recursive: true, force: true });
