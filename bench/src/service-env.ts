@@ -2,6 +2,7 @@ import { bankSimulatorConfigSpec } from '@rp/bank-simulator';
 import { dispatcherConfigSpec } from '@rp/dispatcher';
 import { eventPublisherConfigSpec } from '@rp/event-publisher';
 import { ingressConfigSpec } from '@rp/ingress';
+import { describeConfig, Secret } from '@rp/runtime';
 import { schedulerConfigSpec } from '@rp/scheduler';
 import { trackerConfigSpec } from '@rp/tracker';
 import { validatorConfigSpec } from '@rp/validator';
@@ -23,7 +24,6 @@ export const serviceSpecs: readonly VariableSpecs[] = [
 
 /** Read by Node itself in every process. */
 const nodeVariables = ['NODE_OPTIONS', 'UV_THREADPOOL_SIZE'];
-const redacted = '[redacted]';
 
 /**
  * Of what the services inherit from the bench's environment, the variables one of them reads: a run
@@ -42,22 +42,15 @@ export function servicesEnvironment(
     }
   }
   for (const name of nodeVariables) read.set(name, false);
-  const described: Record<string, string> = {};
+  const picked: Record<string, unknown> = {};
   for (const name of Object.keys(inherited).sort()) {
     const secret = read.get(name);
     if (secret === undefined) continue;
     const value = inherited[name] as string;
-    described[name] = secret ? redacted : maskPassword(value);
+    picked[name] = secret ? new Secret(value) : value;
   }
-  return described;
-}
-
-function maskPassword(value: string): string {
-  if (!URL.canParse(value)) return value;
-  const url = new URL(value);
-  if (url.password === '') return value;
-  url.password = 'redacted';
-  return url.toString();
+  // Described as the services describe their own configuration at start-up.
+  return describeConfig(picked) as Record<string, string>;
 }
 
 /** The row that names them, so that the table and the JSON say what the services ran with. */
