@@ -11,7 +11,9 @@ import {
   avroOptions,
   endpoints,
   type PaymentStep,
+  type PaymentStepV2,
   paymentStepV1,
+  paymentStepV2,
   rawProducer,
   readTopic,
   signal,
@@ -20,10 +22,12 @@ import {
 } from '../test/fixtures.ts';
 import { type AvroCodec, createAvroSerde } from './avro-serde.ts';
 import { type ConsumerDeps, type ConsumerRunner, startConsumer } from './consumer.ts';
+import { KafkaError } from './errors.ts';
 import type { ConsumedRecord } from './handler.ts';
 import { createKafka, type KafkaClient } from './kafka.ts';
 import { silentLogger } from './logger.ts';
 import { retryTopicName } from './names.ts';
+import { createRegistryClient, type RegistryClient } from './registry-client.ts';
 import { retryHeader } from './retry-headers.ts';
 
 let brokers: string[];
@@ -932,6 +936,136 @@ describe('consumer runner', () => {
     } finally {
       enoughBeats.resolve(); // a failed wait leaves no handler behind to hold the stop
       await runner.stop();
+      await admin.disconnect();
+    }
+  });
+  test('(n) a partition whose handler is slow does not hold the fetch: the other partitions are read and handled meanwhile', async () => {
+    const topic = uniqueName('read-ahead');
+    await kafka.ensureTopics([{ topic, partitions: 2 }]);
+    const raw = new KafkaJs({ brokers, clientId: 'kafka-test-read-ahead', logLevel: logLevel.NOTHING });
+    const admin = raw.admin();
+    await admin.connect();
+    const producer = await rawProducer(brokers);
+    const slowStarted = signal();
+    const release = signal();
+    const handled: string[] = [];
+    const othersDone = signal();
+    const runner = await startConsumer(rawDeps(raw, admin), {
+      groupId: uniqueName('read-ahead-group'),
+      topics: [topic],
+      codec,
+      handleRecord: async (record) => {
+        if (record.key === 'slow') {
+          slowStarted.resolve();
+          await release.promise;
+        }
+        handled.push(`${record.partition}:${record.key}:${record.value.sequence}`);
+        if (handled.filter((entry) => entry.startsWith('1:')).length === 3) othersDone.resolve();
+      },
+    });
+    try {
+      await producer.send({
+        topic,
+        messages: [{ key: 'slow', partition: 0, value: codec.encode(step('slow', 1)) }],
+      });
+      await within(slowStarted.promise, 30_000, 'the slow record');
+      // Produced while partition 0's batch is still being handled: kafkajs fetches them only once the
+      // fetch that brought it is done with, unless the batch was handed over.
+      for (const sequence of [1, 2, 3]) {
+        await producer.send({
+          topic,
+          messages: [{ key: 'quick', partition: 1, value: codec.encode(step('quick', sequence)) }],
+        });
+      }
+      await within(othersDone.promise, 30_000, "partition 1's records while partition 0 is busy");
+      expect(handled).toEqual(['1:quick:1', '1:quick:2', '1:quick:3']);
+      release.resolve();
+      await within(
+        (async () => {
+          while (handled.length < 4) await new Promise((resolve) => setImmediate(resolve));
+        })(),
+        30_000,
+        'the slow record, once released',
+      );
+      expect(handled.at(-1)).toBe('0:slow:1');
+    } finally {
+      release.resolve();
+      await runner.stop();
+      await producer.disconnect();
+      await admin.disconnect();
+    }
+  });
+
+  test('(o) a registry outage in the middle of a partition read ahead sends it back: every record handled once, in order', async () => {
+    const topic = uniqueName('read-ahead-back');
+    await kafka.ensureTopics([{ topic, partitions: 1 }]);
+    const { registryUrl } = await endpoints();
+    // The consumer's registry client, made to fail while `outage` is set (the real registry behind it).
+    const real = createRegistryClient({ url: registryUrl, retries: 0 });
+    let outage = false;
+    let refused = 0;
+    const firstRefusal = signal();
+    const failing: RegistryClient = {
+      register: (subject, schema) => real.register(subject, schema),
+      latest: (subject) => real.latest(subject),
+      schemaById: async (id) => {
+        if (outage) {
+          refused += 1;
+          firstRefusal.resolve();
+          throw new KafkaError('SCHEMA_REGISTRY_UNAVAILABLE', 'registry down (test)');
+        }
+        return real.schemaById(id);
+      },
+    };
+    const subject = uniqueName('read-ahead-back-value');
+    const reader = await createAvroSerde({ registryUrl, avro: avroOptions }, failing).codec<PaymentStep>(
+      subject,
+      paymentStepV1,
+    );
+    // A newer writer schema, registered by a producer the consumer does not share a cache with.
+    const writerV2 = await createAvroSerde({ registryUrl, avro: avroOptions }).codec<PaymentStepV2>(
+      subject,
+      paymentStepV2,
+    );
+    const raw = new KafkaJs({ brokers, clientId: 'kafka-test-read-ahead-back', logLevel: logLevel.NOTHING });
+    const admin = raw.admin();
+    await admin.connect();
+    const producer = await rawProducer(brokers);
+    const seen: number[] = [];
+    const firstTen = signal();
+    const all = signal();
+    const runner = await startConsumer(rawDeps(raw, admin), {
+      groupId: uniqueName('read-ahead-back-group'),
+      topics: [topic],
+      codec: reader,
+      maxRecordsPerCall: 5,
+      handleBatch: async (records) => {
+        for (const record of records) seen.push(record.value.sequence);
+        if (seen.length >= 10) firstTen.resolve();
+        if (seen.length >= 40) all.resolve();
+      },
+    });
+    const send = (from: number, to: number, encode: (value: PaymentStep) => Buffer) =>
+      producer.send({
+        topic,
+        messages: range(from, to).map((sequence) => ({ key: 'k', value: encode(step('k', sequence)) })),
+      });
+    try {
+      await send(1, 10, (value) => reader.encode(value));
+      await within(firstTen.promise, 30_000, 'the first ten records');
+      outage = true;
+      // 11-20 need the newer schema, which the consumer cannot fetch yet; 21-40 follow in the old one.
+      await send(11, 20, (value) => writerV2.encode({ ...value, channel: 'RTC' }));
+      await send(21, 30, (value) => reader.encode(value));
+      await within(firstRefusal.promise, 30_000, 'the registry refusing the newer schema');
+      await send(31, 40, (value) => reader.encode(value));
+      outage = false;
+      await within(all.promise, 60_000, 'the forty records after the outage');
+      expect(seen).toEqual(range(1, 40));
+      expect(refused).toBeGreaterThan(0);
+    } finally {
+      await runner.stop();
+      await producer.disconnect();
       await admin.disconnect();
     }
   });
