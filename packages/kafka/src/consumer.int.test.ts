@@ -939,65 +939,9 @@ describe('consumer runner', () => {
       await admin.disconnect();
     }
   });
-  test('(n) a partition whose handler is slow does not hold the fetch: the other partitions are read and handled meanwhile', async () => {
-    const topic = uniqueName('read-ahead');
-    await kafka.ensureTopics([{ topic, partitions: 2 }]);
-    const raw = new KafkaJs({ brokers, clientId: 'kafka-test-read-ahead', logLevel: logLevel.NOTHING });
-    const admin = raw.admin();
-    await admin.connect();
-    const producer = await rawProducer(brokers);
-    const slowStarted = signal();
-    const release = signal();
-    const handled: string[] = [];
-    const othersDone = signal();
-    const runner = await startConsumer(rawDeps(raw, admin), {
-      groupId: uniqueName('read-ahead-group'),
-      topics: [topic],
-      codec,
-      handleRecord: async (record) => {
-        if (record.key === 'slow') {
-          slowStarted.resolve();
-          await release.promise;
-        }
-        handled.push(`${record.partition}:${record.key}:${record.value.sequence}`);
-        if (handled.filter((entry) => entry.startsWith('1:')).length === 3) othersDone.resolve();
-      },
-    });
-    try {
-      await producer.send({
-        topic,
-        messages: [{ key: 'slow', partition: 0, value: codec.encode(step('slow', 1)) }],
-      });
-      await within(slowStarted.promise, 30_000, 'the slow record');
-      // Produced while partition 0's batch is still being handled: kafkajs fetches them only once the
-      // fetch that brought it is done with, unless the batch was handed over.
-      for (const sequence of [1, 2, 3]) {
-        await producer.send({
-          topic,
-          messages: [{ key: 'quick', partition: 1, value: codec.encode(step('quick', sequence)) }],
-        });
-      }
-      await within(othersDone.promise, 30_000, "partition 1's records while partition 0 is busy");
-      expect(handled).toEqual(['1:quick:1', '1:quick:2', '1:quick:3']);
-      release.resolve();
-      await within(
-        (async () => {
-          while (handled.length < 4) await new Promise((resolve) => setImmediate(resolve));
-        })(),
-        30_000,
-        'the slow record, once released',
-      );
-      expect(handled.at(-1)).toBe('0:slow:1');
-    } finally {
-      release.resolve();
-      await runner.stop();
-      await producer.disconnect();
-      await admin.disconnect();
-    }
-  });
 
-  test('(o) a registry outage in the middle of a partition read ahead sends it back: every record handled once, in order', async () => {
-    const topic = uniqueName('read-ahead-back');
+  test('(n) a registry outage in the middle of a partition sends it back to the first record not handled: every record handled once, in order', async () => {
+    const topic = uniqueName('outage-mid-partition');
     await kafka.ensureTopics([{ topic, partitions: 1 }]);
     const { registryUrl } = await endpoints();
     // The consumer's registry client, made to fail while `outage` is set (the real registry behind it).
@@ -1017,7 +961,7 @@ describe('consumer runner', () => {
         return real.schemaById(id);
       },
     };
-    const subject = uniqueName('read-ahead-back-value');
+    const subject = uniqueName('outage-mid-partition-value');
     const reader = await createAvroSerde({ registryUrl, avro: avroOptions }, failing).codec<PaymentStep>(
       subject,
       paymentStepV1,
@@ -1027,7 +971,11 @@ describe('consumer runner', () => {
       subject,
       paymentStepV2,
     );
-    const raw = new KafkaJs({ brokers, clientId: 'kafka-test-read-ahead-back', logLevel: logLevel.NOTHING });
+    const raw = new KafkaJs({
+      brokers,
+      clientId: 'kafka-test-outage-mid-partition',
+      logLevel: logLevel.NOTHING,
+    });
     const admin = raw.admin();
     await admin.connect();
     const producer = await rawProducer(brokers);
@@ -1035,7 +983,7 @@ describe('consumer runner', () => {
     const firstTen = signal();
     const all = signal();
     const runner = await startConsumer(rawDeps(raw, admin), {
-      groupId: uniqueName('read-ahead-back-group'),
+      groupId: uniqueName('outage-mid-partition-group'),
       topics: [topic],
       codec: reader,
       maxRecordsPerCall: 5,

@@ -74,15 +74,6 @@ interface ConsumerOptionsBase<T> {
    */
   fetchMinBytes?: number;
   /**
-   * Whether a partition's next batch is fetched while its last is handled. kafkajs fetches again only once
-   * every batch of a fetch has been handled, so without it each partition idles while the fetch's slowest
-   * batch finishes and while the next fetch is on its way. With it, a batch is handed to its partition's
-   * queue and the fetch loop goes on once the partition's batch before it is done: one batch ahead per
-   * partition, in order. A batch whose handling fails for want of the registry or the broker sends the
-   * partition back to its first unhandled record (nothing read ahead of it is handled). Default true.
-   */
-  readAhead?: boolean;
-  /**
    * How long a ready source partition with records waiting may go without a record handled before the
    * runner logs it as stalled and resumes it: a pause whose resume was lost, whatever lost it, costs this
    * long instead of the partition. Resuming a partition that waits for a reason does no harm: it pauses
@@ -171,22 +162,6 @@ interface Lane {
   timer: NodeJS.Timeout | undefined;
   pumping: Promise<void> | undefined;
   pumpAgain: boolean;
-  /** Per source topic, with `readAhead`: the batches handed over and not yet handled. */
-  readonly queues: Map<string, SourceQueue>;
-}
-
-/** A source partition's batches read ahead, handled one after the other. */
-interface SourceQueue {
-  /**
-   * Settles once every batch handed over so far is done. Handling failures send the partition back
-   * instead; it rejects only on an error outside them, and then the next batch's hand-over throws it to
-   * kafkajs, which restarts the consumer from the committed offsets (nothing after it is handled).
-   */
-  tail: Promise<void>;
-  /** Raised when the partition goes back to an earlier offset: batches handed over before are dropped. */
-  epoch: number;
-  /** The offset after the last record handed over: a batch that repeats records is cut to what is new. */
-  next: bigint | undefined;
 }
 
 interface Outgoing {
@@ -226,7 +201,6 @@ export async function startConsumer<T>(
   const maxRecordsPerCall = options.maxRecordsPerCall ?? 500;
   const keyConcurrency = options.keyConcurrency ?? 1;
   const maxBufferedRetries = options.maxBufferedRetries ?? 10_000;
-  const readAhead = options.readAhead ?? true;
   if (sourceTopics.length === 0) throw new RangeError('a consumer needs at least one topic');
   for (const topic of [...retryTopics, deadLetterTopic]) {
     if (!isLegalTopicName(topic))
@@ -290,8 +264,6 @@ export async function startConsumer<T>(
   const pendingCommits = new Map<string, PendingCommit>();
   let commitTimer: NodeJS.Timeout | undefined;
   let committing: Promise<void> | undefined;
-  /** The batches handed over (`readAhead`) and not yet done, of every lane, current or not: a stop waits. */
-  const queued = new Set<Promise<void>>();
 
   const halted = () => stopping || aborted;
   const isCurrent = (lane: Lane) => lane.generation === generation && lanes.get(lane.partition) === lane;
@@ -345,7 +317,6 @@ export async function startConsumer<T>(
         timer: undefined,
         pumping: undefined,
         pumpAgain: false,
-        queues: new Map(),
       });
     }
     // kafkajs keeps pauses across a rebalance; this generation decides its own. Every assigned partition
@@ -478,7 +449,6 @@ export async function startConsumer<T>(
     // Without the end at the join (a consumer without retry tiers reads none), the first fetch's, at or
     // past it: what lies below it may have been seen.
     if (!lane.newFrom.has(batch.topic)) lane.newFrom.set(batch.topic, BigInt(batch.highWatermark));
-    if (readAhead) return handOver(payload, lane);
     const messages = batch.messages;
     for (let start = 0; start < messages.length; start += maxRecordsPerCall) {
       if (halted() || !payload.isRunning() || payload.isStale() || !isCurrent(lane)) return;
@@ -507,99 +477,6 @@ export async function startConsumer<T>(
         offset: BigInt(last) + 1n,
       });
       await payload.heartbeat();
-    }
-  }
-
-  /**
-   * With `readAhead`: queues the batch behind its partition's batch before, moves the fetch position past
-   * it, and returns once that batch before is done (one batch ahead, so a slow partition holds the fetch
-   * loop only when it is a whole batch behind).
-   */
-  async function handOver(payload: EachBatchPayload, lane: Lane): Promise<void> {
-    const { batch } = payload;
-    // Fetched before the partition went back to an earlier offset (the seek is still to be made).
-    if (payload.isStale()) return;
-    let queue = lane.queues.get(batch.topic);
-    if (!queue) {
-      queue = { tail: Promise.resolve(), epoch: 0, next: undefined };
-      lane.queues.set(batch.topic, queue);
-    }
-    const from = queue.next;
-    const messages =
-      from === undefined
-        ? batch.messages
-        : batch.messages.filter((message) => BigInt(message.offset) >= from);
-    const last = messages[messages.length - 1];
-    if (!last) return;
-    queue.next = BigInt(last.offset) + 1n;
-    payload.resolveOffset(last.offset);
-    const before = queue.tail;
-    const epoch = queue.epoch;
-    const current = queue;
-    const tail = before.then(() => handleQueued(payload, lane, current, epoch, messages));
-    queue.tail = tail;
-    queued.add(tail);
-    tail.then(
-      () => queued.delete(tail),
-      () => queued.delete(tail),
-    );
-    await before;
-  }
-
-  /** A batch handed over, in chunks; a failure sends the partition back to the chunk's first record. */
-  async function handleQueued(
-    payload: EachBatchPayload,
-    lane: Lane,
-    queue: SourceQueue,
-    epoch: number,
-    messages: readonly KafkaMessage[],
-  ): Promise<void> {
-    const { topic, partition } = payload.batch;
-    const dropped = () => halted() || !isCurrent(lane) || queue.epoch !== epoch;
-    for (let start = 0; start < messages.length; start += maxRecordsPerCall) {
-      if (dropped()) return;
-      const chunk = messages.slice(start, start + maxRecordsPerCall);
-      const first = (chunk[0] as KafkaMessage).offset;
-      try {
-        await handleSourceChunk(lane, topic, partition, chunk, payload.heartbeat);
-      } catch (error) {
-        if (dropped()) return;
-        // An outage, or the group rebalancing under a heartbeat, is expected now and then; anything else
-        // is not, and is tried again all the same (a restart from the committed offsets would do no better).
-        const transient = fromKafkaJsError(error, 'handling records').retriable;
-        (transient ? logger.warn : logger.error).call(
-          logger,
-          { groupId, topic, partition, offset: first, err: error },
-          transient
-            ? 'partition waits: the registry or the broker is unavailable'
-            : 'partition waits: handling its records failed; trying again',
-        );
-        // Back to the chunk's first record: what was read ahead of it is dropped and fetched again.
-        // The seek also drops what a fetch already on its way brings of the partition; the resolved offset
-        // alone would do for the fetches after it.
-        queue.epoch += 1;
-        queue.next = BigInt(first);
-        payload.resolveOffset((BigInt(first) - 1n).toString());
-        try {
-          consumer.seek({ topic, partition, offset: first });
-        } catch (seekError) {
-          logger.warn({ groupId, topic, partition, err: seekError }, 'seek back failed');
-        }
-        resumeLater(pausePartition(payload), infrastructureBackoffMs);
-        return;
-      }
-      if (aborted || !isCurrent(lane)) return;
-      const last = (chunk[chunk.length - 1] as KafkaMessage).offset;
-      lane.handled.set(topic, { next: BigInt(last) + 1n, at: Date.now() });
-      const entry: PendingCommit = { lane, topic, partition, offset: BigInt(last) + 1n };
-      await commitHandled(entry).catch((error: unknown) => {
-        if (!isCurrent(lane)) return;
-        logger.warn({ groupId, topic, partition, err: error }, 'offsets not committed; trying again');
-        const key = `${topic}\u0000${partition}`;
-        if ((pendingCommits.get(key)?.offset ?? -1n) < entry.offset) pendingCommits.set(key, entry);
-        // A stop commits what waits once the queues are done.
-        if (!stopping) scheduleCommit(infrastructureBackoffMs);
-      });
     }
   }
 
@@ -1256,10 +1133,7 @@ export async function startConsumer<T>(
       for (const lane of lanes.values()) clearTimeout(lane.timer);
       clearTimeout(commitTimer);
       commitTimer = undefined;
-      await Promise.all([
-        ...[...lanes.values()].map((lane) => lane.pumping),
-        ...[...queued].map((tail) => tail.catch(() => {})),
-      ]);
+      await Promise.all([...lanes.values()].map((lane) => lane.pumping));
       // What waited for the commit interval is committed while this consumer is still in the group; a
       // handler call still running commits its own records when it returns (stopping: at once).
       if (!aborted) await committing;

@@ -19,32 +19,19 @@ describe("the client's consumer settings", () => {
       brokers: ['broker:9092'],
       clientId: 'test',
       commitIntervalMs: 250,
-      fetch: { minBytes: 65_536, maxWaitMs: 50, readAhead: false },
+      fetch: { minBytes: 65_536, maxWaitMs: 50 },
     });
-    expect(options).toMatchObject({
-      commitIntervalMs: 250,
-      fetchMinBytes: 65_536,
-      maxWaitTimeMs: 50,
-      readAhead: false,
-    });
+    expect(options).toMatchObject({ commitIntervalMs: 250, fetchMinBytes: 65_536, maxWaitTimeMs: 50 });
   });
 
   test("give way to the consumer's own", () => {
-    const options = withConsumerDefaults(
-      consumer({ commitIntervalMs: 0, fetchMinBytes: 1, readAhead: true }),
-      {
-        brokers: ['broker:9092'],
-        clientId: 'test',
-        commitIntervalMs: 250,
-        fetch: { maxWaitMs: 50, readAhead: false },
-      },
-    );
-    expect(options).toMatchObject({
-      commitIntervalMs: 0,
-      fetchMinBytes: 1,
-      maxWaitTimeMs: 50,
-      readAhead: true,
+    const options = withConsumerDefaults(consumer({ commitIntervalMs: 0, fetchMinBytes: 1 }), {
+      brokers: ['broker:9092'],
+      clientId: 'test',
+      commitIntervalMs: 250,
+      fetch: { maxWaitMs: 50 },
     });
+    expect(options).toMatchObject({ commitIntervalMs: 0, fetchMinBytes: 1, maxWaitTimeMs: 50 });
   });
 
   test('without client settings, a consumer keeps only its own', () => {
@@ -55,7 +42,6 @@ describe("the client's consumer settings", () => {
     expect(options).toMatchObject({ maxWaitTimeMs: 100 });
     expect(options).not.toHaveProperty('fetchMinBytes');
     expect(options).not.toHaveProperty('commitIntervalMs');
-    expect(options).not.toHaveProperty('readAhead');
   });
 });
 

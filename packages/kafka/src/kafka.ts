@@ -36,10 +36,9 @@ export interface KafkaOptions {
    * `fetchMinBytes` and `maxWaitTimeMs` of every consumer that does not set its own: a fetch returns once
    * this many bytes wait or this long has passed. Above 1 byte, a busy consumer takes its records in fewer,
    * larger batches (fewer fetches, handler calls, produce requests and batched writes) at the cost of up
-   * to the wait per hop. Default: 1 byte and 500 ms (each record as soon as it is there). `readAhead`:
-   * the consumers' `readAhead` (default true).
+   * to the wait per hop. Default: 1 byte and 500 ms (each record as soon as it is there).
    */
-  fetch?: { minBytes?: number; maxWaitMs?: number; readAhead?: boolean };
+  fetch?: { minBytes?: number; maxWaitMs?: number };
   /**
    * `lingerMs` of every producer that does not set its own: how long a send waits for others to share its
    * produce request. Default 2 ms.
@@ -255,7 +254,6 @@ export function withConsumerDefaults<T>(
     ...(client.commitIntervalMs === undefined ? {} : { commitIntervalMs: client.commitIntervalMs }),
     ...(client.fetch?.minBytes === undefined ? {} : { fetchMinBytes: client.fetch.minBytes }),
     ...(client.fetch?.maxWaitMs === undefined ? {} : { maxWaitTimeMs: client.fetch.maxWaitMs }),
-    ...(client.fetch?.readAhead === undefined ? {} : { readAhead: client.fetch.readAhead }),
     ...consumer,
   };
 }

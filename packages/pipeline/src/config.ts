@@ -1,4 +1,4 @@
-import { bool, duration, int, list, logLevels, oneOf, str, tracingConfig, url } from '@rp/runtime';
+import { duration, int, list, logLevels, oneOf, str, tracingConfig, url } from '@rp/runtime';
 
 /**
  * The settings every pipeline service reads alike: log level, tracing, Kafka and its schema registry,
@@ -45,10 +45,6 @@ export function streamConfig() {
       default: 1,
       min: 1,
       doc: 'Bytes a consumer fetch waits for (up to KAFKA_FETCH_MAX_WAIT) before it returns: above 1, a busy consumer handles fewer, larger batches, each hop waiting up to KAFKA_FETCH_MAX_WAIT (set it lower with it)',
-    }),
-    KAFKA_READ_AHEAD: bool({
-      default: true,
-      doc: "Whether a consumer fetches a partition's next batch while it handles the last (one batch ahead a partition): a partition whose handler is slow then no longer holds back the others' fetches",
     }),
     KAFKA_FETCH_MAX_WAIT: duration({
       default: 2_000,

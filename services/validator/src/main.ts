@@ -82,11 +82,7 @@ try {
     onRequest: kafkaRequestMetrics(metrics),
     commitIntervalMs: config.KAFKA_COMMIT_INTERVAL,
     lingerMs: config.KAFKA_LINGER,
-    fetch: {
-      minBytes: config.KAFKA_FETCH_MIN_BYTES,
-      maxWaitMs: config.KAFKA_FETCH_MAX_WAIT,
-      readAhead: config.KAFKA_READ_AHEAD,
-    },
+    fetch: { minBytes: config.KAFKA_FETCH_MIN_BYTES, maxWaitMs: config.KAFKA_FETCH_MAX_WAIT },
   });
   lifecycle.onStop('other', 'kafka', () => kafka.close());
   await kafka.ensureTopics(
