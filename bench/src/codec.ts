@@ -22,6 +22,18 @@ const examples: readonly (readonly [MessageName, string])[] = [
   ['DeliveryOutcome', 'DeliveryOutcome.acknowledged.json'],
 ];
 
+/**
+ * The messages that arrive as HTTP bodies, and the schema each is checked against there: a bank's
+ * messages at the ingress, the postings at the bank (the bank simulator checks either class as an
+ * EventPosting).
+ */
+const checkedOnArrival: Partial<Record<MessageName, MessageName>> = {
+  DirectDebit: 'DirectDebit',
+  PaymentStatusReport: 'PaymentStatusReport',
+  TransactionStatePosting: 'EventPosting',
+  EsmStatePosting: 'EventPosting',
+};
+
 /** Microseconds per call of `work`: the best of `rounds` rounds of `calls` calls, after a warm-up round. */
 function microseconds(work: () => void, calls: number, rounds: number): number {
   let best = Number.POSITIVE_INFINITY;
@@ -77,8 +89,9 @@ export function cpuReference(root: string): (passes?: number, rounds?: number) =
 /**
  * What the contracts package costs a service per record, on this machine's CPU alone (no I/O): the Avro
  * encoding of a message (conversion from its plain shape and avsc's binary encoding), its decoding, and
- * its JSON rendering (an event posting's body) and the exact parse of that JSON (how a request body or a
- * message stored as JSON text is read). A journey writes 34 Kafka records and reads each of them
+ * its JSON rendering (an event posting's body), the exact parse of that JSON (how a request body or a
+ * message stored as JSON text is read), and that parse with the message's schema check (how the ingress
+ * takes a request body, and the bank simulator a posting). A journey writes 34 Kafka records and reads each of them
  * once or more, so these figures times the records say how much of a service's CPU is its messages.
  */
 export function codecBench(options: { root: string; calls: number; rounds: number }): Row[] {
@@ -89,6 +102,19 @@ export function codecBench(options: { root: string; calls: number; rounds: numbe
     const json = microseconds(() => toJson(name, value), options.calls, options.rounds);
     const body = toJson(name, value);
     const parse = microseconds(() => parseJsonExact(body), options.calls, options.rounds);
+    const checkedAs = checkedOnArrival[name];
+    // The check turns amounts into decimal strings in place, so each call checks a fresh parse.
+    const check =
+      checkedAs === undefined
+        ? undefined
+        : microseconds(
+            () => {
+              if (!validate(checkedAs, parseJsonExact(body)).ok)
+                throw new Error(`${name}'s JSON rendering is not a valid ${checkedAs}`);
+            },
+            options.calls,
+            options.rounds,
+          );
     const detail = `${bytes.length} bytes of Avro; best of ${options.rounds} rounds of ${options.calls}`;
     rows.push(
       { group: 'codec', name: `${name}: Avro encode`, value: encode, unit: 'µs', detail },
@@ -102,6 +128,15 @@ export function codecBench(options: { root: string; calls: number; rounds: numbe
         detail: `${body.length} bytes of JSON, amounts kept exact (a request body, a stored message); best of ${options.rounds} rounds of ${options.calls}`,
       },
     );
+    if (check !== undefined) {
+      rows.push({
+        group: 'codec',
+        name: `${name}: exact JSON parse and schema check`,
+        value: check,
+        unit: 'µs',
+        detail: `the parse above and the ${checkedAs} schema's check, as the ${checkedAs === 'EventPosting' ? 'bank simulator takes a posting' : 'ingress takes a request body'}; best of ${options.rounds} rounds of ${options.calls}`,
+      });
+    }
   }
   return rows;
 }

@@ -1,39 +1,39 @@
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { launchPipeline, type PipelineEndpoints } from '@rp/launcher';
 import { Pool } from 'undici';
 import type { Row } from './report.ts';
-import { bounded, round, summarize } from './stats.ts';
+import { bounded, metricValue, parsePrometheus, round, summarize } from './stats.ts';
+
+interface Measured {
+  readonly perSecond: number;
+  readonly p50: number;
+  readonly p99: number;
+  /** The server's own CPU a request, from its `process_cpu_seconds_total`. */
+  readonly cpuMicros: number;
+}
 
 /**
- * How many event postings per second the bank simulator takes over keep-alive connections: the ceiling
- * of any delivery figure, since every posting of the pipeline ends there. A simulator of its own, without
- * signing secrets, so that the figure is the HTTP path and the posting's validation alone.
+ * `requests` postings of the example to `baseUrl` over `connections` keep-alive connections, after a
+ * warm-up of 200: the rate, the latencies and the server's CPU a request.
  */
-export async function httpLimits(options: {
-  root: string;
-  endpoints: PipelineEndpoints;
-  run: string;
-  requests: number;
-  connections: number;
-}): Promise<Row[]> {
-  const simulator = await launchPipeline({
-    root: options.root,
-    endpoints: options.endpoints,
-    run: `${options.run}-http`,
-    services: ['bank-simulator'],
-    env: { SIGNING_SECRETS: '{}', LOG_LEVEL: 'warn' },
-  });
-  const example = readFileSync(
-    join(options.root, 'avro', 'examples', 'TransactionStatePosting.debit-queued.json'),
-    'utf8',
-  );
-  const pool = new Pool(simulator.url('bank-simulator'), {
-    connections: options.connections,
-    pipelining: 1,
-    keepAliveTimeout: 30_000,
-  });
+export async function postAll(
+  baseUrl: string,
+  example: string,
+  requests: number,
+  connections: number,
+): Promise<Measured> {
+  const pool = new Pool(baseUrl, { connections, pipelining: 1, keepAliveTimeout: 30_000 });
+  const cpuSeconds = async () => {
+    const response = await pool.request({ method: 'GET', path: '/metrics' });
+    const text = await response.body.text();
+    if (response.statusCode !== 200) throw new Error(`${baseUrl}/metrics answered ${response.statusCode}`);
+    return metricValue(parsePrometheus(text), 'process_cpu_seconds_total');
+  };
   try {
     const post = async () => {
       const id = randomUUID();
@@ -45,29 +45,110 @@ export async function httpLimits(options: {
         body,
       });
       await response.body.dump();
-      if (response.statusCode !== 202) throw new Error(`bank simulator answered ${response.statusCode}`);
+      if (response.statusCode !== 202) throw new Error(`${baseUrl} answered ${response.statusCode}`);
     };
-    await bounded(200, options.connections, post); // warm-up
+    await bounded(200, connections, post); // warm-up
     const latencies: number[] = [];
+    const cpuBefore = await cpuSeconds();
     const started = performance.now();
-    await bounded(options.requests, options.connections, async () => {
+    await bounded(requests, connections, async () => {
       const t = performance.now();
       await post();
       latencies.push(performance.now() - t);
     });
     const seconds = (performance.now() - started) / 1000;
+    const cpuAfter = await cpuSeconds();
     const summary = summarize(latencies);
-    return [
-      {
-        group: 'limit',
-        name: `http POST /events to the bank simulator (${options.connections} keep-alive connections)`,
-        value: round(options.requests / seconds, 0),
-        unit: 'requests/s',
-        detail: `p50 ${round(summary.p50, 1)} ms, p99 ${round(summary.p99, 1)} ms`,
-      },
-    ];
+    return {
+      perSecond: requests / seconds,
+      p50: summary.p50,
+      p99: summary.p99,
+      cpuMicros: ((cpuAfter - cpuBefore) * 1e6) / requests,
+    };
   } finally {
     await pool.close();
-    await simulator.stop();
   }
+}
+
+/**
+ * The services' HTTP stack with nothing behind it (`http-floor-server.ts`) as its own process, its
+ * workspace packages read from their sources as the bench's own are; stopped once `work` is done.
+ */
+export async function withFloorServer<T>(work: (url: string, pid: number) => Promise<T>): Promise<T> {
+  const script = join(import.meta.dirname, 'http-floor-server.ts');
+  const child = spawn(process.execPath, ['--conditions=source', script], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const exited = once(child, 'exit');
+  try {
+    const lines = createInterface({ input: child.stdout });
+    const first = await Promise.race([
+      once(lines, 'line').then(([line]) => String(line)),
+      exited.then(([code]) => {
+        throw new Error(`the HTTP floor server exited (${code}) before it listened`);
+      }),
+    ]);
+    const { url } = JSON.parse(first) as { url: string };
+    return await work(url, child.pid ?? 0);
+  } finally {
+    if (child.exitCode === null) {
+      child.kill('SIGTERM');
+      await exited;
+    }
+  }
+}
+
+/**
+ * How many event postings per second the bank simulator takes over keep-alive connections: the ceiling
+ * of any delivery figure, since every posting of the pipeline ends there. A simulator of its own, without
+ * signing secrets, so that the figure is the HTTP path and the posting's validation alone. Beside it,
+ * the same requests to the services' HTTP stack with nothing behind the route: what the framework, Node
+ * and the kernel cost a request before the simulator parses, checks and keeps the posting.
+ */
+export async function httpLimits(options: {
+  root: string;
+  endpoints: PipelineEndpoints;
+  run: string;
+  requests: number;
+  connections: number;
+}): Promise<Row[]> {
+  const example = readFileSync(
+    join(options.root, 'avro', 'examples', 'TransactionStatePosting.debit-queued.json'),
+    'utf8',
+  );
+  const simulator = await launchPipeline({
+    root: options.root,
+    endpoints: options.endpoints,
+    run: `${options.run}-http`,
+    services: ['bank-simulator'],
+    env: { SIGNING_SECRETS: '{}', LOG_LEVEL: 'warn' },
+  });
+  const bank = await postAll(
+    simulator.url('bank-simulator'),
+    example,
+    options.requests,
+    options.connections,
+  ).finally(() => simulator.stop());
+  const floor = await withFloorServer((url) => postAll(url, example, options.requests, options.connections));
+  const detail = (measured: Measured, what: string) =>
+    `p50 ${round(measured.p50, 1)} ms, p99 ${round(measured.p99, 1)} ms; ${round(measured.cpuMicros, 0)} µs of its CPU a request${what}`;
+  return [
+    {
+      group: 'limit',
+      name: `http POST /events to the bank simulator (${options.connections} keep-alive connections)`,
+      value: round(bank.perSecond, 0),
+      unit: 'requests/s',
+      detail: detail(bank, ''),
+    },
+    {
+      group: 'limit',
+      name: `http POST /events to the services' HTTP stack, nothing behind it (${options.connections} connections)`,
+      value: round(floor.perSecond, 0),
+      unit: 'requests/s',
+      detail: detail(
+        floor,
+        ': the body read and 202 answered, not parsed, checked or kept; the rest of the bank simulator is its work on the posting',
+      ),
+    },
+  ];
 }

@@ -211,7 +211,7 @@ if (settings.only === 'all' || settings.only === 'limits') {
       concurrency: settings.mongoConcurrency,
     })),
   );
-  log(`http: ${settings.httpRequests} postings to the bank simulator`);
+  log(`http: ${settings.httpRequests} postings to the bank simulator, then to the services' bare HTTP stack`);
   rows.push(
     ...(await httpLimits({
       root,

@@ -1,0 +1,63 @@
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { postAll, withFloorServer } from './limits-http.ts';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const example = readFileSync(`${root}avro/examples/TransactionStatePosting.debit-queued.json`, 'utf8');
+
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe("the services' bare HTTP stack, the HTTP limit's floor", () => {
+  it('answers every posting 202 and reports its own CPU a request', async () => {
+    const measured = await withFloorServer((url) => postAll(url, example, 100, 4));
+    expect(measured.perSecond).toBeGreaterThan(0);
+    expect(measured.p50).toBeGreaterThan(0);
+    expect(measured.p99).toBeGreaterThanOrEqual(measured.p50);
+    // Read from the server's own process_cpu_seconds_total: a figure of zero would mean none was read.
+    expect(measured.cpuMicros).toBeGreaterThan(0);
+  });
+
+  it('is stopped once the work is done, and when the work fails', async () => {
+    const pid = await withFloorServer(async (_url, pid) => pid);
+    expect(pid).toBeGreaterThan(0);
+    expect(running(pid)).toBe(false);
+    let failedPid = 0;
+    await expect(
+      withFloorServer(async (_url, pid) => {
+        failedPid = pid;
+        throw new Error('the work failed');
+      }),
+    ).rejects.toThrow('the work failed');
+    expect(running(failedPid)).toBe(false);
+  });
+
+  it('refuses a server that does not answer 202', async () => {
+    const server = createServer((request, response) => {
+      request.resume();
+      if (request.method === 'GET') response.end('process_cpu_seconds_total 1\n');
+      else {
+        response.statusCode = 503;
+        response.end();
+      }
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const { port } = server.address() as AddressInfo;
+    try {
+      await expect(postAll(`http://127.0.0.1:${port}`, example, 1, 1)).rejects.toThrow(/answered 503/);
+    } finally {
+      server.close();
+    }
+  });
+});
