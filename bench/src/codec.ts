@@ -88,11 +88,12 @@ export function cpuReference(root: string): (passes?: number, rounds?: number) =
 
 /**
  * What the contracts package costs a service per record, on this machine's CPU alone (no I/O): the Avro
- * encoding of a message (conversion from its plain shape and avsc's binary encoding), its decoding, and
- * its JSON rendering (an event posting's body), the exact parse of that JSON (how a request body or a
+ * encoding of a message (conversion from its plain shape and avsc's binary encoding), its decoding, its
+ * JSON rendering (an event posting's body), the exact parse of that JSON (how a request body or a
  * message stored as JSON text is read), and that parse with the message's schema check (how the ingress
- * takes a request body, and the bank simulator a posting). A journey writes 34 Kafka records and reads each of them
- * once or more, so these figures times the records say how much of a service's CPU is its messages.
+ * takes a request body, and the bank simulator a posting). A journey writes 34 Kafka records and reads
+ * each of them once or more, so these figures times the records say how much of a service's CPU is its
+ * messages; inside a service, between its other work, the same calls cost more than in this tight loop.
  */
 export function codecBench(options: { root: string; calls: number; rounds: number }): Row[] {
   const rows: Row[] = [];
