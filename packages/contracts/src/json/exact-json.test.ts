@@ -201,6 +201,8 @@ describe('exact JSON', () => {
       { big: 12345678901234567890n, list: [1n] },
       { n: Number.NaN },
       [Number.POSITIVE_INFINITY],
+      { note: 'null in a string', list: [null, jsonNumber('0.10')] },
+      { nested: [{ deep: [Number.NEGATIVE_INFINITY] }] },
       { when: new Date('2026-11-26T00:00:00Z') },
       { custom: { toJSON: () => Number.NaN } },
       { skipped: undefined, fn: () => 1, sym: Symbol('s') },

@@ -161,10 +161,17 @@ export function jsonNumber(decimal: string): ExactNumber {
  * and refuses NaN and the infinities instead of writing null.
  */
 export function stringifyJsonExact(value: unknown, indent?: number): string {
-  // A value with nothing for the replacer to do is written without one: twice as fast.
-  const text = isPlainJson(value, 0)
-    ? JSON.stringify(value, undefined, indent)
-    : JSON.stringify(value, exactReplacer, indent);
+  // Written without the replacer first (JSON.stringify is twice as fast without one), and again with it
+  // only where the two may differ: without it JSON.stringify throws on a bigint (and on a cycle, which
+  // the replacer's way reports too) and writes NaN and the infinities as null, so a text without `null`
+  // is the replacer's text. A value written twice has its toJSON methods and getters run twice.
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value, undefined, indent);
+  } catch {
+    text = undefined;
+  }
+  if (text === undefined || text.includes('null')) text = JSON.stringify(value, exactReplacer, indent);
   if (text === undefined) throw new TypeError('value has no JSON representation');
   return text;
 }
@@ -175,31 +182,4 @@ function exactReplacer(_key: string, item: unknown): unknown {
     throw new RangeError(`JSON has no representation for ${item}`);
   }
   return item;
-}
-
-/**
- * Whether JSON.stringify writes the value as the replacer would have it: no bigint, no NaN or infinity,
- * no `toJSON` whose result the walk does not see, and not so deep that it may be a cycle (the replacer's
- * way reports that).
- */
-function isPlainJson(value: unknown, depth: number): boolean {
-  switch (typeof value) {
-    case 'number':
-      return Number.isFinite(value);
-    case 'bigint':
-      return false;
-    case 'object': {
-      if (value === null || json.isRawJSON(value)) return true;
-      if (depth > 32 || typeof (value as { toJSON?: unknown }).toJSON === 'function') return false;
-      if (Array.isArray(value)) {
-        for (const item of value) if (!isPlainJson(item, depth + 1)) return false;
-        return true;
-      }
-      const object = value as Record<string, unknown>;
-      for (const key of Object.keys(object)) if (!isPlainJson(object[key], depth + 1)) return false;
-      return true;
-    }
-    default:
-      return true;
-  }
 }
