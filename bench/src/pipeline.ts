@@ -74,13 +74,40 @@ const completedAtBank = (stats: SimulatorStats) =>
  */
 const postingsPerDebit = 18;
 
-/** A service's own metrics (Prometheus text), by name. */
+/**
+ * The last reading of each service that `holdService` froze: a stopped process answers nothing, and
+ * its counters cannot move until it goes on.
+ */
+const heldReadings = new WeakMap<Pipeline, Map<PipelineService, Map<string, number>>>();
+
+/** A service's own metrics (Prometheus text), by name; a held service's, as it was when it was held. */
 export async function serviceMetrics(
   pipeline: Pipeline,
   service: PipelineService,
 ): Promise<Map<string, number>> {
+  const held = heldReadings.get(pipeline)?.get(service);
+  if (held) return held;
   const response = await fetch(`${pipeline.url(service)}/metrics`);
   return parsePrometheus(await response.text());
+}
+
+/**
+ * Freezes a service (SIGSTOP) after one last reading of its metrics, which stands for it in every
+ * reading until the returned function lets it go on (SIGCONT).
+ */
+export async function holdService(pipeline: Pipeline, service: PipelineService): Promise<() => void> {
+  const reading = await serviceMetrics(pipeline, service);
+  let held = heldReadings.get(pipeline);
+  if (!held) {
+    held = new Map();
+    heldReadings.set(pipeline, held);
+  }
+  held.set(service, reading);
+  pipeline.signal(service, 'SIGSTOP');
+  return () => {
+    pipeline.signal(service, 'SIGCONT');
+    held.delete(service);
+  };
 }
 
 /** A figure of every running service, read from its own `/metrics`. */
@@ -474,9 +501,10 @@ async function examine(probe: Probe, sent: readonly Sent[], sampleSize: number) 
 
 /**
  * The event path alone: `copies` copies of one journey's rp.events.v1 records (`journey`, as the tracker
- * wrote them) produced as a backlog while nothing else is sent, so that only the event publisher, the
- * bank, Kafka and the delivery log's store work. The rate is the postings the bank accepted over the
- * time from the first record produced to the last posting accepted; order is checked on a sample.
+ * wrote them) produced as a backlog while the event publisher is held (SIGSTOP) and nothing else is
+ * sent, then delivered once it goes on, so that only the event publisher, the bank, Kafka and the
+ * delivery log's store work. The rate is the postings the bank accepted over the time from the event
+ * publisher's going on to the last posting accepted; order is checked on a sample.
  */
 async function eventPath(
   probe: Probe,
@@ -494,31 +522,39 @@ async function eventPath(
   const logged = (statements: Readonly<Record<string, number>> = {}) =>
     statements['event_delivery_log insert'] ?? 0;
   const loggedNow = async () => logged(mongoStatementsOf(await probe.metrics('event-publisher')));
-  // The readings, then the backlog written: the clock starts with the first record.
+  // The backlog written while the event publisher is held, then the readings: the clock starts when the
+  // event publisher goes on, so that the writing of the backlog (the load generator's and Kafka's work,
+  // the tracker's in the whole journey) is not the phase's.
   const writeBacklog = async (writer: CopyWriter) => {
     await probe.bank.reset();
     const postgres = await probe.postgres();
-    // Before the readings, so that its own CPU is not the phase's.
-    const reference = cpuReference?.();
-    const services = await servicesCounts(probe.pipeline);
-    const before = {
-      accepted: await probe.postingsAccepted(),
-      logged: logged(services['event-publisher']?.statements),
-      mongo: await probe.mongoCommands(),
-      services,
-      postgres,
-      reference,
-      cpu: await probe.cpu(infrastructure),
-    };
-    const startedAt = Date.now();
-    const started = performance.now();
-    await writer.write(made);
-    return { before, startedAt, started };
+    const release = await holdService(probe.pipeline, 'event-publisher');
+    try {
+      const producing = performance.now();
+      await writer.write(made);
+      const producedSeconds = (performance.now() - producing) / 1000;
+      // Before the readings, so that its own CPU is not the phase's.
+      const reference = cpuReference?.();
+      const services = await servicesCounts(probe.pipeline);
+      const before = {
+        accepted: await probe.postingsAccepted(),
+        logged: logged(services['event-publisher']?.statements),
+        mongo: await probe.mongoCommands(),
+        services,
+        postgres,
+        reference,
+        cpu: await probe.cpu(infrastructure),
+      };
+      return { before, producedSeconds };
+    } finally {
+      release();
+    }
   };
   const writer = new CopyWriter(probe.brokers, topic);
   await writer.connect();
-  const { before, startedAt, started } = await writeBacklog(writer).finally(() => writer.disconnect());
-  const producedSeconds = (performance.now() - started) / 1000;
+  const { before, producedSeconds } = await writeBacklog(writer).finally(() => writer.disconnect());
+  const startedAt = Date.now();
+  const started = performance.now();
   await probe.until(
     'every posting of the event path accepted',
     async () => (await probe.postingsAccepted()) - before.accepted >= expected,
@@ -559,7 +595,7 @@ async function eventPath(
       name: 'event path alone: postings delivered from a backlog, in order (both classes)',
       value: round(accepted / seconds, 1),
       unit: 'postings/s',
-      detail: `${accepted} postings of ${copies} journeys' ${expected} records of rp.events.v1 (produced in ${round(producedSeconds, 1)} s) accepted in ${round(seconds, 1)} s; ${stats.duplicates} duplicates, ${stats.signatureFailures} signature failures; order checked on ${examined.sampled} transactions: ${examined.outOfOrder} out of order, ${examined.incomplete} incomplete`,
+      detail: `${accepted} postings of ${copies} journeys' ${expected} records of rp.events.v1 (produced in ${round(producedSeconds, 1)} s while the event publisher was held) accepted in ${round(seconds, 1)} s once it went on; ${stats.duplicates} duplicates, ${stats.signatureFailures} signature failures; order checked on ${examined.sampled} transactions: ${examined.outOfOrder} out of order, ${examined.incomplete} incomplete`,
     },
     {
       group: 'pipeline',

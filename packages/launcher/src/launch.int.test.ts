@@ -64,6 +64,14 @@ describe('extra instances', () => {
     expect(instance.isRunning()).toBe(false);
   });
 
+  it("freezes one of the pipeline's own services and lets it go on", async () => {
+    pipeline.signal('bank-simulator', 'SIGSTOP');
+    expect(await answers(pipeline.url('bank-simulator'), 500)).toBe('no answer');
+    expect(pipeline.isRunning('bank-simulator')).toBe(true);
+    pipeline.signal('bank-simulator', 'SIGCONT');
+    expect(await answers(pipeline.url('bank-simulator'), 5_000)).toBe(200);
+  });
+
   it('ends the extra instances with the pipeline', async () => {
     const other = await launchPipeline({
       root,

@@ -139,6 +139,11 @@ export interface Pipeline {
   /** Sends a signal (default SIGKILL) and waits for the process to end. */
   kill(service: PipelineService, signal?: NodeJS.Signals): Promise<void>;
   /**
+   * Sends a signal to a running service without waiting, as `ServiceInstance.signal` does: `SIGSTOP`
+   * freezes it (nothing is answered, nothing is consumed), `SIGCONT` lets it go on where it stopped.
+   */
+  signal(service: PipelineService, signal: NodeJS.Signals): void;
+  /**
    * Starts one more process of a service on the same topics and database, with its own port, log file
    * and extra environment, and waits until it answers ready: a second ingress for a bank to fail over
    * to, or one whose dependencies a test breaks. `stop()` of the pipeline ends it too.
@@ -397,6 +402,11 @@ export async function launchPipeline(options: LaunchOptions): Promise<Pipeline> 
     await ended(child, signal);
   };
 
+  const signal = (service: PipelineService, sent: NodeJS.Signals) => {
+    const child = children.get(service);
+    if (child && running(service)) child.kill(sent);
+  };
+
   const instances: ServiceInstance[] = [];
   const startInstance = async (
     service: PipelineService,
@@ -487,6 +497,7 @@ export async function launchPipeline(options: LaunchOptions): Promise<Pipeline> 
     isRunning: running,
     start,
     kill,
+    signal,
     startInstance,
     stop,
   };
