@@ -42,6 +42,34 @@ describe("the services' bare HTTP stack, the HTTP limit's floor", () => {
     expect(running(failedPid)).toBe(false);
   });
 
+  it('sends the warm-up postings first, unmeasured, and reads the CPU after them', async () => {
+    let posted = 0;
+    let postedAtFirstReading: number | undefined;
+    const server = createServer((request, response) => {
+      request.resume();
+      if (request.method === 'GET') {
+        postedAtFirstReading ??= posted;
+        response.end(`process_cpu_seconds_total ${posted / 1000}\n`);
+      } else {
+        posted += 1;
+        response.statusCode = 202;
+        response.end();
+      }
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const { port } = server.address() as AddressInfo;
+    try {
+      const measured = await postAll(`http://127.0.0.1:${port}`, example, 40, 4, 60);
+      expect(posted).toBe(100);
+      expect(postedAtFirstReading).toBe(60);
+      // The fake CPU counts 1 ms a posting: only the 40 measured ones are between the two readings.
+      expect(measured.cpuMicros).toBeCloseTo(1000, 6);
+    } finally {
+      server.close();
+    }
+  });
+
   it('refuses a server that does not answer 202', async () => {
     const server = createServer((request, response) => {
       request.resume();

@@ -122,6 +122,7 @@ const settings = {
   mongoOperations: quick ? 1_000 : 5_000,
   mongoConcurrency: 16,
   httpRequests: quick ? 5_000 : 30_000,
+  httpWarmUp: quick ? 5_000 : 20_000,
   httpConnections: 32,
 };
 if (!['all', 'limits', 'pipeline', 'codec', 'queue-memory'].includes(settings.only)) {
@@ -211,7 +212,9 @@ if (settings.only === 'all' || settings.only === 'limits') {
       concurrency: settings.mongoConcurrency,
     })),
   );
-  log(`http: ${settings.httpRequests} postings to the bank simulator, then to the services' bare HTTP stack`);
+  log(
+    `http: ${settings.httpRequests} postings to the bank simulator, then to the services' bare HTTP stack, each after ${settings.httpWarmUp} to warm it up`,
+  );
   rows.push(
     ...(await httpLimits({
       root,
@@ -219,6 +222,7 @@ if (settings.only === 'all' || settings.only === 'limits') {
       run,
       requests: settings.httpRequests,
       connections: settings.httpConnections,
+      warmUp: settings.httpWarmUp,
     })),
   );
 }
