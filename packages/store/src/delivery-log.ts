@@ -81,9 +81,10 @@ const maxListLimit = 500;
 
 /**
  * Delivery log of event postings, `_id` = event id, listed per transaction. A posting's first attempts
- * are usually recorded many at a time (`recordFirstAttempts`: one insert command for a consumer batch);
- * a parked transaction's attempts together (`recordAttempts`: one upsert each, side by side); any other
- * attempt is one upsert.
+ * are usually recorded many at a time (`recordFirstAttempts`: one insert command for a consumer batch,
+ * or for the postings of a parked transaction that waited without an attempt); the attempts of a parked
+ * transaction's postings that were tried before together (`recordAttempts`: one upsert each, side by
+ * side); any other attempt is one upsert.
  */
 export class DeliveryLogRepository {
   readonly #collection: Collection<DeliveryLogDocument>;

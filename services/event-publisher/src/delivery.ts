@@ -36,7 +36,10 @@ export interface DeliveryDeps {
   readonly client: BankClient;
   readonly gates: BankGates;
   readonly signers: SigningSecrets;
-  readonly deliveryLog: Pick<DeliveryLogRepository, 'recordAttempt' | 'recordAttempts' | 'recordOutcome'>;
+  readonly deliveryLog: Pick<
+    DeliveryLogRepository,
+    'recordAttempt' | 'recordAttempts' | 'recordFirstAttempts' | 'recordOutcome'
+  >;
   readonly clock: Clock;
   readonly logger: Logger;
   readonly metrics: PublisherMetrics;
@@ -170,9 +173,14 @@ export class Delivery {
     return { result, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
   }
 
-  /** Writes the records a caller collected (`options.records` of `attempt`), side by side. */
-  async record(records: DeliveryRecords): Promise<void> {
-    await this.#deps.deliveryLog.recordAttempts(records);
+  /**
+   * Writes the records a caller collected (`options.records` of `attempt`): `records` appended to their
+   * postings' entries, side by side, and `firsts`, the first attempts of postings without an entry, as
+   * new entries in one insert (an entry that exists after all is appended to instead).
+   */
+  async record(records: DeliveryRecords, firsts: DeliveryRecords = []): Promise<void> {
+    if (firsts.length > 0) await this.#deps.deliveryLog.recordFirstAttempts(firsts);
+    if (records.length > 0) await this.#deps.deliveryLog.recordAttempts(records);
   }
 
   /** A posting that waited longer than the schedule allows, or that cannot be sent any more. */

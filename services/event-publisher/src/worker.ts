@@ -215,7 +215,13 @@ export class LaneWorker {
     const postings = new Map<string, StoredPosting | null>();
     /** Entries at the lane's head handled since the last write, and the log records of their attempts. */
     let done = 0;
+    /**
+     * The attempts on postings that were tried before (a head that failed, a replay): each appended to
+     * its posting's log entry. The others are the first attempts of postings parked without one (their
+     * bank paused, or a lane ahead of them), whose entries are created together in one insert.
+     */
     const records: DeliveryRecords = [];
+    const firsts: DeliveryRecords = [];
     let renewedAt = now.getTime();
 
     /**
@@ -224,7 +230,7 @@ export class LaneWorker {
      * lost (whoever holds the lane now goes on with it).
      */
     const settle = async (then: LaneSettlement): Promise<Lane | 'deleted' | null> => {
-      if (records.length > 0) await delivery.record(records.splice(0));
+      if (records.length > 0 || firsts.length > 0) await delivery.record(records.splice(0), firsts.splice(0));
       const handled = done;
       const settled = await store.settle(lane, this.owner, handled, then);
       done = 0;
@@ -313,7 +319,7 @@ export class LaneWorker {
         ticket,
         head.replay ? 'replay' : 'queued',
         // Not aborted on stop: an attempt in progress ends within the attempt timeout, and its answer counts.
-        { retry: headFailures > 0, records },
+        { retry: headFailures > 0, records: headFailures > 0 || head.replay ? records : firsts },
       );
       if (result.kind === 'retryable') {
         const failures = failuresAfterAttempt(headFailures, now, lane.nextAttemptAt);

@@ -371,6 +371,8 @@ describe('event publisher on the real stack', () => {
       const lane = await env.deliveries.getLane(laneId(bankA, uetrOfDebit(onUsA.at(-1) as DirectDebit)));
       return lane?.count === 2 * debitJourney.length ? true : undefined;
     }, 'the last postings queued behind the parked ones');
+    const logInsertsBefore = env.storeCommands('insert');
+    const logUpdatesBefore = env.storeCommands('update');
     env.banks.a.behave({ kind: 'ok' });
     await env.banks.a.waitForIds(forA, 'bank A has every posting once it is back', 120_000);
     for (const debit of [...onUsA, ...offUs]) expectInOrder(env.banks.a, debit, both);
@@ -378,6 +380,18 @@ describe('event publisher on the real stack', () => {
       async () => ((await env.deliveries.listLanes(bankA, 10)).length === 0 ? true : undefined),
       'lanes emptied',
     );
+    // Each posting's delivery is in the log. The postings parked without an attempt get their entries
+    // a lane's worth to an insert; only the postings tried before are appended to: a lane's head whose
+    // attempt timed out, and now and then a probe that was still out when the bank came back.
+    for (const id of forA) {
+      const entry = await env.store.deliveryLog.get(deliveryId(id, bankA));
+      expect(entry?.outcome, id).toBe('delivered');
+      expect(entry?.source?.topic, id).toBeDefined();
+    }
+    expect(env.storeCommands('update') - logUpdatesBefore).toBeLessThanOrEqual(2 * lanes.length);
+    const logInserts = env.storeCommands('insert') - logInsertsBefore;
+    expect(logInserts).toBeGreaterThan(0);
+    expect(logInserts).toBeLessThan(forA.length / 4);
   }, 300_000);
 
   it('records a posting the bank refuses for good (4xx) as failed and goes on with the next one', async () => {
