@@ -623,6 +623,13 @@ async function eventPath(
   ];
 }
 
+const recoveryPer: CpuPer = {
+  busy: 'recovery: machine CPU busy while catching up',
+  noun: 'debit of the backlog',
+  unit: 'ms',
+  prefix: 'recovery: ',
+};
+
 const eventPathPer: CpuPer = {
   busy: 'event path alone: machine CPU busy',
   noun: 'posting',
@@ -935,6 +942,7 @@ export async function pipelineBench(
       await Promise.all(pending);
       await probe.bank.clearFaults();
       const backAt = Date.now();
+      const cpuBack = await probe.cpu(infrastructure);
       const acceptedBefore = await probe.postingsAccepted();
       await probe.journeysDone(
         'the backlog after the outage delivered',
@@ -943,6 +951,7 @@ export async function pipelineBench(
         3_600_000,
       );
       const catchUp = (Date.now() - backAt) / 1000;
+      const cpuCaughtUp = await probe.cpu(infrastructure);
       const accepted = (await probe.postingsAccepted()) - acceptedBefore;
       rows.push({
         group: 'pipeline',
@@ -951,6 +960,9 @@ export async function pipelineBench(
         unit: 's to deliver the backlog',
         detail: `${outageSent.length} debits sent during the outage; ${round(outageSent.length / Math.max(catchUp, 0.001), 1)} debits/s and ${round(accepted / Math.max(catchUp, 0.001), 1)} postings/s while catching up`,
       });
+      // What the catch-up cost: the backlog's postings come out of parked lanes, which cost more than
+      // postings sent at once (stored, read back, their lanes written).
+      rows.push(...cpuRows(cpuBack, cpuCaughtUp, Math.max(outageSent.length, 1), recoveryPer));
     }
     if (journeyRecords.length > 0) {
       const copies = options.postings ?? 0;
