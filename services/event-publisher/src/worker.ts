@@ -230,7 +230,7 @@ export class LaneWorker {
      * lost (whoever holds the lane now goes on with it).
      */
     const settle = async (then: LaneSettlement): Promise<Lane | 'deleted' | null> => {
-      if (records.length > 0 || firsts.length > 0) await delivery.record(records.splice(0), firsts.splice(0));
+      await delivery.record(records.splice(0), firsts.splice(0));
       const handled = done;
       const settled = await store.settle(lane, this.owner, handled, then);
       done = 0;
