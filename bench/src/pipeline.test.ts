@@ -161,6 +161,21 @@ describe('mongodb write statements per debit', () => {
       "documents inserted and update, delete and findAndModify statements, the services' own counts, by collection: transactions 3.1 (update 2.1, insert 1); debit_queue 2 (update 2)",
     );
   });
+
+  it("takes another phase's name, counting per debit of that phase", () => {
+    const row = mongoStatementsRow(
+      { 'event_lanes update': 15, 'event_lanes delete': 12, 'event_delivery_log insert': 180 },
+      10,
+      'recovery: mongodb write statements per debit of the backlog',
+    );
+    expect(row).toMatchObject({
+      name: 'recovery: mongodb write statements per debit of the backlog',
+      value: 20.7,
+    });
+    expect(row.detail).toMatch(
+      /: event_delivery_log 18 \(insert 18\); event_lanes 2\.7 \(update 1\.5, delete 1\.2\)$/,
+    );
+  });
 });
 
 describe('the CPU reference beside the sustained window', () => {

@@ -171,9 +171,14 @@ export function mongoStatementsBetween(
 
 /**
  * A window's MongoDB write statements per debit, by collection, most first, each split by command:
- * what the server does per document, where the commands say what it does per round trip.
+ * what the server does per document, where the commands say what it does per round trip. `name`: the
+ * row's, for a phase other than the sustained window.
  */
-export function mongoStatementsRow(statements: Readonly<Record<string, number>>, debits: number): Row {
+export function mongoStatementsRow(
+  statements: Readonly<Record<string, number>>,
+  debits: number,
+  name = 'mongodb write statements per debit',
+): Row {
   const byCollection = new Map<string, Map<string, number>>();
   for (const [key, count] of Object.entries(statements)) {
     if (count <= 0) continue;
@@ -195,7 +200,7 @@ export function mongoStatementsRow(statements: Readonly<Record<string, number>>,
     );
   return {
     group: 'pipeline',
-    name: 'mongodb write statements per debit',
+    name,
     value: round([...byCollection.values()].reduce((sum, commands) => sum + total(commands), 0) / debits, 1),
     unit: 'statements',
     detail: `documents inserted and update, delete and findAndModify statements, the services' own counts, by collection: ${detail.join('; ')}`,
@@ -944,6 +949,10 @@ export async function pipelineBench(
       const backAt = Date.now();
       const cpuBack = await probe.cpu(infrastructure);
       const acceptedBefore = await probe.postingsAccepted();
+      const storeBack = {
+        mongo: await probe.mongoCommands(),
+        services: await servicesCounts(probe.pipeline),
+      };
       await probe.journeysDone(
         'the backlog after the outage delivered',
         outageBefore,
@@ -953,6 +962,11 @@ export async function pipelineBench(
       const catchUp = (Date.now() - backAt) / 1000;
       const cpuCaughtUp = await probe.cpu(infrastructure);
       const accepted = (await probe.postingsAccepted()) - acceptedBefore;
+      const storeCaughtUp = {
+        mongo: await probe.mongoCommands(),
+        services: await servicesCounts(probe.pipeline),
+      };
+      const backlog = Math.max(outageSent.length, 1);
       rows.push({
         group: 'pipeline',
         name: `recovery after a ${options.outageSeconds} s bank outage`,
@@ -962,7 +976,25 @@ export async function pipelineBench(
       });
       // What the catch-up cost: the backlog's postings come out of parked lanes, which cost more than
       // postings sent at once (stored, read back, their lanes written).
-      rows.push(...cpuRows(cpuBack, cpuCaughtUp, Math.max(outageSent.length, 1), recoveryPer));
+      rows.push(...cpuRows(cpuBack, cpuCaughtUp, backlog, recoveryPer));
+      // And what it wrote: the lanes' appends, claims and settles, and the delivery log's entries.
+      rows.push({
+        group: 'pipeline',
+        name: 'recovery: mongodb write commands per debit of the backlog',
+        value: round((storeCaughtUp.mongo.writes - storeBack.mongo.writes) / backlog, 1),
+        unit: 'commands',
+        detail: `server-wide, over the catch-up's ${round(catchUp, 1)} s: the rest of the backlog's journeys with it`,
+      });
+      rows.push(
+        mongoStatementsRow(
+          mongoStatementsBetween(
+            eachService(storeBack.services, 'statements'),
+            eachService(storeCaughtUp.services, 'statements'),
+          ),
+          backlog,
+          'recovery: mongodb write statements per debit of the backlog',
+        ),
+      );
     }
     if (journeyRecords.length > 0) {
       const copies = options.postings ?? 0;
