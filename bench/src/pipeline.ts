@@ -222,6 +222,27 @@ function servicesCounts(pipeline: Pipeline): Promise<Record<string, ServiceCount
   }));
 }
 
+/** Each service's MongoDB write and read commands between two readings, per debit, busiest first. */
+function servicesMongoBetween(
+  before: Readonly<Record<string, ServiceCounts>>,
+  after: Readonly<Record<string, ServiceCounts>>,
+  debits: number,
+): string {
+  return Object.entries(after)
+    .map(([service, counts]) => ({
+      service,
+      writes: counts.mongo.writes - (before[service]?.mongo.writes ?? 0),
+      reads: counts.mongo.reads - (before[service]?.mongo.reads ?? 0),
+    }))
+    .filter(({ writes, reads }) => writes + reads > 0)
+    .sort((a, b) => b.writes + b.reads - (a.writes + a.reads))
+    .map(
+      ({ service, writes, reads }) =>
+        `${service} ${round(writes / debits, 2)} writes, ${round(reads / debits, 2)} reads`,
+    )
+    .join('; ');
+}
+
 /** Picks one kind of count out of `servicesCounts`. */
 function eachService<K extends keyof ServiceCounts>(
   counts: Readonly<Record<string, ServiceCounts>>,
@@ -983,7 +1004,11 @@ export async function pipelineBench(
         name: 'recovery: mongodb write commands per debit of the backlog',
         value: round((storeCaughtUp.mongo.writes - storeBack.mongo.writes) / backlog, 1),
         unit: 'commands',
-        detail: `server-wide, over the catch-up's ${round(catchUp, 1)} s: the rest of the backlog's journeys with it`,
+        detail: `reads ${round((storeCaughtUp.mongo.reads - storeBack.mongo.reads) / backlog, 1)} per debit of the backlog (server-wide counters, over the catch-up's ${round(catchUp, 1)} s: the rest of the backlog's journeys with it); by service: ${servicesMongoBetween(
+          storeBack.services,
+          storeCaughtUp.services,
+          backlog,
+        )}`,
       });
       rows.push(
         mongoStatementsRow(
