@@ -82,6 +82,11 @@ export const eventPublisherConfigSpec = defineConfig({
     doc: 'How long one batch sends directly before queueing the rest for the worker (a slow bank delays its partition by at most this); default: EVENTS_ATTEMPT_TIMEOUT',
   }),
   EVENTS_WORKER_CONCURRENCY: int({ default: 64, min: 1, doc: 'Parked lanes retried at the same time' }),
+  EVENTS_RECENT_POSTINGS: int({
+    default: 10_000,
+    min: 0,
+    doc: 'Stored postings kept in memory (about 3 kB each), so that the worker delivers the postings this process parked without reading them back; 0 keeps none',
+  }),
   EVENTS_REPLAY_MAX: int({ default: 10_000, min: 1, doc: 'Most postings one replay request queues' }),
   SHUTDOWN_TIMEOUT: duration({
     default: 20_000,

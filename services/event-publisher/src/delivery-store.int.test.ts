@@ -179,6 +179,42 @@ describe('DeliveryStore', () => {
     expect((await store.getPostings('u-many', [])).size).toBe(0);
   });
 
+  it('keeps the postings it stored or read lately and reads only the others, never one another process stored first', async () => {
+    const database = client.db(uniqueName('evp-recent').replace(/-/g, '_'));
+    const remembering = new DeliveryStore(database, {}, 100);
+    const other = new DeliveryStore(database);
+    const postings = database.collection('event_postings');
+    const at = new Date(Date.UTC(2026, 2, 2, 10, 0, 0));
+    await other.savePostings([posting('r-first', 'u-recent', 1, at), posting('r-read', 'u-recent', 5, at)]);
+    await remembering.savePostings([
+      posting('r1', 'u-recent', 2, at),
+      posting('r2', 'u-recent', 3, at),
+      // Stored by the other process first: what is stored is its copy (offset 1), not this one.
+      posting('r-first', 'u-recent', 4, at),
+    ]);
+    await other.savePostings([posting('r3', 'u-recent', 6, at)]);
+    expect((await remembering.getPostings('u-recent', ['r-read'])).get('r-read')?.offset).toBe(5);
+
+    // Gone from the collection: what the process stored or read is still delivered as it was stored,
+    // a posting it did not insert itself is not, and a process that keeps none has none of them.
+    await postings.deleteMany({ _id: { $in: ['r1', 'r-first', 'r-read'] } } as never);
+    const found = await remembering.getPostings('u-recent', ['r1', 'r2', 'r3', 'r-first', 'r-read']);
+    expect([...found.keys()].sort()).toEqual(['r-read', 'r1', 'r2', 'r3']);
+    expect(found.get('r1')).toEqual(posting('r1', 'u-recent', 2, at));
+    expect(found.get('r3')?.offset).toBe(6);
+    expect((await remembering.getPostings('other-uetr', ['r2'])).size).toBe(0);
+    expect([...(await other.getPostings('u-recent', ['r1', 'r2', 'r3'])).keys()].sort()).toEqual([
+      'r2',
+      'r3',
+    ]);
+
+    // A posting purged is forgotten with it.
+    await remembering.savePostings([posting('r-old', 'u-recent', 7, at)], new Date(Date.UTC(2026, 1, 1)));
+    expect(await remembering.purgePostings(new Date(Date.UTC(2026, 1, 2)), 10)).toBe(1);
+    expect((await remembering.getPostings('u-recent', ['r-old'])).size).toBe(0);
+    await database.dropDatabase();
+  });
+
   it('reschedules and releases a lane so another worker can claim it', async () => {
     const key = lane('u-lease');
     const now = new Date();

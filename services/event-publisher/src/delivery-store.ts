@@ -1,3 +1,4 @@
+import { RecentMap } from '@rp/runtime';
 import type { EventPostingSource } from '@rp/store';
 import {
   chunk,
@@ -157,13 +158,29 @@ export class DeliveryStore {
   readonly #limits: StoreLimits;
   /** The last write queued per lane. */
   readonly #laneWrites = new Map<string, Promise<unknown>>();
+  /**
+   * Postings this process stored or read lately, as they are stored (a stored posting never changes):
+   * the worker delivers most parked postings in the process that parked them, and reading them back is
+   * most of what a catch-up costs the store.
+   */
+  readonly #recent: RecentMap<string, StoredPosting>;
 
-  constructor(db: Db, limits: Partial<StoreLimits> = {}) {
+  /** `recentPostings`: how many stored postings are kept in memory to be read without a round trip (0: none). */
+  constructor(db: Db, limits: Partial<StoreLimits> = {}, recentPostings = 0) {
     this.#db = db;
     this.#limits = { ...defaultStoreLimits, ...limits };
+    this.#recent = new RecentMap(recentPostings);
     // Every write under the store's deadline: a write the driver loses on a closed connection fails, in time.
     this.#postings = guardWrites(db.collection<PostingDocument>(publisherCollections.postings), this.#limits);
     this.#lanes = guardWrites(db.collection<LaneDocument>(publisherCollections.lanes), this.#limits);
+  }
+
+  /** Keeps postings just inserted, as they were stored. */
+  #remember(documents: readonly PostingDocument[]): void {
+    for (const document of documents) {
+      const posting = fromPostingDocument(document);
+      this.#recent.set(posting.eventId, posting);
+    }
   }
 
   /** Runs `write` once every earlier write of this process to the lane has ended. */
@@ -222,10 +239,15 @@ export class DeliveryStore {
             ordered: false,
             maxTimeMS: this.#limits.operationMaxTimeMs,
           });
+          this.#remember(documents);
           return;
         } catch (error) {
           if (!onlyDuplicateKeys(error)) throw toStoreError(error, `store ${documents.length} postings`);
-          stored = duplicateIndexes(error, documents.length).map((index) => documents[index]?._id ?? '');
+          const refused = duplicateIndexes(error, documents.length);
+          // Those stored before keep what they were stored with: only the ones inserted now are known.
+          const skipped = new Set(refused);
+          this.#remember(documents.filter((_, index) => !skipped.has(index)));
+          stored = refused.map((index) => documents[index]?._id ?? '');
         }
         try {
           await this.#postings.bulkWrite(
@@ -263,6 +285,7 @@ export class DeliveryStore {
           { ordered: false, maxTimeMS: this.#limits.operationMaxTimeMs },
         );
         deleted += result.deletedCount;
+        for (const id of group) this.#recent.delete(id);
       }
       return deleted;
     } catch (error) {
@@ -287,9 +310,18 @@ export class DeliveryStore {
    * map. More than one is read by the transaction (its index), not by `_id`: `$in` on `_id` is a full
    * scan on the local MongoDB-compatible server (measured: 0.8 s on 20,000 postings against 6 ms).
    */
+  /**
+   * The stored postings of a transaction among `eventIds`, those this process stored or read lately
+   * without a round trip; missing ones are left out.
+   */
   async getPostings(uetr: string, eventIds: readonly string[]): Promise<Map<string, StoredPosting>> {
-    const wanted = new Set(eventIds);
+    const wanted = new Set<string>();
     const found = new Map<string, StoredPosting>();
+    for (const eventId of eventIds) {
+      const known = this.#recent.get(eventId);
+      if (known?.uetr === uetr) found.set(eventId, known);
+      else wanted.add(eventId);
+    }
     const [only] = wanted;
     if (only === undefined) return found;
     try {
@@ -299,7 +331,9 @@ export class DeliveryStore {
           : await this.#postings.find({ uetr }, { maxTimeMS: this.#limits.operationMaxTimeMs }).toArray();
       for (const document of documents) {
         if (document?.uetr === uetr && wanted.has(document._id)) {
-          found.set(document._id, fromPostingDocument(document));
+          const posting = fromPostingDocument(document);
+          this.#recent.set(posting.eventId, posting);
+          found.set(document._id, posting);
         }
       }
       return found;

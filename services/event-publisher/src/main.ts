@@ -92,7 +92,7 @@ try {
   await mongo.connect();
   lifecycle.onStop('store', 'mongodb-deliveries', () => mongo.close());
   logger.info({ hosts: redactedHosts(config.MONGODB_URI) }, 'delivery store connected');
-  const deliveries = new DeliveryStore(mongo.db(config.MONGODB_DATABASE));
+  const deliveries = new DeliveryStore(mongo.db(config.MONGODB_DATABASE), {}, config.EVENTS_RECENT_POSTINGS);
   await deliveries.ensureIndexes();
 
   const service = createEventPublisherService({
