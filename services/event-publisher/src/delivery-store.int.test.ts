@@ -181,7 +181,12 @@ describe('DeliveryStore', () => {
 
   it('keeps the postings it stored or read lately and reads only the others, never one another process stored first', async () => {
     const database = client.db(uniqueName('evp-recent').replace(/-/g, '_'));
-    const remembering = new DeliveryStore(database, {}, 100);
+    const reads: [number, number][] = [];
+    const remembering = new DeliveryStore(
+      database,
+      {},
+      { recentPostings: 100, onPostingsRead: (fromMemory, fromStore) => reads.push([fromMemory, fromStore]) },
+    );
     const other = new DeliveryStore(database);
     const postings = database.collection('event_postings');
     const at = new Date(Date.UTC(2026, 2, 2, 10, 0, 0));
@@ -202,6 +207,11 @@ describe('DeliveryStore', () => {
     expect([...found.keys()].sort()).toEqual(['r-read', 'r1', 'r2', 'r3']);
     expect(found.get('r1')).toEqual(posting('r1', 'u-recent', 2, at));
     expect(found.get('r3')?.offset).toBe(6);
+    // Counted by where they came from: the first read from the collection, the last mostly from memory.
+    expect(reads).toEqual([
+      [0, 1],
+      [3, 1],
+    ]);
     expect((await remembering.getPostings('other-uetr', ['r2'])).size).toBe(0);
     expect([...(await other.getPostings('u-recent', ['r1', 'r2', 'r3'])).keys()].sort()).toEqual([
       'r2',

@@ -140,6 +140,15 @@ export const publisherIndexes: Record<string, IndexDescription[]> = {
   ],
 };
 
+/** Called after each read of a lane's postings: how many came from memory, how many from the store. */
+export type PostingReads = (fromMemory: number, fromStore: number) => void;
+
+export interface DeliveryStoreOptions {
+  /** How many stored postings are kept in memory, to be read without a round trip (0, the default: none). */
+  readonly recentPostings?: number;
+  readonly onPostingsRead?: PostingReads;
+}
+
 /**
  * The publisher's MongoDB collections. Hot-path operations are by `_id` (one round trip each) or
  * batched inserts; the queries by other fields run when a partition is taken over and for operators.
@@ -165,11 +174,13 @@ export class DeliveryStore {
    */
   readonly #recent: RecentMap<string, StoredPosting>;
 
-  /** `recentPostings`: how many stored postings are kept in memory to be read without a round trip (0: none). */
-  constructor(db: Db, limits: Partial<StoreLimits> = {}, recentPostings = 0) {
+  readonly #onPostingsRead: PostingReads;
+
+  constructor(db: Db, limits: Partial<StoreLimits> = {}, options: DeliveryStoreOptions = {}) {
     this.#db = db;
     this.#limits = { ...defaultStoreLimits, ...limits };
-    this.#recent = new RecentMap(recentPostings);
+    this.#recent = new RecentMap(options.recentPostings ?? 0);
+    this.#onPostingsRead = options.onPostingsRead ?? (() => undefined);
     // Every write under the store's deadline: a write the driver loses on a closed connection fails, in time.
     this.#postings = guardWrites(db.collection<PostingDocument>(publisherCollections.postings), this.#limits);
     this.#lanes = guardWrites(db.collection<LaneDocument>(publisherCollections.lanes), this.#limits);
@@ -320,7 +331,11 @@ export class DeliveryStore {
       else wanted.add(eventId);
     }
     const [only] = wanted;
-    if (only === undefined) return found;
+    if (only === undefined) {
+      this.#onPostingsRead(found.size, 0);
+      return found;
+    }
+    const fromMemory = found.size;
     try {
       const documents =
         wanted.size === 1
@@ -333,6 +348,7 @@ export class DeliveryStore {
           found.set(document._id, posting);
         }
       }
+      this.#onPostingsRead(fromMemory, found.size - fromMemory);
       return found;
     } catch (error) {
       throw toStoreError(error, `read ${wanted.size} postings of transaction ${uetr}`);

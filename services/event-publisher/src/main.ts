@@ -28,6 +28,7 @@ import {
 import { MongoClient } from 'mongodb';
 import { eventPublisherConfigSpec } from './config.ts';
 import { DeliveryStore } from './delivery-store.ts';
+import { postingReadMetrics } from './metrics.ts';
 import { consumedTopics, createEventPublisherService, serviceName } from './service.ts';
 import { parseSigningSecrets } from './signing.ts';
 
@@ -92,7 +93,14 @@ try {
   await mongo.connect();
   lifecycle.onStop('store', 'mongodb-deliveries', () => mongo.close());
   logger.info({ hosts: redactedHosts(config.MONGODB_URI) }, 'delivery store connected');
-  const deliveries = new DeliveryStore(mongo.db(config.MONGODB_DATABASE), {}, config.EVENTS_RECENT_POSTINGS);
+  const deliveries = new DeliveryStore(
+    mongo.db(config.MONGODB_DATABASE),
+    {},
+    {
+      recentPostings: config.EVENTS_RECENT_POSTINGS,
+      onPostingsRead: postingReadMetrics(metrics),
+    },
+  );
   await deliveries.ensureIndexes();
 
   const service = createEventPublisherService({

@@ -1,5 +1,6 @@
 import type { Metrics } from '@rp/runtime';
 import type { AttemptResult } from './bank-client.ts';
+import type { PostingReads } from './delivery-store.ts';
 
 export type SkipReason = 'no-subscriber' | 'banks-unknown';
 export type FinalOutcome = 'delivered' | 'failed' | 'expired';
@@ -142,5 +143,21 @@ export function publisherMetrics(metrics: Metrics): PublisherMetrics {
     lanesFound: (lanes) => foundLanes.inc(lanes),
     purged: (count) => purged.inc(count),
     deliveryLogWaiting: (records) => logWaiting.set(records),
+  };
+}
+
+/**
+ * The parked postings the worker read, by where they came from: `memory` (this process stored or read
+ * them lately, `EVENTS_RECENT_POSTINGS`) or `store` (MongoDB). The store's `onPostingsRead`.
+ */
+export function postingReadMetrics(metrics: Metrics): PostingReads {
+  const read = metrics.counter(
+    'rp_events_postings_read_total',
+    'Stored postings the worker read, from memory (stored or read lately by this process) or from MongoDB',
+    ['from'],
+  );
+  return (fromMemory, fromStore) => {
+    if (fromMemory > 0) read.inc({ from: 'memory' }, fromMemory);
+    if (fromStore > 0) read.inc({ from: 'store' }, fromStore);
   };
 }
