@@ -162,7 +162,7 @@ export function registerSimulatorRoutes(app: Hono<AppEnv>, deps: SimulatorRouteD
       const value = c.req.header(name);
       if (value !== undefined) headers[name] = value;
     }
-    const created = records.addPosting({
+    const outcome = records.addPosting({
       memberId,
       uetr,
       eventId,
@@ -171,9 +171,14 @@ export function registerSimulatorRoutes(app: Hono<AppEnv>, deps: SimulatorRouteD
       headers,
       posting,
     });
+    const created = outcome !== 'duplicate';
     if (created) {
       records.count('events', memberId, 'accepted');
       metrics.accepted('events', memberId);
+      if (outcome === 'out-of-order') {
+        metrics.outOfOrder(memberId);
+        deps.logger.warn({ memberId, uetr, eventId }, 'event posting out of order');
+      }
     } else {
       records.count('events', memberId, 'duplicates');
       metrics.duplicate('events', memberId);

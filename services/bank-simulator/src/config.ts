@@ -54,6 +54,11 @@ export const bankSimulatorConfigSpec = defineConfig({
     min: 1,
     doc: 'Requests to the message routes kept for inspection (/sim/requests); the oldest are forgotten first',
   }),
+  POSTING_LOG_SIZE: int({
+    default: 100_000,
+    min: 1,
+    doc: 'Event postings kept for inspection (/sim/postings); the oldest are forgotten first, the counters and the order check cover all',
+  }),
   RESPONSE_MAX_ATTEMPTS: int({
     default: 100,
     min: 1,

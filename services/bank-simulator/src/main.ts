@@ -81,6 +81,7 @@ try {
     faults: faults.map(parseFaultRule),
     retry: { maxAttempts: config.RESPONSE_MAX_ATTEMPTS },
     requestLogSize: config.REQUEST_LOG_SIZE,
+    postingLogSize: config.POSTING_LOG_SIZE,
     logger,
     metrics,
     health,

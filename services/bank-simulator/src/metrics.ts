@@ -5,6 +5,7 @@ export interface SimulatorMetrics {
   accepted(route: string, memberId: string): void;
   duplicate(route: string, memberId: string): void;
   signatureFailure(memberId: string): void;
+  outOfOrder(memberId: string): void;
   fault(route: string, kind: string): void;
 }
 
@@ -28,6 +29,11 @@ export function simulatorMetrics(metrics: Metrics): SimulatorMetrics {
     'Event postings and credits refused for their signature',
     ['member_id'],
   );
+  const outOfOrder = metrics.counter(
+    'rp_banksim_postings_out_of_order_total',
+    'Transaction state postings that arrived after a later stage of the same transaction',
+    ['member_id'],
+  );
   const faults = metrics.counter('rp_banksim_faults_injected_total', 'Requests a fault rule applied to', [
     'route',
     'kind',
@@ -37,6 +43,7 @@ export function simulatorMetrics(metrics: Metrics): SimulatorMetrics {
     accepted: (route, memberId) => accepted.inc({ route, member_id: memberId }),
     duplicate: (route, memberId) => duplicates.inc({ route, member_id: memberId }),
     signatureFailure: (memberId) => signatures.inc({ member_id: memberId }),
+    outOfOrder: (memberId) => outOfOrder.inc({ member_id: memberId }),
     fault: (route, kind) => faults.inc({ route, kind }),
   };
 }

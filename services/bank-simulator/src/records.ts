@@ -105,6 +105,14 @@ export interface SimulatorStats {
   duplicates: number;
   signatureFailures: number;
   /**
+   * Transaction state postings that reached a bank after one of the same transaction with a later or
+   * equal `stageVersion` (duplicates left out): each bank's postings of a transaction are checked in
+   * arrival order, every one of them, whether or not it is still kept.
+   */
+  outOfOrder: number;
+  /** Postings kept for inspection (`/sim/postings`): the latest `postingLogSize`. */
+  postingsKept: number;
+  /**
    * Postings stored (duplicates left out) by name: `TRANSACTION_STATE_<type>` (the posting's name), or
    * `ESM_STATE_<transactionState>`. Counting a type is cheaper than listing the postings.
    */
@@ -130,15 +138,27 @@ const emptyRoutes = (): Record<FaultRoute, RouteCounters> => ({
 
 type Counter = keyof RouteCounters;
 
+/** Postings kept by default: a posting takes 3-5 kB in memory, so about 0.5 GB at most. */
+export const defaultPostingLogSize = 100_000;
+
+/** The latest stage seen of one transaction at one bank, keyed `<memberId>\u0000<uetr>`. */
+const stageKey = (memberId: string, uetr: string) => `${memberId}\u0000${uetr}`;
+
 /**
  * Everything the simulated banks received and sent, in memory, with waiters for tests. Postings are
- * deduplicated per bank by event id: a redelivered posting is counted, not stored twice.
+ * deduplicated per bank by event id: a redelivered posting is counted, not stored twice. The latest
+ * `postingLogSize` postings are kept, so that a long run does not grow without bound; the counters and
+ * the order check cover every posting.
  */
 export class SimulatorRecords {
-  #postings: ReceivedPosting[] = [];
+  /** Arrival order; the kept ones start at `#postingsHead` (the oldest are forgotten from the front). */
+  #postings: (ReceivedPosting | undefined)[] = [];
+  #postingsHead = 0;
   /** The same postings by UETR, so that one transaction's are found without a scan of all. */
   #postingsByUetr = new Map<string, ReceivedPosting[]>();
   #postingIds = new Set<string>();
+  /** Per bank and transaction, the highest `stageVersion` received: as many as postings are kept. */
+  #stages = new Map<string, number>();
   #messages: ExchangedMessage[] = [];
   #messagesByUetr = new Map<string, ExchangedMessage[]>();
   #messageIds = new Map<string, ExchangedMessage>();
@@ -148,11 +168,16 @@ export class SimulatorRecords {
   #requests: BankRequest[] = [];
   #requestSeq = 0;
   readonly #requestLogSize: number;
+  readonly #postingLogSize: number;
   readonly #waiters = new Set<() => void>();
 
-  /** `requestLogSize`: how many requests the request log keeps (the oldest are forgotten first). */
-  constructor(options: { requestLogSize?: number } = {}) {
+  /**
+   * `requestLogSize`: how many requests the request log keeps; `postingLogSize`: how many postings are
+   * kept (in both, the oldest are forgotten first).
+   */
+  constructor(options: { requestLogSize?: number; postingLogSize?: number } = {}) {
     this.#requestLogSize = options.requestLogSize ?? 10_000;
+    this.#postingLogSize = options.postingLogSize ?? defaultPostingLogSize;
   }
 
   static #emptyStats(): SimulatorStats {
@@ -161,6 +186,8 @@ export class SimulatorRecords {
       banks: {},
       duplicates: 0,
       signatureFailures: 0,
+      outOfOrder: 0,
+      postingsKept: 0,
       postingsByName: {},
       responses: { sent: 0, attempts: 0, acknowledged: 0, failed: 0, pending: 0 },
     };
@@ -175,10 +202,13 @@ export class SimulatorRecords {
     if (counter === 'signatureFailures') this.#stats.signatureFailures += 1;
   }
 
-  /** Stores the posting unless this bank has it already; false for a duplicate. */
-  addPosting(entry: Omit<ReceivedPosting, 'seq'>): boolean {
+  /**
+   * Stores the posting unless this bank has it already: `duplicate` when it does, `out-of-order` when
+   * it is stored but the bank had a later stage of the transaction already.
+   */
+  addPosting(entry: Omit<ReceivedPosting, 'seq'>): 'stored' | 'duplicate' | 'out-of-order' {
     const key = `${entry.memberId}\u0000${entry.eventId}`;
-    if (this.#postingIds.has(key)) return false;
+    if (this.#postingIds.has(key)) return 'duplicate';
     this.#postingIds.add(key);
     this.#postingSeq += 1;
     const stored = { ...entry, seq: this.#postingSeq };
@@ -186,20 +216,66 @@ export class SimulatorRecords {
     const ofUetr = this.#postingsByUetr.get(entry.uetr);
     if (ofUetr) ofUetr.push(stored);
     else this.#postingsByUetr.set(entry.uetr, [stored]);
+    const inOrder =
+      entry.posting.class !== 'TRANSACTION_STATE' ||
+      this.#checkOrder(entry.memberId, entry.uetr, entry.posting.stageVersion);
+    if (this.#postings.length - this.#postingsHead > this.#postingLogSize) this.#forgetOldest();
     const name =
       entry.posting.class === 'TRANSACTION_STATE'
         ? entry.posting.name
         : `ESM_STATE_${entry.posting.state.transactionState}`;
     this.#stats.postingsByName[name] = (this.#stats.postingsByName[name] ?? 0) + 1;
     this.#wake();
+    return inOrder ? 'stored' : 'out-of-order';
+  }
+
+  /** False (and counted) for a posting below or at the stage its bank already had of the transaction. */
+  #checkOrder(memberId: string, uetr: string, stage: number): boolean {
+    const key = stageKey(memberId, uetr);
+    const last = this.#stages.get(key);
+    if (last !== undefined && stage <= last) {
+      this.#stats.outOfOrder += 1;
+      return false;
+    }
+    // Deleted first, so that the map's order is by the latest posting and the oldest go first.
+    this.#stages.delete(key);
+    this.#stages.set(key, stage);
+    if (this.#stages.size > this.#postingLogSize) {
+      const oldest = this.#stages.keys().next();
+      if (!oldest.done) this.#stages.delete(oldest.value);
+    }
     return true;
+  }
+
+  /** Forgets the oldest posting kept: from the arrival order, its transaction's list and the ids. */
+  #forgetOldest(): void {
+    const oldest = this.#postings[this.#postingsHead];
+    this.#postings[this.#postingsHead] = undefined;
+    this.#postingsHead += 1;
+    if (this.#postingsHead >= 1024 && this.#postingsHead * 2 >= this.#postings.length) {
+      this.#postings = this.#postings.slice(this.#postingsHead);
+      this.#postingsHead = 0;
+    }
+    if (!oldest) return;
+    this.#postingIds.delete(`${oldest.memberId}\u0000${oldest.eventId}`);
+    const ofUetr = this.#postingsByUetr.get(oldest.uetr);
+    // A transaction's postings arrive in the same order as all of them: its oldest is first.
+    if (ofUetr?.[0] === oldest) ofUetr.shift();
+    if (ofUetr?.length === 0) this.#postingsByUetr.delete(oldest.uetr);
+  }
+
+  /** The postings kept, in arrival order. */
+  #keptPostings(): ReceivedPosting[] {
+    return this.#postings.slice(this.#postingsHead) as ReceivedPosting[];
   }
 
   postings(filter: { uetr?: string; memberId?: string } = {}): ReceivedPosting[] {
     const candidates =
-      filter.uetr === undefined ? this.#postings : (this.#postingsByUetr.get(filter.uetr) ?? []);
+      filter.uetr === undefined ? this.#keptPostings() : (this.#postingsByUetr.get(filter.uetr) ?? []);
     return filter.memberId === undefined
-      ? [...candidates]
+      ? filter.uetr === undefined
+        ? candidates
+        : [...candidates]
       : candidates.filter((posting) => posting.memberId === filter.memberId);
   }
 
@@ -279,6 +355,7 @@ export class SimulatorRecords {
 
   stats(): SimulatorStats {
     const stats = structuredClone(this.#stats);
+    stats.postingsKept = this.#postings.length - this.#postingsHead;
     stats.responses.pending = this.#messages.filter(
       (message) => message.delivery?.state === 'pending',
     ).length;
@@ -287,8 +364,10 @@ export class SimulatorRecords {
 
   reset(): void {
     this.#postings = [];
+    this.#postingsHead = 0;
     this.#postingsByUetr = new Map();
     this.#postingIds = new Set();
+    this.#stages = new Map();
     this.#messages = [];
     this.#messagesByUetr = new Map();
     this.#messageIds = new Map();

@@ -63,6 +63,8 @@ export interface BankSimulatorConfig {
   maxWaitMs?: number;
   /** Requests the request log (`/sim/requests`) keeps. Default 10,000. */
   requestLogSize?: number;
+  /** Event postings kept for inspection (`/sim/postings`). Default 100,000. */
+  postingLogSize?: number;
   logger?: Logger;
   metrics?: Metrics;
   health?: Health;
@@ -99,9 +101,10 @@ export function createBankSimulator(config: BankSimulatorConfig = {}): BankSimul
   const metrics = config.metrics ?? createMetrics({ service: serviceName, defaultMetrics: false });
   const health = config.health ?? createHealth();
   const clock = config.clock ?? systemClock;
-  const records = new SimulatorRecords(
-    config.requestLogSize === undefined ? {} : { requestLogSize: config.requestLogSize },
-  );
+  const records = new SimulatorRecords({
+    ...(config.requestLogSize === undefined ? {} : { requestLogSize: config.requestLogSize }),
+    ...(config.postingLogSize === undefined ? {} : { postingLogSize: config.postingLogSize }),
+  });
   const faults = new FaultTable(config.random);
   for (const rule of config.faults ?? []) faults.add(rule);
   const stopping = new AbortController();

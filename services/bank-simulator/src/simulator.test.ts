@@ -101,6 +101,25 @@ describe('bank routes', () => {
     expect(stats.postingsByName).toEqual({ [(posting as { name: string }).name]: 2 });
   });
 
+  it('counts a posting that arrives after a later stage of its transaction, and keeps the latest postings', async () => {
+    const { simulator, client } = await start({ postingLogSize: 2 });
+    for (const [stage, id] of [
+      [5, 'evt-5'],
+      [7, 'evt-7'],
+      [6, 'evt-6'],
+    ] as const) {
+      expect((await postEvent(simulator, postingBody(stage), { [deliveryHeaders.id]: id })).status).toBe(202);
+    }
+    expect((await client.postings(postingUetr)).map((entry) => entry.eventId)).toEqual(['evt-7', 'evt-6']);
+    expect(await client.stats()).toMatchObject({
+      outOfOrder: 1,
+      postingsKept: 2,
+      routes: { events: { accepted: 3 } },
+    });
+    const metrics = await (await fetch(`${simulator.url}/metrics`)).text();
+    expect(metrics).toMatch(/rp_banksim_postings_out_of_order_total\{[^}]*member_id="250655"[^}]*\} 1/);
+  });
+
   it('refuses a posting that is not an EventPosting with 422 and malformed JSON with 400', async () => {
     const { simulator, client } = await start();
     expect((await postEvent(simulator, '{"class":"TRANSACTION_STATE"}')).status).toBe(422);
