@@ -257,6 +257,7 @@ describe('when no rate tried kept up', () => {
     postings: debits * 18,
     duplicates: 0,
     signatureFailures: 0,
+    outOfOrder: 0,
     kafkaRecords: debits * 34,
     kafkaRequests: { validator: requests },
     mongo: { writes: debits * 2, reads: 0 },
@@ -293,6 +294,9 @@ describe('when no rate tried kept up', () => {
     // The 22.5/s window's figures: 100 debits, 1,800 postings over its 10 s and 20 s of drain.
     expect(byName.get('kafka records written per debit')?.value).toBe(34);
     expect(byName.get('event postings delivered at the sustained rate (both classes)')?.value).toBe(60);
+    expect(byName.get('event postings delivered at the sustained rate (both classes)')?.detail).toContain(
+      'order checked on all 1800 as they arrived: 0 out of order',
+    );
     expect(byName.get('machine CPU busy at the sustained rate')?.detail).toContain('200 ms per debit');
     expect(byName.get('postgresql rows written per debit')?.value).toBe(26);
     for (const row of rows.slice(1)) {

@@ -488,6 +488,14 @@ interface Sent {
   readonly acceptedAt: number;
 }
 
+/**
+ * The bank simulator checks each bank's postings of a transaction as they arrive, every one (its
+ * `outOfOrder`): what a phase's postings came to.
+ */
+export function orderChecked(postings: number, outOfOrder: number): string {
+  return `order checked on all ${postings} as they arrived: ${outOfOrder} out of order`;
+}
+
 /** Order and latency of a sample of transactions, from the postings the bank received. */
 async function examine(probe: Probe, sent: readonly Sent[], sampleSize: number) {
   const step = Math.max(1, Math.floor(sent.length / sampleSize));
@@ -562,8 +570,10 @@ async function eventPath(
       // Before the readings, so that its own CPU is not the phase's.
       const reference = cpuReference?.();
       const services = await servicesCounts(probe.pipeline);
+      const bankBefore = await probe.bank.stats();
       const before = {
-        accepted: await probe.postingsAccepted(),
+        accepted: bankBefore.routes.events.accepted,
+        outOfOrder: bankBefore.outOfOrder,
         logged: logged(services['event-publisher']?.statements),
         mongo: await probe.mongoCommands(),
         services,
@@ -621,7 +631,7 @@ async function eventPath(
       name: 'event path alone: postings delivered from a backlog, in order (both classes)',
       value: round(accepted / seconds, 1),
       unit: 'postings/s',
-      detail: `${accepted} postings of ${copies} journeys' ${expected} records of rp.events.v1 (produced in ${round(producedSeconds, 1)} s while the event publisher was held) accepted in ${round(seconds, 1)} s once it went on; ${stats.duplicates} duplicates, ${stats.signatureFailures} signature failures; order checked on ${examined.sampled} transactions: ${examined.outOfOrder} out of order, ${examined.incomplete} incomplete`,
+      detail: `${accepted} postings of ${copies} journeys' ${expected} records of rp.events.v1 (produced in ${round(producedSeconds, 1)} s while the event publisher was held) accepted in ${round(seconds, 1)} s once it went on; ${stats.duplicates} duplicates, ${stats.signatureFailures} signature failures; ${orderChecked(accepted, stats.outOfOrder - before.outOfOrder)}; ${examined.sampled} transactions followed: ${examined.outOfOrder} out of order, ${examined.incomplete} incomplete`,
     },
     {
       group: 'pipeline',
@@ -922,6 +932,7 @@ export async function pipelineBench(
     );
     // Every journey of the phase, not a sample: its p99 is then the phase's, not the third worst of 300.
     const latency = await examine(probe, paced, paced.length);
+    const latencyBank = await probe.bank.stats();
     const ingress = summarize(ingressTimes);
     const ms = (value: number) => round(value, 0);
     rows.push(
@@ -944,7 +955,7 @@ export async function pipelineBench(
         name: '202 to DEBIT_COMPLETED at the bank, p50 / p95 / p99',
         value: ms(latency.toCompleted.p99),
         unit: 'ms (p99)',
-        detail: `${ms(latency.toCompleted.p50)} / ${ms(latency.toCompleted.p95)} / ${ms(latency.toCompleted.p99)} ms over ${latency.toCompleted.count}; ${latency.outOfOrder} out of order`,
+        detail: `${ms(latency.toCompleted.p50)} / ${ms(latency.toCompleted.p95)} / ${ms(latency.toCompleted.p99)} ms over ${latency.toCompleted.count}; ${latency.outOfOrder} out of order; ${orderChecked(latencyBank.routes.events.accepted, latencyBank.outOfOrder)}`,
       },
     );
 
@@ -988,12 +999,13 @@ export async function pipelineBench(
         services: await servicesCounts(probe.pipeline),
       };
       const backlog = Math.max(outageSent.length, 1);
+      const recoveryBank = await probe.bank.stats();
       rows.push({
         group: 'pipeline',
         name: `recovery after a ${options.outageSeconds} s bank outage`,
         value: round(catchUp, 1),
         unit: 's to deliver the backlog',
-        detail: `${outageSent.length} debits sent during the outage; ${round(outageSent.length / Math.max(catchUp, 0.001), 1)} debits/s and ${round(accepted / Math.max(catchUp, 0.001), 1)} postings/s while catching up`,
+        detail: `${outageSent.length} debits sent during the outage; ${round(outageSent.length / Math.max(catchUp, 0.001), 1)} debits/s and ${round(accepted / Math.max(catchUp, 0.001), 1)} postings/s while catching up; ${orderChecked(recoveryBank.routes.events.accepted, recoveryBank.outOfOrder)}`,
       });
       // What the catch-up cost: the backlog's postings come out of parked lanes, which cost more than
       // postings sent at once (stored, read back, their lanes written).
@@ -1064,6 +1076,8 @@ export interface SteadyWindow {
   readonly postings: number;
   readonly duplicates: number;
   readonly signatureFailures: number;
+  /** Postings of the window the bank received after a later stage of their transaction: all, not a sample. */
+  readonly outOfOrder: number;
   readonly kafkaRecords: number;
   /** The services' Kafka requests by service and API (their own counts). */
   readonly kafkaRequests: Record<string, KafkaRequests>;
@@ -1148,6 +1162,7 @@ async function offerSteady(
     postings: stats.routes.events.accepted,
     duplicates: stats.duplicates,
     signatureFailures: stats.signatureFailures,
+    outOfOrder: stats.outOfOrder,
     kafkaRecords: after.kafka - before.kafka,
     kafkaRequests: kafkaRequestsBetween(
       eachService(before.services, 'kafka'),
@@ -1265,7 +1280,7 @@ function windowRows(window: SteadyWindow): Row[] {
       name: 'event postings delivered at the sustained rate (both classes)',
       value: round(window.postings / elapsed, 1),
       unit: 'postings/s',
-      detail: `${window.postings} postings, ${window.duplicates} duplicates, ${window.signatureFailures} signature failures; order checked on ${window.examined.sampled} transactions: ${window.examined.outOfOrder} out of order, ${window.examined.incomplete} incomplete`,
+      detail: `${window.postings} postings, ${window.duplicates} duplicates, ${window.signatureFailures} signature failures; ${orderChecked(window.postings, window.outOfOrder)}; ${window.examined.sampled} transactions followed: ${window.examined.outOfOrder} out of order, ${window.examined.incomplete} incomplete`,
     },
     {
       group: 'pipeline',

@@ -120,6 +120,8 @@ describe('volume', () => {
     expect(stats.routes.outbound.accepted - before.routes.outbound.accepted).toBe(total);
     expect(stats.responses.failed - before.responses.failed).toBe(0);
     expect(completedPostings(stats)).toBe(total);
+    // The bank's own check, on every posting as it arrived (the books below read each transaction's).
+    expect(stats.outOfOrder - before.outOfOrder).toBe(0);
     const inbound = (await e2e.bank.messages('inboundDirectDebit')).filter((message) =>
       uetrs.has(message.uetr),
     );
