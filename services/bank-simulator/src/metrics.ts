@@ -31,7 +31,7 @@ export function simulatorMetrics(metrics: Metrics): SimulatorMetrics {
   );
   const outOfOrder = metrics.counter(
     'rp_banksim_postings_out_of_order_total',
-    'Transaction state postings that arrived after a later stage of the same transaction',
+    'Transaction state postings that arrived after one of the same transaction with the same or a later stage',
     ['member_id'],
   );
   const faults = metrics.counter('rp_banksim_faults_injected_total', 'Requests a fault rule applied to', [
