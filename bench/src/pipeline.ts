@@ -1076,7 +1076,7 @@ export interface SteadyWindow {
   readonly postings: number;
   readonly duplicates: number;
   readonly signatureFailures: number;
-  /** Postings of the window the bank received after a later stage of their transaction: all, not a sample. */
+  /** Postings of the window the bank received after the same or a later stage of their transaction (all). */
   readonly outOfOrder: number;
   readonly kafkaRecords: number;
   /** The services' Kafka requests by service and API (their own counts). */

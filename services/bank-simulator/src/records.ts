@@ -141,8 +141,8 @@ type Counter = keyof RouteCounters;
 /** Postings kept by default: a posting takes 3-5 kB in memory, so about 0.5 GB at most. */
 export const defaultPostingLogSize = 100_000;
 
-/** The latest stage seen of one transaction at one bank, keyed `<memberId>\u0000<uetr>`. */
-const stageKey = (memberId: string, uetr: string) => `${memberId}\u0000${uetr}`;
+/** A key of one bank's: `<memberId>\u0000<value>` (a posting's event id, a transaction's UETR). */
+const bankKey = (memberId: string, value: string) => `${memberId}\u0000${value}`;
 
 /**
  * Everything the simulated banks received and sent, in memory, with waiters for tests. Postings are
@@ -204,10 +204,10 @@ export class SimulatorRecords {
 
   /**
    * Stores the posting unless this bank has it already: `duplicate` when it does, `out-of-order` when
-   * it is stored but the bank had a later stage of the transaction already.
+   * it is stored but the bank had the same or a later stage of the transaction already.
    */
   addPosting(entry: Omit<ReceivedPosting, 'seq'>): 'stored' | 'duplicate' | 'out-of-order' {
-    const key = `${entry.memberId}\u0000${entry.eventId}`;
+    const key = bankKey(entry.memberId, entry.eventId);
     if (this.#postingIds.has(key)) return 'duplicate';
     this.#postingIds.add(key);
     this.#postingSeq += 1;
@@ -231,7 +231,7 @@ export class SimulatorRecords {
 
   /** False (and counted) for a posting below or at the stage its bank already had of the transaction. */
   #checkOrder(memberId: string, uetr: string, stage: number): boolean {
-    const key = stageKey(memberId, uetr);
+    const key = bankKey(memberId, uetr);
     const last = this.#stages.get(key);
     if (last !== undefined && stage <= last) {
       this.#stats.outOfOrder += 1;
@@ -257,7 +257,7 @@ export class SimulatorRecords {
       this.#postingsHead = 0;
     }
     if (!oldest) return;
-    this.#postingIds.delete(`${oldest.memberId}\u0000${oldest.eventId}`);
+    this.#postingIds.delete(bankKey(oldest.memberId, oldest.eventId));
     const ofUetr = this.#postingsByUetr.get(oldest.uetr);
     // A transaction's postings arrive in the same order as all of them: its oldest is first.
     if (ofUetr?.[0] === oldest) ofUetr.shift();
