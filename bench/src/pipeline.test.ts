@@ -9,6 +9,7 @@ import {
   mongoStatementsBetween,
   mongoStatementsOf,
   mongoStatementsRow,
+  publisherConsumerRow,
   type SteadyWindow,
   settledBetween,
   settleRow,
@@ -368,5 +369,62 @@ describe('waiting for the machine to settle', () => {
     const sample = [reading(10, 50, 3, 100, 1_000), reading(10.4, 50.2, 3, 106.4, 1_040), 20] as const;
     expect(settledBetween(...sample).settled).toBe(false);
     expect(settledBetween(...sample, settleThreshold(12.5)).settled).toBe(true);
+  });
+});
+
+describe('publisherConsumerRow', () => {
+  const metrics = (
+    handler: number,
+    calls: number,
+    records: number,
+    fetches: number,
+    attempt: number,
+    attempts: number,
+  ) =>
+    new Map([
+      ['rp_events_batch_duration_seconds_sum{service="event-publisher"}', handler],
+      ['rp_events_batch_duration_seconds_count{service="event-publisher"}', calls],
+      ['rp_events_batch_records_total{service="event-publisher"}', records],
+      ['rp_kafka_request_duration_seconds_count{service="event-publisher",api="Fetch"}', fetches],
+      ['rp_kafka_request_duration_seconds_count{service="event-publisher",api="Produce"}', 7],
+      [
+        'rp_events_attempt_duration_seconds_sum{service="event-publisher",member_id="1",result="delivered"}',
+        attempt,
+      ],
+      [
+        'rp_events_attempt_duration_seconds_count{service="event-publisher",member_id="1",result="delivered"}',
+        attempts,
+      ],
+      [
+        'rp_events_attempt_duration_seconds_sum{service="event-publisher",member_id="2",result="retryable"}',
+        attempt / 2,
+      ],
+      [
+        'rp_events_attempt_duration_seconds_count{service="event-publisher",member_id="2",result="retryable"}',
+        attempts / 2,
+      ],
+    ]);
+
+  it("divides the handlers' and the attempts' time between two readings by the phase's", () => {
+    const row = publisherConsumerRow(
+      metrics(2, 10, 100, 3, 1, 100),
+      metrics(24, 98, 36_100, 17, 241, 36_100),
+      10,
+      4,
+      'event path alone: ',
+    );
+    expect(row.name).toBe('event path alone: batches the event publisher handled at a time');
+    expect(row.value).toBe(2.2);
+    expect(row.unit).toBe('batches');
+    expect(row.detail).toBe(
+      'on average, of the 4 its EVENTS_PARTITIONS_CONCURRENTLY allows: 88 handler calls of 36000 records (409.1 a call) from 14 fetches; 36 posts in flight to banks on average, 6.7 ms an attempt over 54000 attempts',
+    );
+  });
+
+  it('reads zero for a phase with nothing handled', () => {
+    const same = metrics(5, 5, 5, 5, 5, 5);
+    const row = publisherConsumerRow(same, same, 0, 4, '');
+    expect(row.value).toBe(0);
+    expect(row.detail).toContain('0 handler calls of 0 records (0 a call) from 0 fetches; 0 posts in flight');
   });
 });

@@ -1,4 +1,5 @@
 import { BankSimulatorClient, type SimulatorStats } from '@rp/bank-simulator';
+import { eventPublisherConfigSpec } from '@rp/event-publisher';
 import {
   anyTimeWindows,
   defaultBank,
@@ -496,6 +497,39 @@ export function orderChecked(postings: number, outOfOrder: number): string {
   return `order checked on all ${postings} as they arrived: ${outOfOrder} out of order`;
 }
 
+/**
+ * How busy the event publisher's consumer kept itself in a phase, from its metrics before and after:
+ * the batches it handled at a time on average (its handlers' time over the phase's), against the
+ * `allowed` its EVENTS_PARTITIONS_CONCURRENTLY gives, and the posts it had in flight to banks on average
+ * (the attempts' time over the phase's, Little's law). Handlers idle while posts in flight stay low
+ * point at the consumer; many posts in flight, each slower, at the bank or the CPU.
+ */
+export function publisherConsumerRow(
+  before: ReadonlyMap<string, number>,
+  after: ReadonlyMap<string, number>,
+  seconds: number,
+  allowed: number,
+  prefix: string,
+): Row {
+  const between = (name: string, labels: Readonly<Record<string, string>> = {}) =>
+    metricValue(after, name, labels) - metricValue(before, name, labels);
+  const handlerSeconds = between('rp_events_batch_duration_seconds_sum');
+  const calls = between('rp_events_batch_duration_seconds_count');
+  const records = between('rp_events_batch_records_total');
+  const fetches = between('rp_kafka_request_duration_seconds_count', { api: 'Fetch' });
+  const attemptSeconds = between('rp_events_attempt_duration_seconds_sum');
+  const attempts = between('rp_events_attempt_duration_seconds_count');
+  const per = (total: number, count: number, scale = 1) =>
+    count > 0 ? round((scale * total) / count, 1) : 0;
+  return {
+    group: 'pipeline',
+    name: `${prefix}batches the event publisher handled at a time`,
+    value: seconds > 0 ? round(handlerSeconds / seconds, 2) : 0,
+    unit: 'batches',
+    detail: `on average, of the ${allowed} its EVENTS_PARTITIONS_CONCURRENTLY allows: ${calls} handler calls of ${records} records (${per(records, calls)} a call) from ${fetches} fetches; ${seconds > 0 ? round(attemptSeconds / seconds, 1) : 0} posts in flight to banks on average, ${per(attemptSeconds, attempts, 1000)} ms an attempt over ${attempts} attempts`,
+  };
+}
+
 /** Order and latency of a sample of transactions, from the postings the bank received. */
 async function examine(probe: Probe, sent: readonly Sent[], sampleSize: number) {
   const step = Math.max(1, Math.floor(sent.length / sampleSize));
@@ -538,7 +572,8 @@ async function examine(probe: Probe, sent: readonly Sent[], sampleSize: number) 
  * wrote them) produced as a backlog while the event publisher is held (SIGSTOP) and nothing else is
  * sent, then delivered once it goes on, so that only the event publisher, the bank, Kafka and the
  * delivery log's store work. The rate is the postings the bank accepted over the time from the event
- * publisher's going on to the last posting accepted; order is checked on a sample.
+ * publisher's going on to the last posting accepted; order is checked on every posting as the bank
+ * receives it, and read back on a sample.
  */
 async function eventPath(
   probe: Probe,
@@ -572,6 +607,7 @@ async function eventPath(
       const services = await servicesCounts(probe.pipeline);
       const bankBefore = await probe.bank.stats();
       const before = {
+        publisher: await probe.metrics('event-publisher'),
         accepted: bankBefore.routes.events.accepted,
         outOfOrder: bankBefore.outOfOrder,
         logged: logged(services['event-publisher']?.statements),
@@ -607,6 +643,7 @@ async function eventPath(
     100,
   );
   const after = {
+    publisher: await probe.metrics('event-publisher'),
     mongo: await probe.mongoCommands(),
     services: await servicesCounts(probe.pipeline),
     cpu: await probe.cpu(infrastructure),
@@ -645,6 +682,13 @@ async function eventPath(
           .join(', ') || 'none'
       }`,
     },
+    publisherConsumerRow(
+      before.publisher,
+      after.publisher,
+      seconds,
+      partitionsConcurrently(),
+      'event path alone: ',
+    ),
     ...cpuRows(before.cpu, after.cpu, accepted, eventPathPer),
     ...(before.reference === undefined || referenceAfter === undefined
       ? []
@@ -657,6 +701,14 @@ async function eventPath(
         )),
     ...postgresRows(before.postgres, postgresAfter, accepted, eventPathPer),
   ];
+}
+
+/** The event publisher's EVENTS_PARTITIONS_CONCURRENTLY, as its processes inherit it from the bench. */
+function partitionsConcurrently(): number {
+  const set = Number(process.env.EVENTS_PARTITIONS_CONCURRENTLY);
+  return Number.isInteger(set) && set > 0
+    ? set
+    : (eventPublisherConfigSpec.EVENTS_PARTITIONS_CONCURRENTLY.defaultValue ?? 0);
 }
 
 const recoveryPer: CpuPer = {
