@@ -8,6 +8,7 @@ export {
   type CheckedAdminAnswer,
   checkAdminAnswer,
 } from './docs/admin/check.ts';
+export { consoleAdmin } from './docs/admin/console.ts';
 export { eventPublisherAdmin } from './docs/admin/event-publisher.ts';
 export { schedulerAdmin } from './docs/admin/scheduler.ts';
 export type { AdminOperation, AdminService, AdminServiceDoc } from './docs/admin/shape.ts';

@@ -1,79 +1,10 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import {
-  createHealth,
-  createHttpApp,
-  createMetrics,
-  jwtOperatorAuthenticator,
-  memoryLogger,
-  type OperatorAuthenticator,
-} from '@rp/runtime';
-import { exportJWK, generateKeyPair, SignJWT } from 'jose';
+import { createHealth, createHttpApp, createMetrics, memoryLogger } from '@rp/runtime';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type FakeServices, startFakeServices } from '../test/fake-services.ts';
 import { sampleMetrics } from '../test/samples.ts';
+import { audience, clients, startTokenEndpoint } from '../test/token-endpoint.ts';
 import type { SignIn } from './app.ts';
 import { createConsoleService } from './service.ts';
-
-const issuer = 'http://127.0.0.1/oauth2';
-const audience = 'regulated-payments-admin';
-/** The token endpoint's clients: an operator who reads, one who may replay, and a bank (no operator role). */
-const clients: Record<string, { secret: string; scope: string }> = {
-  'ops-reader': { secret: 'reader-secret-7f3a9c', scope: 'operator.read' },
-  'ops-admin': { secret: 'admin-secret-1b2c3d', scope: 'operator.read operator.replay' },
-  '250655': { secret: 'bank-secret-9e8d7c', scope: 'payments' },
-};
-
-/** An OAuth2 token endpoint on loopback: client credentials by HTTP Basic, ES256 JWTs for the audience asked. */
-async function startTokenEndpoint(): Promise<{
-  url: string;
-  authenticate: OperatorAuthenticator;
-  requests: string[];
-  close(): Promise<void>;
-}> {
-  const { privateKey, publicKey } = await generateKeyPair('ES256');
-  const jwks = { keys: [{ ...(await exportJWK(publicKey)), kid: 'k1', alg: 'ES256', use: 'sig' }] };
-  const requests: string[] = [];
-  const server: Server = createServer((request, response) => {
-    let body = '';
-    request.on('data', (chunk: Buffer) => {
-      body += chunk.toString();
-    });
-    request.on('end', async () => {
-      requests.push(body);
-      const [id, secret] = Buffer.from((request.headers.authorization ?? '').replace(/^Basic /, ''), 'base64')
-        .toString()
-        .split(':')
-        .map(decodeURIComponent);
-      const client = clients[id ?? ''];
-      if (!client || client.secret !== secret) {
-        response.writeHead(401, { 'content-type': 'application/json' });
-        response.end(JSON.stringify({ error: 'invalid_client', error_description: 'unknown client' }));
-        return;
-      }
-      const form = new URLSearchParams(body);
-      const now = Math.floor(Date.now() / 1000);
-      const token = await new SignJWT({ client_id: id, scope: client.scope })
-        .setProtectedHeader({ alg: 'ES256', kid: 'k1', typ: 'at+jwt' })
-        .setIssuer(issuer)
-        .setSubject(id as string)
-        .setAudience(form.get('audience') ?? 'payments')
-        .setIssuedAt(now)
-        .setExpirationTime(now + 300)
-        .sign(privateKey);
-      response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ access_token: token, token_type: 'Bearer', expires_in: 300 }));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/oauth2/token`,
-    authenticate: jwtOperatorAuthenticator({ jwks, issuer, audience }),
-    requests,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
-}
 
 let fake: FakeServices;
 let tokens: Awaited<ReturnType<typeof startTokenEndpoint>>;

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { checkAdminAnswer } from '@rp/contracts';
 import {
   anyTimeWindows,
   defaultBank,
@@ -66,11 +67,17 @@ async function waitUntil<T>(
   }
 }
 
-/** A call on the console's API as a read-only operator (the reader's token from the identity provider). */
+/**
+ * A call on the console's API as a read-only operator (the reader's token from the identity provider),
+ * its answer held to the operators' OpenAPI document (the console's part) against the real services.
+ */
 async function consoleApi(path: string): Promise<Response> {
-  return fetch(`${consoleUrl}${path}`, {
+  const response = await fetch(`${consoleUrl}${path}`, {
     headers: { authorization: await pipeline.operatorAuthorization('operator.read') },
   });
+  const { problems } = await checkAdminAnswer('console', 'GET', path, response);
+  expect(problems, `GET ${path} answered ${response.status}`).toEqual([]);
+  return response;
 }
 
 async function state(pipeline: Pipeline, uetr: string): Promise<string | undefined> {

@@ -1,5 +1,6 @@
 import { eventsApiVersion } from '../api-version.ts';
 import { jsonSchemaDialect } from '../json/json-schema.ts';
+import { consoleAdmin } from './admin/console.ts';
 import { eventPublisherAdmin } from './admin/event-publisher.ts';
 import { schedulerAdmin } from './admin/scheduler.ts';
 import {
@@ -8,6 +9,7 @@ import {
   type AdminServiceDoc,
   type Json,
   jsonResponse,
+  type OperatorRole,
   problem,
   retryAfterHeader,
   schemaRef,
@@ -20,6 +22,7 @@ export const adminServiceDocs: readonly AdminServiceDoc[] = [
   trackerAdmin,
   schedulerAdmin,
   eventPublisherAdmin,
+  consoleAdmin,
 ];
 
 /** The services every probe and scrape below is served by, with their default ports. */
@@ -37,6 +40,7 @@ const serviceTitles: Record<AdminService, string> = {
   tracker: 'Tracker',
   scheduler: 'Scheduler',
   'event-publisher': 'Event publisher',
+  console: 'Console',
 };
 
 const operatorSecurity = 'operatorOAuth2';
@@ -56,10 +60,15 @@ function server(service: keyof typeof servicePorts): Json {
 }
 
 /** The role an operation needs: the operator guard's rule (reads `operator.read`, the rest `operator.replay`). */
-export function adminRoleOf(method: string): 'operator.read' | 'operator.replay' {
+export function adminRoleOf(method: string): OperatorRole {
   return method.toLowerCase() === 'get' || method.toLowerCase() === 'head'
     ? 'operator.read'
     : 'operator.replay';
+}
+
+/** The role one operation needs (its own, else by its method); null when it takes no token. */
+function roleOf(operation: AdminOperation): OperatorRole | null {
+  return operation.role === undefined ? adminRoleOf(operation.method) : operation.role;
 }
 
 const bearerHeader = (description: string): Json => ({
@@ -73,7 +82,7 @@ const keysUnavailable =
  * An operation's answers with the operator guard's: 401 and 403 for the token, and 503 when the
  * provider's keys cannot be fetched (merged into the operation's own 503 when it has one).
  */
-function withGuardResponses(operation: AdminOperation): Record<string, Json> {
+function withGuardResponses(operation: AdminOperation, role: OperatorRole): Record<string, Json> {
   const responses: Record<string, Json> = {
     ...operation.responses,
     '401': problem(
@@ -81,8 +90,8 @@ function withGuardResponses(operation: AdminOperation): Record<string, Json> {
       bearerHeader('Bearer, with error="invalid_token" when a token was sent.'),
     ),
     '403': problem(
-      `The token verifies but does not grant ${adminRoleOf(operation.method)}.`,
-      bearerHeader(`Bearer error="insufficient_scope", scope="${adminRoleOf(operation.method)}".`),
+      `The token verifies but does not grant ${role}.`,
+      bearerHeader(`Bearer error="insufficient_scope", scope="${role}".`),
     ),
   };
   const own = operation.responses['503'];
@@ -212,7 +221,8 @@ function healthPaths(): Json {
 /**
  * The OpenAPI 3.1 document of the operators' API: each service's `/admin` routes (transactions, dead
  * letters and audit on the tracker; windows, queue and reconciliation on the scheduler; replay, delivery
- * log and lanes on the event publisher), and the probes and metrics every service serves.
+ * log and lanes on the event publisher), the console's `/console/api` (the overview, a journey, a search,
+ * its sign-in), and the probes and metrics every service serves.
  */
 export function buildAdminOpenApiDocument(docs: readonly AdminServiceDoc[] = adminServiceDocs): Json {
   const paths: Record<string, Json> = {};
@@ -233,15 +243,16 @@ export function buildAdminOpenApiDocument(docs: readonly AdminServiceDoc[] = adm
       paths[operation.path] = item;
       if (operation.method in item)
         throw new Error(`admin document: ${operation.method} ${operation.path} twice`);
+      const role = roleOf(operation);
       item[operation.method] = {
         operationId: operation.operationId,
         summary: operation.summary,
-        description: `${operation.description}\n\nRole: ${adminRoleOf(operation.method)}.`,
+        description: `${operation.description}\n\nRole: ${role ?? 'none (no token)'}.`,
         tags: [serviceTitles[doc.service]],
         ...(operation.parameters ? { parameters: operation.parameters } : {}),
         ...(operation.requestBody ? { requestBody: operation.requestBody } : {}),
-        security: [{ [operatorSecurity]: [adminRoleOf(operation.method)] }],
-        responses: withGuardResponses(operation),
+        security: role === null ? [] : [{ [operatorSecurity]: [role] }],
+        responses: role === null ? operation.responses : withGuardResponses(operation, role),
       };
     }
   }
@@ -251,7 +262,7 @@ export function buildAdminOpenApiDocument(docs: readonly AdminServiceDoc[] = adm
       title: "Regulated Payments engine: operators' API",
       version: eventsApiVersion,
       description:
-        "The admin API operators and the console use: a transaction's snapshot, history and postings; search; dead letters and their redrive; the audit trail; the debit and reconciliation windows; the debit queue; the reconciliation report; replays of event postings and their delivery log. Each service serves its part on its own port, inside the cluster. Every action is audited with the operator's identity. Errors are application/problem+json (RFC 9457). With ADMIN_AUTH=none (development only) no token is asked for and actions are audited as 'unauthenticated'.",
+        "The admin API operators and the console use: a transaction's snapshot, history and postings; search; dead letters and their redrive; the audit trail; the debit and reconciliation windows; the debit queue; the reconciliation report; replays of event postings and their delivery log. Then the console's own JSON API, what its page reads. Each service serves its part on its own port, inside the cluster. Every action is audited with the operator's identity. Errors are application/problem+json (RFC 9457). With ADMIN_AUTH=none (development only) no token is asked for and actions are audited as 'unauthenticated'.",
       license: { name: 'Apache 2.0', identifier: 'Apache-2.0' },
     },
     jsonSchemaDialect,

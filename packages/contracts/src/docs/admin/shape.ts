@@ -3,9 +3,9 @@ import { problemContentType } from '../../http/problems.ts';
 /** A piece of an OpenAPI 3.1 document (JSON Schema 2020-12 for schemas). */
 export type Json = Record<string, unknown>;
 
-/** The services that serve an operators' API under `/admin`. */
-export type AdminService = 'tracker' | 'scheduler' | 'event-publisher';
-export const adminServices: readonly AdminService[] = ['tracker', 'scheduler', 'event-publisher'];
+/** The services that serve an operators' API: under `/admin`, and the console's under `/console/api`. */
+export type AdminService = 'tracker' | 'scheduler' | 'event-publisher' | 'console';
+export const adminServices: readonly AdminService[] = ['tracker', 'scheduler', 'event-publisher', 'console'];
 
 /** The role an operation needs: reads (GET) `operator.read`, every other method `operator.replay`. */
 export type OperatorRole = 'operator.read' | 'operator.replay';
@@ -18,13 +18,19 @@ export interface AdminOperation {
   operationId: string;
   summary: string;
   description: string;
+  /**
+   * The role the operation needs; default: the operator guard's rule by method (see `adminRoleOf`).
+   * `null`: no token at all (the console's sign-in), and none of the guard's answers.
+   */
+  role?: OperatorRole | null;
   /** Path and query parameters (OpenAPI Parameter Objects); see `pathParameter`, `queryParameter`. */
   parameters?: Json[];
   /** An OpenAPI Request Body Object; see `jsonBody`. */
   requestBody?: Json;
   /**
    * Every answer the operation gives, by status, as OpenAPI Response Objects: see `jsonResponse`,
-   * `textResponse` and `problem`. 401 and 403 (the operator's token) are added for every operation.
+   * `textResponse` and `problem`. 401 and 403 (the operator's token) are added for every operation that
+   * needs a role.
    */
   responses: Record<string, Json>;
 }
