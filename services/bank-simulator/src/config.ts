@@ -59,6 +59,11 @@ export const bankSimulatorConfigSpec = defineConfig({
     min: 1,
     doc: 'Event postings kept for inspection (/sim/postings); the oldest are forgotten first, the counters and the order check cover all',
   }),
+  MESSAGE_LOG_SIZE: int({
+    default: 100_000,
+    min: 1,
+    doc: 'Messages exchanged with the engine kept for inspection (/sim/messages) and for spotting resends; the oldest are forgotten first, the counters cover all',
+  }),
   RESPONSE_MAX_ATTEMPTS: int({
     default: 100,
     min: 1,

@@ -82,6 +82,7 @@ try {
     retry: { maxAttempts: config.RESPONSE_MAX_ATTEMPTS },
     requestLogSize: config.REQUEST_LOG_SIZE,
     postingLogSize: config.POSTING_LOG_SIZE,
+    messageLogSize: config.MESSAGE_LOG_SIZE,
     logger,
     metrics,
     health,

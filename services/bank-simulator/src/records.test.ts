@@ -78,3 +78,71 @@ describe('SimulatorRecords postings', () => {
     expect(records.addPosting(posting('a', 6))).toBe('stored');
   });
 });
+
+describe('SimulatorRecords messages', () => {
+  const body = JSON.parse(
+    readFileSync(new URL('../../../avro/examples/PaymentStatusReport.acsc.json', import.meta.url), 'utf8'),
+  );
+  const message = (uetr: string, messageIdentification: string, pending = false) => ({
+    kind: 'inboundDirectDebitResponse' as const,
+    memberId: '250655',
+    uetr,
+    messageIdentification,
+    at: new Date(0).toISOString(),
+    body,
+    ...(pending ? { delivery: { attempts: 0, lastStatus: null, state: 'pending' as const } } : {}),
+  });
+  const identifications = (records: SimulatorRecords, filter: { uetr?: string } = {}) =>
+    records.messages(filter).map((entry) => entry.messageIdentification);
+
+  it('keeps the latest messageLogSize messages, by transaction too; a forgotten one is new again', () => {
+    const records = new SimulatorRecords({ messageLogSize: 3 });
+    for (const [uetr, id] of [
+      ['a', 'M1'],
+      ['b', 'M2'],
+      ['a', 'M3'],
+      ['b', 'M4'],
+    ] as const) {
+      expect(records.addMessage(message(uetr, id)).created).toBe(true);
+    }
+    expect(identifications(records)).toEqual(['M2', 'M3', 'M4']);
+    expect(identifications(records, { uetr: 'a' })).toEqual(['M3']);
+    expect(identifications(records, { uetr: 'b' })).toEqual(['M2', 'M4']);
+    expect(records.stats().messagesKept).toBe(3);
+    // A kept message arriving again is a duplicate of it; a forgotten one is taken for a new one.
+    const again = records.addMessage(message('b', 'M2'));
+    expect(again).toMatchObject({ created: false, message: { duplicates: 1 } });
+    expect(records.addMessage(message('a', 'M1')).created).toBe(true);
+    expect(identifications(records)).toEqual(['M3', 'M4', 'M1']);
+  });
+
+  it('counts the reports pending whether or not they are still kept, until they settle or a reset', () => {
+    const records = new SimulatorRecords({ messageLogSize: 2 });
+    const first = records.addMessage(message('a', 'R1', true)).message;
+    const second = records.addMessage(message('b', 'R2', true)).message;
+    records.addMessage(message('c', 'R3', true));
+    records.addMessage(message('d', 'R4'));
+    expect(identifications(records)).toEqual(['R3', 'R4']);
+    expect(records.stats().responses.pending).toBe(3);
+    records.responseSettled(first.delivery as NonNullable<typeof first.delivery>, 'acknowledged');
+    records.responseSettled(second.delivery as NonNullable<typeof second.delivery>, 'failed');
+    expect(first.delivery?.state).toBe('done');
+    expect(second.delivery?.state).toBe('failed');
+    expect(records.stats().responses).toMatchObject({ pending: 1, acknowledged: 1, failed: 1 });
+    records.reset();
+    expect(records.stats()).toMatchObject({ messagesKept: 0, responses: { pending: 0 } });
+    // A report that settles after the reset counts from there; pending never goes below nothing.
+    records.responseSettled(first.delivery as NonNullable<typeof first.delivery>, 'acknowledged');
+    expect(records.stats().responses).toMatchObject({ pending: 0, acknowledged: 1 });
+  });
+
+  it('forgets the oldest over a long run without keeping their slots, their transactions or their ids', () => {
+    const records = new SimulatorRecords({ messageLogSize: 10 });
+    for (let index = 1; index <= 5_000; index += 1) records.addMessage(message(`t${index}`, `M${index}`));
+    expect(records.messages().map((entry) => entry.seq)).toEqual(
+      Array.from({ length: 10 }, (_, index) => 4_991 + index),
+    );
+    expect(records.messages({ uetr: 't4990' })).toEqual([]);
+    expect(records.addMessage(message('t1', 'M1')).created).toBe(true);
+  });
+});

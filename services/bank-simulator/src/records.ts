@@ -112,6 +112,8 @@ export interface SimulatorStats {
   outOfOrder: number;
   /** Postings kept for inspection (`/sim/postings`): the latest `postingLogSize`. */
   postingsKept: number;
+  /** Messages kept for inspection (`/sim/messages`): the latest `messageLogSize`. */
+  messagesKept: number;
   /**
    * Postings stored (duplicates left out) by name: `TRANSACTION_STATE_<type>` (the posting's name), or
    * `ESM_STATE_<transactionState>`. Counting a type is cheaper than listing the postings.
@@ -140,28 +142,92 @@ type Counter = keyof RouteCounters;
 
 /** Postings kept by default: a posting takes 3-5 kB in memory, so about 0.5 GB at most. */
 export const defaultPostingLogSize = 100_000;
+/** Messages kept by default (about three a debit, each with its body). */
+export const defaultMessageLogSize = 100_000;
+
+/**
+ * The latest `size` entries in arrival order, with each transaction's found by UETR without a scan of
+ * all: `push` hands back the entry it forgot to make room, if any, for the caller's own indexes.
+ */
+class KeptLog<T extends { readonly uetr: string }> {
+  /** Arrival order; the kept ones start at `#head` (the oldest are forgotten from the front). */
+  #entries: (T | undefined)[] = [];
+  #head = 0;
+  #byUetr = new Map<string, T[]>();
+  readonly #size: number;
+
+  constructor(size: number) {
+    this.#size = size;
+  }
+
+  get length(): number {
+    return this.#entries.length - this.#head;
+  }
+
+  push(entry: T): T | undefined {
+    this.#entries.push(entry);
+    const ofUetr = this.#byUetr.get(entry.uetr);
+    if (ofUetr) ofUetr.push(entry);
+    else this.#byUetr.set(entry.uetr, [entry]);
+    return this.length > this.#size ? this.#forgetOldest() : undefined;
+  }
+
+  /** The entries kept, in arrival order (a copy). */
+  all(): T[] {
+    return this.#entries.slice(this.#head) as T[];
+  }
+
+  /** One transaction's entries kept, in arrival order (the log's own list: not to be changed). */
+  ofUetr(uetr: string): readonly T[] {
+    return this.#byUetr.get(uetr) ?? [];
+  }
+
+  clear(): void {
+    this.#entries = [];
+    this.#head = 0;
+    this.#byUetr = new Map();
+  }
+
+  #forgetOldest(): T | undefined {
+    const oldest = this.#entries[this.#head];
+    this.#entries[this.#head] = undefined;
+    this.#head += 1;
+    if (this.#head >= 1024 && this.#head * 2 >= this.#entries.length) {
+      this.#entries = this.#entries.slice(this.#head);
+      this.#head = 0;
+    }
+    if (!oldest) return undefined;
+    const ofUetr = this.#byUetr.get(oldest.uetr);
+    // A transaction's entries arrive in the same order as all of them: its oldest is first.
+    if (ofUetr?.[0] === oldest) ofUetr.shift();
+    if (ofUetr?.length === 0) this.#byUetr.delete(oldest.uetr);
+    return oldest;
+  }
+}
 
 /** A key of one bank's: `<memberId>\u0000<value>` (a posting's event id, a transaction's UETR). */
 const bankKey = (memberId: string, value: string) => `${memberId}\u0000${value}`;
 
+/** What makes a message the same one again: its kind, its bank and its messageIdentification. */
+const messageKey = (message: Pick<ExchangedMessage, 'kind' | 'memberId' | 'messageIdentification'>) =>
+  `${message.kind}\u0000${bankKey(message.memberId, message.messageIdentification)}`;
+
 /**
  * Everything the simulated banks received and sent, in memory, with waiters for tests. Postings are
  * deduplicated per bank by event id: a redelivered posting is counted, not stored twice. The latest
- * `postingLogSize` postings are kept, so that a long run does not grow without bound; the counters and
- * the order check cover every posting.
+ * `postingLogSize` postings and `messageLogSize` messages are kept, so that a long run does not grow
+ * without bound; the counters, the order check and the pending reports cover every one. A posting or a
+ * message that arrives again after it was forgotten is taken for a new one.
  */
 export class SimulatorRecords {
-  /** Arrival order; the kept ones start at `#postingsHead` (the oldest are forgotten from the front). */
-  #postings: (ReceivedPosting | undefined)[] = [];
-  #postingsHead = 0;
-  /** The same postings by UETR, so that one transaction's are found without a scan of all. */
-  #postingsByUetr = new Map<string, ReceivedPosting[]>();
+  readonly #postings: KeptLog<ReceivedPosting>;
   #postingIds = new Set<string>();
   /** Per bank and transaction, the highest `stageVersion` received: as many as postings are kept. */
   #stages = new Map<string, number>();
-  #messages: ExchangedMessage[] = [];
-  #messagesByUetr = new Map<string, ExchangedMessage[]>();
+  readonly #messages: KeptLog<ExchangedMessage>;
   #messageIds = new Map<string, ExchangedMessage>();
+  /** The bank's own reports not yet acknowledged nor given up, kept or not. */
+  #pendingDeliveries = new Set<ResponseDelivery>();
   #stats = SimulatorRecords.#emptyStats();
   #postingSeq = 0;
   #messageSeq = 0;
@@ -173,11 +239,13 @@ export class SimulatorRecords {
 
   /**
    * `requestLogSize`: how many requests the request log keeps; `postingLogSize`: how many postings are
-   * kept (in both, the oldest are forgotten first).
+   * kept; `messageLogSize`: how many messages (in each, the oldest are forgotten first).
    */
-  constructor(options: { requestLogSize?: number; postingLogSize?: number } = {}) {
+  constructor(options: { requestLogSize?: number; postingLogSize?: number; messageLogSize?: number } = {}) {
     this.#requestLogSize = options.requestLogSize ?? 10_000;
     this.#postingLogSize = options.postingLogSize ?? defaultPostingLogSize;
+    this.#postings = new KeptLog(this.#postingLogSize);
+    this.#messages = new KeptLog(options.messageLogSize ?? defaultMessageLogSize);
   }
 
   static #emptyStats(): SimulatorStats {
@@ -188,6 +256,7 @@ export class SimulatorRecords {
       signatureFailures: 0,
       outOfOrder: 0,
       postingsKept: 0,
+      messagesKept: 0,
       postingsByName: {},
       responses: { sent: 0, attempts: 0, acknowledged: 0, failed: 0, pending: 0 },
     };
@@ -211,15 +280,11 @@ export class SimulatorRecords {
     if (this.#postingIds.has(key)) return 'duplicate';
     this.#postingIds.add(key);
     this.#postingSeq += 1;
-    const stored = { ...entry, seq: this.#postingSeq };
-    this.#postings.push(stored);
-    const ofUetr = this.#postingsByUetr.get(entry.uetr);
-    if (ofUetr) ofUetr.push(stored);
-    else this.#postingsByUetr.set(entry.uetr, [stored]);
+    const forgotten = this.#postings.push({ ...entry, seq: this.#postingSeq });
+    if (forgotten) this.#postingIds.delete(bankKey(forgotten.memberId, forgotten.eventId));
     const inOrder =
       entry.posting.class !== 'TRANSACTION_STATE' ||
       this.#checkOrder(entry.memberId, entry.uetr, entry.posting.stageVersion);
-    if (this.#postings.length - this.#postingsHead > this.#postingLogSize) this.#forgetOldest();
     const name =
       entry.posting.class === 'TRANSACTION_STATE'
         ? entry.posting.name
@@ -247,35 +312,10 @@ export class SimulatorRecords {
     return true;
   }
 
-  /** Forgets the oldest posting kept: from the arrival order, its transaction's list and the ids. */
-  #forgetOldest(): void {
-    const oldest = this.#postings[this.#postingsHead];
-    this.#postings[this.#postingsHead] = undefined;
-    this.#postingsHead += 1;
-    if (this.#postingsHead >= 1024 && this.#postingsHead * 2 >= this.#postings.length) {
-      this.#postings = this.#postings.slice(this.#postingsHead);
-      this.#postingsHead = 0;
-    }
-    if (!oldest) return;
-    this.#postingIds.delete(bankKey(oldest.memberId, oldest.eventId));
-    const ofUetr = this.#postingsByUetr.get(oldest.uetr);
-    // A transaction's postings arrive in the same order as all of them: its oldest is first.
-    if (ofUetr?.[0] === oldest) ofUetr.shift();
-    if (ofUetr?.length === 0) this.#postingsByUetr.delete(oldest.uetr);
-  }
-
-  /** The postings kept, in arrival order. */
-  #keptPostings(): ReceivedPosting[] {
-    return this.#postings.slice(this.#postingsHead) as ReceivedPosting[];
-  }
-
   postings(filter: { uetr?: string; memberId?: string } = {}): ReceivedPosting[] {
-    const candidates =
-      filter.uetr === undefined ? this.#keptPostings() : (this.#postingsByUetr.get(filter.uetr) ?? []);
+    const candidates = filter.uetr === undefined ? this.#postings.all() : this.#postings.ofUetr(filter.uetr);
     return filter.memberId === undefined
-      ? filter.uetr === undefined
-        ? candidates
-        : [...candidates]
+      ? [...candidates]
       : candidates.filter((posting) => posting.memberId === filter.memberId);
   }
 
@@ -287,7 +327,7 @@ export class SimulatorRecords {
     message: ExchangedMessage;
     created: boolean;
   } {
-    const key = `${entry.kind}\u0000${entry.memberId}\u0000${entry.messageIdentification}`;
+    const key = messageKey(entry);
     const existing = this.#messageIds.get(key);
     if (existing) {
       existing.duplicates += 1;
@@ -295,18 +335,16 @@ export class SimulatorRecords {
     }
     this.#messageSeq += 1;
     const message: ExchangedMessage = { ...entry, seq: this.#messageSeq, duplicates: 0 };
-    this.#messages.push(message);
-    const ofUetr = this.#messagesByUetr.get(message.uetr);
-    if (ofUetr) ofUetr.push(message);
-    else this.#messagesByUetr.set(message.uetr, [message]);
     this.#messageIds.set(key, message);
+    if (message.delivery?.state === 'pending') this.#pendingDeliveries.add(message.delivery);
+    const forgotten = this.#messages.push(message);
+    if (forgotten) this.#messageIds.delete(messageKey(forgotten));
     this.#wake();
     return { message, created: true };
   }
 
   messages(filter: { kind?: MessageKind; uetr?: string; memberId?: string } = {}): ExchangedMessage[] {
-    const candidates =
-      filter.uetr === undefined ? this.#messages : (this.#messagesByUetr.get(filter.uetr) ?? []);
+    const candidates = filter.uetr === undefined ? this.#messages.all() : this.#messages.ofUetr(filter.uetr);
     return candidates.filter(
       (message) =>
         (filter.kind === undefined || message.kind === filter.kind) &&
@@ -348,29 +386,29 @@ export class SimulatorRecords {
     this.#stats.responses.attempts += 1;
   }
 
-  responseSettled(outcome: 'acknowledged' | 'failed'): void {
+  /** A report of the bank's own ends: acknowledged (`done`) or given up (`failed`). */
+  responseSettled(delivery: ResponseDelivery, outcome: 'acknowledged' | 'failed'): void {
+    delivery.state = outcome === 'acknowledged' ? 'done' : 'failed';
+    this.#pendingDeliveries.delete(delivery);
     this.#stats.responses[outcome] += 1;
     this.#wake();
   }
 
   stats(): SimulatorStats {
     const stats = structuredClone(this.#stats);
-    stats.postingsKept = this.#postings.length - this.#postingsHead;
-    stats.responses.pending = this.#messages.filter(
-      (message) => message.delivery?.state === 'pending',
-    ).length;
+    stats.postingsKept = this.#postings.length;
+    stats.messagesKept = this.#messages.length;
+    stats.responses.pending = this.#pendingDeliveries.size;
     return stats;
   }
 
   reset(): void {
-    this.#postings = [];
-    this.#postingsHead = 0;
-    this.#postingsByUetr = new Map();
+    this.#postings.clear();
     this.#postingIds = new Set();
     this.#stages = new Map();
-    this.#messages = [];
-    this.#messagesByUetr = new Map();
+    this.#messages.clear();
     this.#messageIds = new Map();
+    this.#pendingDeliveries = new Set();
     this.#stats = SimulatorRecords.#emptyStats();
     this.#postingSeq = 0;
     this.#messageSeq = 0;

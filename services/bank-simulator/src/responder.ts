@@ -294,8 +294,7 @@ export class InboundResponder {
         delivery.lastStatus = status;
         delete delivery.lastError;
         if (status === 202 || status === 409) {
-          delivery.state = 'done';
-          records.responseSettled('acknowledged');
+          records.responseSettled(delivery, 'acknowledged');
           reportLog.info({ attempt, httpStatus: status }, `${label} acknowledged`);
           return;
         }
@@ -313,8 +312,7 @@ export class InboundResponder {
         delay = Math.min(retry.maxDelayMs, delay * 2);
       }
     }
-    delivery.state = 'failed';
-    records.responseSettled('failed');
+    records.responseSettled(delivery, 'failed');
     reportLog.error({ attempts: delivery.attempts }, `${label} gave up`);
   }
 

@@ -65,6 +65,8 @@ export interface BankSimulatorConfig {
   requestLogSize?: number;
   /** Event postings kept for inspection (`/sim/postings`). Default 100,000. */
   postingLogSize?: number;
+  /** Messages kept for inspection (`/sim/messages`) and for spotting resends. Default 100,000. */
+  messageLogSize?: number;
   logger?: Logger;
   metrics?: Metrics;
   health?: Health;
@@ -104,6 +106,7 @@ export function createBankSimulator(config: BankSimulatorConfig = {}): BankSimul
   const records = new SimulatorRecords({
     ...(config.requestLogSize === undefined ? {} : { requestLogSize: config.requestLogSize }),
     ...(config.postingLogSize === undefined ? {} : { postingLogSize: config.postingLogSize }),
+    ...(config.messageLogSize === undefined ? {} : { messageLogSize: config.messageLogSize }),
   });
   const faults = new FaultTable(config.random);
   for (const rule of config.faults ?? []) faults.add(rule);

@@ -153,6 +153,26 @@ describe('bank routes', () => {
     expect(messages[0]).toMatchObject({ memberId: bank, duplicates: 1 });
     expect((await client.stats()).routes.outbound).toMatchObject({ accepted: 1, duplicates: 1 });
   });
+
+  it('keeps the latest messageLogSize messages, and counts every one', async () => {
+    const { simulator, client } = await start({ messageLogSize: 1 });
+    const report = JSON.parse(readFileSync(new URL('PaymentStatusReport.accp.json', examples), 'utf8'));
+    for (const id of ['MSG-1', 'MSG-2']) {
+      const body = JSON.stringify({
+        ...report,
+        messageIdentifiers: { ...report.messageIdentifiers, messageIdentification: id },
+      });
+      const response = await fetch(`${simulator.bankUrl(bank)}/outbound/direct-debit-response`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      });
+      expect(response.status).toBe(202);
+    }
+    const messages = await client.messages('outboundDirectDebitResponse');
+    expect(messages.map((message) => message.messageIdentification)).toEqual(['MSG-2']);
+    expect(await client.stats()).toMatchObject({ messagesKept: 1, routes: { outbound: { accepted: 2 } } });
+  });
 });
 
 describe('signatures', () => {
