@@ -9,6 +9,7 @@ import {
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type FakeServices, startFakeServices } from '../test/fake-services.ts';
 import {
+  sampleDeliveries,
   sampleLanes,
   sampleMetrics,
   sampleQueue,
@@ -111,25 +112,6 @@ async function call<T = Record<string, unknown>>(
 
 const signIn = (app: App, credentials: unknown, authorization: string | null = null) =>
   call(app, 'POST', '/console/api/session', { authorization, body: JSON.stringify(credentials) });
-
-/** The event publisher's deliveries of every state of the sample journey: one bank, delivered. */
-function deliveriesOfEachState() {
-  for (let index = 0; index < 9; index += 1) {
-    const eventId = `00000000-0000-4000-8000-00000000000${index}`;
-    fake.routes.set(`event-publisher /admin/events/${eventId}/deliveries`, {
-      eventId,
-      uetr,
-      deliveries: [
-        {
-          memberId: '250655',
-          outcome: 'delivered',
-          attemptCount: 1,
-          attempts: [{ at: '2026-03-02T10:00:00.410Z', httpStatus: 202, latencyMs: 4 }],
-        },
-      ],
-    });
-  }
-}
 
 describe("the console's API and its document", () => {
   it('the routes the console registers under /console/api are the operations the document describes', () => {
@@ -240,7 +222,7 @@ describe("the console's API and its document", () => {
 
   it("a transaction's journey, whole and degraded, and each way the tracker can fail it", async () => {
     fake.routes.set(`tracker /admin/transactions/${uetr}`, sampleSnapshot(uetr));
-    deliveriesOfEachState();
+    sampleDeliveries(fake.routes, uetr);
     const { app } = consoleApp({ timeoutMs: 300 });
     const path = `/console/api/transactions/${uetr}`;
     const whole = await call<{ status: string; states: unknown[] }>(app, 'GET', path);

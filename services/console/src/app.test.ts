@@ -1,7 +1,7 @@
 import { createHealth, createHttpApp, createMetrics, memoryLogger } from '@rp/runtime';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type FakeServices, startFakeServices } from '../test/fake-services.ts';
-import { sampleMetrics, sampleSnapshot } from '../test/samples.ts';
+import { sampleDeliveries, sampleMetrics, sampleSnapshot } from '../test/samples.ts';
 import { contentSecurityPolicy } from './app.ts';
 import { createConsoleService } from './service.ts';
 import { journeyOf } from './transactions.ts';
@@ -95,24 +95,7 @@ describe('GET /console/api/overview', () => {
 describe('GET /console/api/transactions/:uetr', () => {
   it('draws the journey: states in sequence order, messages and attempts in the state they happened in', async () => {
     fake.routes.set(`tracker /admin/transactions/${uetr}`, sampleSnapshot(uetr));
-    for (let index = 0; index < 9; index += 1) {
-      const eventId = `00000000-0000-4000-8000-00000000000${index}`;
-      fake.routes.set(`event-publisher /admin/events/${eventId}/deliveries`, {
-        eventId,
-        uetr,
-        deliveries: [
-          {
-            memberId: '250655',
-            outcome: 'delivered',
-            attemptCount: index === 3 ? 2 : 1,
-            attempts: [
-              ...(index === 3 ? [{ at: '2026-03-02T10:00:00.400Z', httpStatus: 500, latencyMs: 30 }] : []),
-              { at: '2026-03-02T10:00:00.410Z', httpStatus: 202, latencyMs: 4 + index },
-            ],
-          },
-        ],
-      });
-    }
+    sampleDeliveries(fake.routes, uetr);
     const { app } = consoleApp();
     const response = await app.request(`/console/api/transactions/${uetr.toUpperCase()}`);
     expect(response.status).toBe(200);

@@ -289,3 +289,28 @@ export function sampleSnapshot(uetr: string) {
     updatedAt: at(800),
   };
 }
+
+/**
+ * The event publisher's answers for the sample journey's nine state changes (`sampleSnapshot`): each
+ * posting delivered to one bank, the fourth after a 500. Sets them as the fake services' routes.
+ */
+export function sampleDeliveries(routes: Map<string, unknown>, uetr: string): void {
+  for (let index = 0; index < 9; index += 1) {
+    const eventId = `00000000-0000-4000-8000-00000000000${index}`;
+    routes.set(`event-publisher /admin/events/${eventId}/deliveries`, {
+      eventId,
+      uetr,
+      deliveries: [
+        {
+          memberId: '250655',
+          outcome: 'delivered',
+          attemptCount: index === 3 ? 2 : 1,
+          attempts: [
+            ...(index === 3 ? [{ at: '2026-03-02T10:00:00.400Z', httpStatus: 500, latencyMs: 30 }] : []),
+            { at: '2026-03-02T10:00:00.410Z', httpStatus: 202, latencyMs: 4 + index },
+          ],
+        },
+      ],
+    });
+  }
+}
