@@ -313,9 +313,11 @@ export class SimulatorRecords {
   }
 
   postings(filter: { uetr?: string; memberId?: string } = {}): ReceivedPosting[] {
-    const candidates = filter.uetr === undefined ? this.#postings.all() : this.#postings.ofUetr(filter.uetr);
+    // `all()` is a copy already; a transaction's list is the log's own.
+    const candidates =
+      filter.uetr === undefined ? this.#postings.all() : [...this.#postings.ofUetr(filter.uetr)];
     return filter.memberId === undefined
-      ? [...candidates]
+      ? candidates
       : candidates.filter((posting) => posting.memberId === filter.memberId);
   }
 
