@@ -35,11 +35,11 @@ const object = (required: string[], properties: Json, description?: string): Jso
 });
 
 /** A section of the overview: its data with `available: true`, or `ConsoleUnavailable`. */
-function section(name: string, required: string[], properties: Json, description: string): Json {
+function section(title: string, required: string[], properties: Json, description: string): Json {
   return {
     description,
     oneOf: [
-      object(['available', ...required], { available: { const: true }, ...properties }, name),
+      { title, ...object(['available', ...required], { available: { const: true }, ...properties }) },
       schemaRef('ConsoleUnavailable'),
     ],
   };
