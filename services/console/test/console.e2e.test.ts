@@ -451,7 +451,8 @@ describe('the operations console, on a running pipeline, in a real browser', () 
       const response = await fetch(`${consoleUrl}/console/api/overview`, { headers });
       expect(response.status, name).toBe(401);
       expect(response.headers.get('www-authenticate'), name).toMatch(/^Bearer/);
-      await response.arrayBuffer();
+      const { problems } = await checkAdminAnswer('console', 'GET', '/console/api/overview', response);
+      expect(problems, name).toEqual([]);
     }
     expect(await page.evaluate(() => sessionStorage.length)).toBe(1);
     await page.click('#sign-out');
