@@ -1,13 +1,8 @@
 import { checkAdminAnswer, consoleAdmin } from '@rp/contracts';
-import {
-  createHealth,
-  createHttpApp,
-  createMetrics,
-  jwtOperatorAuthenticator,
-  memoryLogger,
-} from '@rp/runtime';
+import { jwtOperatorAuthenticator } from '@rp/runtime';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type FakeServices, startFakeServices } from '../test/fake-services.ts';
+import { mountConsole } from '../test/mount.ts';
 import {
   sampleDeliveries,
   sampleLanes,
@@ -19,7 +14,6 @@ import {
 } from '../test/samples.ts';
 import { audience, clients, issuer, startTokenEndpoint, tokenFor } from '../test/token-endpoint.ts';
 import type { SignIn } from './app.ts';
-import { createConsoleService } from './service.ts';
 import { consoleTargets } from './upstream.ts';
 
 // The console's JSON API against its part of the operators' OpenAPI document
@@ -59,8 +53,6 @@ afterEach(async () => {
 function consoleApp(
   options: { auth?: 'tokens' | 'none' | 'keys-gone'; signIn?: SignIn | null; timeoutMs?: number } = {},
 ) {
-  const { logger } = memoryLogger();
-  const metrics = createMetrics({ service: 'console', defaultMetrics: false });
   const auth = options.auth ?? 'tokens';
   const operatorAuth =
     auth === 'tokens'
@@ -70,17 +62,12 @@ function consoleApp(
           jwtOperatorAuthenticator({ jwks: new URL('http://127.0.0.1:9/jwks.json'), issuer, audience })
         : undefined;
   const signIn = options.signIn === undefined ? { tokenUrl: tokens.url, audience } : options.signIn;
-  const service = createConsoleService({
+  return mountConsole({
     urls: fake.urls,
     upstreamTimeoutMs: options.timeoutMs ?? 1_000,
     ...(operatorAuth ? { operatorAuth } : {}),
     ...(signIn === null ? {} : { signIn }),
-    logger,
-    metrics,
   });
-  const app = createHttpApp({ health: createHealth(), metrics, logger });
-  app.route('/', service.app);
-  return { app, routes: service.app.routes };
 }
 
 type App = ReturnType<typeof consoleApp>['app'];

@@ -1,9 +1,8 @@
-import { createHealth, createHttpApp, createMetrics, memoryLogger } from '@rp/runtime';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type FakeServices, startFakeServices } from '../test/fake-services.ts';
+import { mountConsole } from '../test/mount.ts';
 import { sampleDeliveries, sampleMetrics, sampleSnapshot } from '../test/samples.ts';
 import { contentSecurityPolicy } from './app.ts';
-import { createConsoleService } from './service.ts';
 import { journeyOf } from './transactions.ts';
 
 const uetr = '7d3f1f8e-3b0a-4c55-8d51-2f9c6e4a1b20';
@@ -19,12 +18,7 @@ afterEach(async () => {
 });
 
 function consoleApp(timeoutMs = 1_000) {
-  const { logger } = memoryLogger();
-  const metrics = createMetrics({ service: 'console', defaultMetrics: false });
-  const service = createConsoleService({ urls: fake.urls, upstreamTimeoutMs: timeoutMs, logger, metrics });
-  const app = createHttpApp({ health: createHealth(), metrics, logger });
-  app.route('/', service.app);
-  return { app, metrics };
+  return mountConsole({ urls: fake.urls, upstreamTimeoutMs: timeoutMs });
 }
 
 async function problem(response: Response) {

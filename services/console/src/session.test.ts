@@ -1,10 +1,9 @@
-import { createHealth, createHttpApp, createMetrics, memoryLogger } from '@rp/runtime';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type FakeServices, startFakeServices } from '../test/fake-services.ts';
+import { mountConsole } from '../test/mount.ts';
 import { sampleMetrics } from '../test/samples.ts';
 import { audience, clients, startTokenEndpoint } from '../test/token-endpoint.ts';
 import type { SignIn } from './app.ts';
-import { createConsoleService } from './service.ts';
 
 let fake: FakeServices;
 let tokens: Awaited<ReturnType<typeof startTokenEndpoint>>;
@@ -27,20 +26,13 @@ afterEach(async () => {
 });
 
 function consoleApp(options: { auth?: boolean; signIn?: SignIn | null } = {}) {
-  const { logger, lines } = memoryLogger();
-  const metrics = createMetrics({ service: 'console', defaultMetrics: false });
   const signIn = options.signIn === undefined ? { tokenUrl: tokens.url, audience } : options.signIn;
-  const service = createConsoleService({
+  return mountConsole({
     urls: fake.urls,
     upstreamTimeoutMs: 1_000,
     ...(options.auth === false ? {} : { operatorAuth: tokens.authenticate }),
     ...(signIn === null ? {} : { signIn }),
-    logger,
-    metrics,
   });
-  const app = createHttpApp({ health: createHealth(), metrics, logger });
-  app.route('/', service.app);
-  return { app, lines };
 }
 
 const signInWith = (app: ReturnType<typeof consoleApp>['app'], body: unknown) =>
