@@ -212,6 +212,8 @@ interface ServiceCounts {
   readonly mongo: MongoCommands;
   readonly statements: Record<string, number>;
   readonly kafka: KafkaRequests;
+  /** The reading they came from, for a phase's own figures. */
+  readonly metrics: ReadonlyMap<string, number>;
 }
 
 /** Each running service's MongoDB commands and Kafka requests so far, from one reading of its metrics. */
@@ -220,6 +222,7 @@ function servicesCounts(pipeline: Pipeline): Promise<Record<string, ServiceCount
     mongo: mongoCommandsOf(metrics),
     statements: mongoStatementsOf(metrics),
     kafka: kafkaRequestsOf(metrics),
+    metrics,
   }));
 }
 
@@ -607,7 +610,6 @@ async function eventPath(
       const services = await servicesCounts(probe.pipeline);
       const bankBefore = await probe.bank.stats();
       const before = {
-        publisher: await probe.metrics('event-publisher'),
         accepted: bankBefore.routes.events.accepted,
         outOfOrder: bankBefore.outOfOrder,
         logged: logged(services['event-publisher']?.statements),
@@ -643,7 +645,6 @@ async function eventPath(
     100,
   );
   const after = {
-    publisher: await probe.metrics('event-publisher'),
     mongo: await probe.mongoCommands(),
     services: await servicesCounts(probe.pipeline),
     cpu: await probe.cpu(infrastructure),
@@ -683,8 +684,8 @@ async function eventPath(
       }`,
     },
     publisherConsumerRow(
-      before.publisher,
-      after.publisher,
+      before.services['event-publisher']?.metrics ?? new Map(),
+      after.services['event-publisher']?.metrics ?? new Map(),
       seconds,
       partitionsConcurrently(),
       'event path alone: ',
