@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
@@ -35,7 +34,7 @@ const checkedOnArrival: Partial<Record<MessageName, MessageName>> = {
 };
 
 /** Microseconds per call of `work`: the best of `rounds` rounds of `calls` calls, after a warm-up round. */
-function microseconds(work: () => void, calls: number, rounds: number): number {
+export function microseconds(work: () => void, calls: number, rounds: number): number {
   let best = Number.POSITIVE_INFINITY;
   for (let round = 0; round <= rounds; round += 1) {
     const started = performance.now();
@@ -57,33 +56,9 @@ function loadExamples(root: string) {
   });
 }
 
-/**
- * The machine's speed at the moment, as one thread sees it: the microseconds of one pass of fixed work
- * over the texts of a journey's example messages (each parsed and printed by V8's JSON, hashed with
- * FNV-1a in plain JavaScript and with SHA-256; pure CPU, no I/O), the best of `rounds` rounds of `passes`
- * passes. A machine shared with others can be several times slower in one hour than in another, the
- * same code and all; a pipeline figure taken beside this one (the CPU a debit costs) and divided by it
- * compares across runs where the figure alone does not. None of the engine's code or its libraries is
- * in it, so making them faster does not move the yardstick (a first reference, the journey's messages
- * encoded and decoded by the engine's codec, did move when the codec got faster).
- */
-export function cpuReference(root: string): (passes?: number, rounds?: number) => number {
-  const texts = examples.map(([, file]) => readFileSync(join(root, 'avro', 'examples', file), 'utf8'));
-  // Each pass folds its hashes into one that outlives it, so no compiler may leave the work out.
-  const sink = { hash: 0 };
-  const pass = () => {
-    for (const text of texts) {
-      const printed = JSON.stringify(JSON.parse(text));
-      let hash = 0x811c9dc5;
-      for (let index = 0; index < printed.length; index += 1) {
-        hash = Math.imul(hash ^ printed.charCodeAt(index), 0x01000193);
-      }
-      sink.hash ^= hash ^ (createHash('sha256').update(printed).digest()[0] ?? 0);
-    }
-  };
-  // Compiled and optimised before it is first timed, so the first reading is not the interpreter's.
-  for (let warm = 0; warm < 2_000; warm += 1) pass();
-  return (passes = 500, rounds = 5) => microseconds(pass, passes, rounds);
+/** The texts of a journey's example messages, as the CPU reference works on them (`reference.ts`). */
+export function exampleTexts(root: string): string[] {
+  return examples.map(([, file]) => readFileSync(join(root, 'avro', 'examples', file), 'utf8'));
 }
 
 /**

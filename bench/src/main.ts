@@ -19,7 +19,7 @@ import {
   stackStatus,
   stackUp,
 } from '@rp/local-stack';
-import { codecBench, cpuReference } from './codec.ts';
+import { codecBench } from './codec.ts';
 import {
   chooseEndpoints,
   type EnvEndpoints,
@@ -34,6 +34,7 @@ import { describeMachine } from './machine.ts';
 import { pipelineBench } from './pipeline.ts';
 import { postgresReader } from './postgres.ts';
 import { queueMemoryBench } from './queue-memory.ts';
+import { startCpuReferences } from './reference.ts';
 import { formatTable, type Row, writeReport } from './report.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -228,6 +229,7 @@ if (settings.only === 'all' || settings.only === 'limits') {
 }
 if (settings.only === 'all' || settings.only === 'pipeline') {
   const postgres = localPostgres();
+  const references = await startCpuReferences(root);
   rows.push(
     ...(await pipelineBench(
       {
@@ -244,11 +246,11 @@ if (settings.only === 'all' || settings.only === 'pipeline') {
         postings: settings.postings,
         infrastructure: await localInfrastructure(),
         ...(postgres === undefined ? {} : { postgres }),
-        cpuReference: cpuReference(root),
+        cpuReference: () => references.read(),
         ...(settings.profile ? { profileDir: profileDir() } : {}),
       },
       log,
-    )),
+    ).finally(() => references.close())),
   );
 }
 

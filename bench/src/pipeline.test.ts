@@ -180,17 +180,22 @@ describe('mongodb write statements per debit', () => {
 });
 
 describe('the CPU reference beside the sustained window', () => {
-  it("gives the reference's mean and the machine's CPU a debit in its units", () => {
+  it("gives the reference's means, both ways, and the machine's CPU a debit in units of each", () => {
     const rows = cpuReferenceRows(reading(10, 50, 3, 100, 1_000), reading(14, 56, 4, 120, 1_040), 100, {
-      before: 150,
-      after: 250,
+      before: { oneThread: 150, allCores: 240 },
+      after: { oneThread: 250, allCores: 260 },
     });
     expect(rows.map((row) => [row.name, row.value, row.unit])).toEqual([
       ["CPU reference beside the sustained window (fixed work on a journey's example messages)", 200, 'µs'],
+      ['CPU reference on every core at once beside the sustained window', 250, 'µs'],
       // 20 busy core-seconds over 100 debits: 200 ms a debit, a thousand references of 200 µs.
       ['machine CPU per debit in CPU references', 1_000, 'references'],
+      // ... and 800 of the all-core reference's 250 µs.
+      ['machine CPU per debit in all-core CPU references', 800, 'references'],
     ]);
     expect(rows[0]?.detail).toContain('150 µs just before the window, 250 µs just after its last journey');
+    expect(rows[1]?.detail).toContain('240 µs just before the window, 260 µs just after its last journey');
+    expect(rows[1]?.detail).toContain('1.25 times the one-thread reading');
   });
 
   it('gives the event path its CPU a posting in references, beside its own phase', () => {
@@ -204,7 +209,7 @@ describe('the CPU reference beside the sustained window', () => {
       reading(10, 50, 3, 100, 1_000),
       reading(14, 56, 4, 120, 1_040),
       20_000,
-      { before: 190, after: 210 },
+      { before: { oneThread: 190, allCores: 380 }, after: { oneThread: 210, allCores: 420 } },
       per,
     );
     expect(rows.map((row) => [row.name, row.value, row.unit])).toEqual([
@@ -213,20 +218,27 @@ describe('the CPU reference beside the sustained window', () => {
         200,
         'µs',
       ],
+      ['event path alone: CPU reference on every core at once beside the phase', 400, 'µs'],
       // 20 busy core-seconds over 20,000 postings: 1,000 µs a posting, five references of 200 µs.
       ['event path alone: machine CPU per posting in CPU references', 5, 'references'],
+      ['event path alone: machine CPU per posting in all-core CPU references', 2.5, 'references'],
     ]);
     expect(rows[0]?.detail).toContain('190 µs just before the phase, 210 µs just after its last posting');
-    expect(rows[1]?.detail).toBe(
+    expect(rows[2]?.detail).toBe(
       "1000 µs a posting over the 200 µs reference: the CPU a posting costs with the machine's speed taken out",
+    );
+    expect(rows[3]?.detail).toBe(
+      "1000 µs a posting over the 400 µs all-core reference: the CPU a posting costs with the machine's speed taken out",
     );
   });
 
-  it('gives the reference alone when the machine was not read', () => {
+  it('gives the references alone when the machine was not read', () => {
     const bare = { processes: new Map<string, number>(), machine: undefined };
-    const rows = cpuReferenceRows(bare, bare, 100, { before: 180, after: 180 });
+    const at = { oneThread: 180, allCores: 200 };
+    const rows = cpuReferenceRows(bare, bare, 100, { before: at, after: at });
     expect(rows.map((row) => row.name)).toEqual([
       "CPU reference beside the sustained window (fixed work on a journey's example messages)",
+      'CPU reference on every core at once beside the sustained window',
     ]);
   });
 });

@@ -17,6 +17,7 @@ import { machineCpu, processTreeSeconds } from './cpu.ts';
 import { type PostgresCounters, postgresRows } from './postgres.ts';
 import { CopyWriter, copyJourney, type RawRecord, readJourney } from './postings.ts';
 import { type ProfileSummary, summarizeProfiles } from './profile.ts';
+import type { CpuReference } from './reference.ts';
 import type { Row } from './report.ts';
 import { servicesEnvironment, servicesEnvironmentRow } from './service-env.ts';
 import { bounded, metricValue, parsePrometheus, round, summarize } from './stats.ts';
@@ -51,10 +52,11 @@ export interface PipelineBenchOptions {
   /** Processes of the infrastructure on this machine (the local stack's), by name, for CPU accounting. */
   readonly infrastructure?: ReadonlyMap<string, number>;
   /**
-   * The machine's speed at the moment in microseconds of a fixed piece of work (`cpuReference`), taken
-   * just before and just after each window of the sustained search; none when undefined.
+   * The machine's speed at the moment in microseconds of a fixed piece of work, on one thread and on every
+   * core at once (`startCpuReferences`), taken just before and just after each window of the sustained
+   * search and the event path; none when undefined.
    */
-  readonly cpuReference?: () => number;
+  readonly cpuReference?: () => Promise<CpuReference>;
   /**
    * Copies of a journey's rp.events.v1 records produced as a backlog for the event path alone, last (0 or
    * undefined: skip).
@@ -585,7 +587,7 @@ async function eventPath(
   journey: readonly RawRecord[],
   copies: number,
   sampleSize: number,
-  cpuReference: (() => number) | undefined,
+  cpuReference: (() => Promise<CpuReference>) | undefined,
 ): Promise<Row[]> {
   const made = Array.from({ length: copies }, () => copyJourney(journey));
   const keys = made.map((copy) => (copy[0] as RawRecord).key.toString());
@@ -606,7 +608,7 @@ async function eventPath(
       await writer.write(made);
       const producedSeconds = (performance.now() - producing) / 1000;
       // Before the readings, so that its own CPU is not the phase's.
-      const reference = cpuReference?.();
+      const reference = await cpuReference?.();
       const services = await servicesCounts(probe.pipeline);
       const bankBefore = await probe.bank.stats();
       const before = {
@@ -649,7 +651,7 @@ async function eventPath(
     services: await servicesCounts(probe.pipeline),
     cpu: await probe.cpu(infrastructure),
   };
-  const referenceAfter = cpuReference?.();
+  const referenceAfter = await cpuReference?.();
   const postgresAfter = await probe.postgres();
   const stats = await probe.bank.stats();
   const examined = await examine(
@@ -1144,7 +1146,7 @@ export interface SteadyWindow {
   /** PostgreSQL's counters just before the window's other readings and 11 s after them, when the run uses the local stack's. */
   readonly postgres: { before: PostgresCounters | undefined; after: PostgresCounters | undefined };
   /** The CPU reference just before the window and just after its last journey (µs). */
-  readonly reference?: { readonly before: number; readonly after: number };
+  readonly reference?: { readonly before: CpuReference; readonly after: CpuReference };
   readonly examined: Awaited<ReturnType<typeof examine>>;
   readonly resends: number;
   /** The bank's reports of the window, and the attempts they took (a 503 from the ingress is resent). */
@@ -1168,7 +1170,7 @@ async function offerSteady(
   await probe.bank.reset();
   const postgresBefore = await probe.postgres();
   // Before the readings, so that its own CPU is not the window's.
-  const referenceBefore = options.cpuReference?.();
+  const referenceBefore = await options.cpuReference?.();
   const before = {
     completed: await probe.completed(),
     mongo: await probe.mongoCommands(),
@@ -1201,7 +1203,7 @@ async function offerSteady(
     http: await probe.httpAtBank(),
     cpu: await probe.cpu(infrastructure),
   };
-  const referenceAfter = options.cpuReference?.();
+  const referenceAfter = await options.cpuReference?.();
   const postgresAfter = await probe.postgres();
   const stats = await probe.bank.stats();
   const examined = await examine(probe, sent, options.sample);
@@ -1577,40 +1579,64 @@ export function idleCpuRows(before: CpuReading, after: CpuReading, seconds: numb
 }
 
 /**
- * The machine's speed beside a phase (the CPU reference just before it and just after its end), and the
- * machine's CPU a debit (or a posting: `per`) in units of that reference: the figure to compare across
- * runs (of the sustained window, at one rate: a debit's share of what is batched depends on the rate),
- * since the reference slows with the machine and none of the engine's code is in it.
+ * The machine's speed beside a phase (the CPU reference just before it and just after its end, on one
+ * thread and on every core at once), and the machine's CPU a debit (or a posting: `per`) in units of each:
+ * the figures to compare across runs (of the sustained window, at one rate: a debit's share of what is
+ * batched depends on the rate), since the reference slows with the machine and none of the engine's code
+ * is in it. The one-thread reading is a core's speed alone; the all-cores reading is the machine's as
+ * the pipeline's processes use it together, and also counts what the cores take from each other.
  */
 export function cpuReferenceRows(
   before: CpuReading,
   after: CpuReading,
   completed: number,
-  reference: { readonly before: number; readonly after: number },
+  reference: { readonly before: CpuReference; readonly after: CpuReference },
   per: CpuPer = perDebit,
 ): Row[] {
-  const mean = (reference.before + reference.after) / 2;
   const window = per.noun === 'debit';
+  const beside = window ? 'the sustained window' : 'the phase';
+  const start = window ? 'the window' : 'the phase';
+  const end = window ? 'journey' : per.noun;
+  const readings = (which: keyof CpuReference) => {
+    const at = { before: reference.before[which], after: reference.after[which] };
+    return {
+      mean: (at.before + at.after) / 2,
+      detail: `${round(at.before, 1)} µs just before ${start}, ${round(at.after, 1)} µs just after its last ${end}`,
+    };
+  };
+  const one = readings('oneThread');
+  const all = readings('allCores');
   const rows: Row[] = [
     {
       group: 'pipeline',
-      name: `${per.prefix ?? ''}CPU reference beside ${window ? 'the sustained window' : 'the phase'} (fixed work on a journey's example messages)`,
-      value: round(mean, 1),
+      name: `${per.prefix ?? ''}CPU reference beside ${beside} (fixed work on a journey's example messages)`,
+      value: round(one.mean, 1),
       unit: 'µs',
-      detail: `${round(reference.before, 1)} µs just before ${window ? 'the window' : 'the phase'}, ${round(reference.after, 1)} µs just after its last ${window ? 'journey' : per.noun}; one thread, no I/O: the machine's speed at the time`,
+      detail: `${one.detail}; one thread, no I/O: a core's speed at the time`,
+    },
+    {
+      group: 'pipeline',
+      name: `${per.prefix ?? ''}CPU reference on every core at once beside ${beside}`,
+      value: round(all.mean, 1),
+      unit: 'µs',
+      detail: `${all.detail}; the same work on a thread a core, started together, the median round: the whole machine's speed at the time, ${round(all.mean / one.mean, 2)} times the one-thread reading`,
     },
   ];
   const { machine } = cpuBetween(before, after);
-  if (machine && mean > 0) {
+  if (machine && one.mean > 0 && all.mean > 0) {
     const perItemUs = (1_000_000 * machine.busy) / completed;
     const figure = (us: number) => (per.unit === 'ms' ? `${round(us / 1000, 1)} ms` : `${round(us, 0)} µs`);
-    rows.push({
+    const inUnits = (name: string, mean: number, label: string): Row => ({
       group: 'pipeline',
-      name: `${per.prefix ?? ''}machine CPU per ${per.noun} in CPU references`,
+      name: `${per.prefix ?? ''}machine CPU per ${per.noun} in ${name}`,
       value: round(perItemUs / mean, per.unit === 'ms' ? 0 : 2),
       unit: 'references',
-      detail: `${figure(perItemUs)} a ${per.noun} over the ${round(mean, 1)} µs reference: the CPU a ${per.noun} costs with the machine's speed taken out`,
+      detail: `${figure(perItemUs)} a ${per.noun} over the ${round(mean, 1)} µs ${label}: the CPU a ${per.noun} costs with the machine's speed taken out`,
     });
+    rows.push(
+      inUnits('CPU references', one.mean, 'reference'),
+      inUnits('all-core CPU references', all.mean, 'all-core reference'),
+    );
   }
   return rows;
 }
