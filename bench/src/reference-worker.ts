@@ -1,4 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
+import type { RoundRequest } from './reference.ts';
 import { referencePass, referenceWarmUp } from './reference-pass.ts';
 
 /** A thread of the all-cores CPU reference (`startCpuReferences`). */
@@ -10,7 +11,7 @@ const pass = referencePass(texts);
 for (let warm = 0; warm < referenceWarmUp; warm += 1) pass();
 port.postMessage(0);
 
-port.on('message', ({ passes, threads }: { passes: number; threads: number }) => {
+port.on('message', ({ passes, threads }: RoundRequest) => {
   // The gate: every thread of the round starts once the last has arrived.
   let seen = Atomics.add(arrived, 0, 1) + 1;
   if (seen >= threads) Atomics.notify(arrived, 0);

@@ -38,6 +38,12 @@ describe('the CPU reference on every core at once', () => {
     await expect(startCpuReferences('/nonexistent', 2)).rejects.toThrow(/ENOENT/);
   });
 
+  it('fails a reading whose threads have ended, rather than waiting for them', async () => {
+    const references = await startCpuReferences(root, 2);
+    await references.close();
+    await expect(references.read(20, 1)).rejects.toThrow(/thread ended/);
+  });
+
   it('refuses fewer than one thread, which would read nothing', async () => {
     await expect(startCpuReferences(root, 0)).rejects.toThrow(/at least one thread/);
   });

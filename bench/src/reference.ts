@@ -13,7 +13,11 @@ import { referencePass, referenceWarmUp } from './reference-pass.ts';
  * codec got faster).
  */
 export function cpuReference(root: string): (passes?: number, rounds?: number) => number {
-  const pass = referencePass(exampleTexts(root));
+  return oneThreadReference(exampleTexts(root));
+}
+
+function oneThreadReference(texts: readonly string[]): (passes?: number, rounds?: number) => number {
+  const pass = referencePass(texts);
   for (let warm = 0; warm < referenceWarmUp; warm += 1) pass();
   return (passes = 500, rounds = 5) => microseconds(pass, passes, rounds);
 }
@@ -38,7 +42,7 @@ export interface CpuReferences {
 }
 
 /** What a reference thread is told: time `passes` passes once all `threads` have arrived at the gate. */
-interface RoundRequest {
+export interface RoundRequest {
   readonly passes: number;
   readonly threads: number;
 }
@@ -58,7 +62,7 @@ export async function startCpuReferences(
     throw new RangeError(`the CPU reference needs at least one thread a core, not ${threads}`);
   }
   const texts = exampleTexts(root);
-  const oneThread = cpuReference(root);
+  const oneThread = oneThreadReference(texts);
   const gate = new Int32Array(new SharedArrayBuffer(4));
   const workers = Array.from(
     { length: threads },
@@ -67,18 +71,36 @@ export async function startCpuReferences(
         workerData: { texts, gate: gate.buffer },
       }),
   );
+  // A thread that has ended takes no more messages and ends no more: a reading asks it nothing.
+  const ended = new Set<Worker>();
+  for (const worker of workers) worker.once('exit', () => ended.add(worker));
   const reply = (worker: Worker) =>
     new Promise<number>((resolve, reject) => {
-      const onMessage = (value: number) => {
+      if (ended.has(worker)) {
+        reject(new Error('a CPU reference thread ended before the reading'));
+        return;
+      }
+      const settle = () => {
+        worker.off('message', onMessage);
         worker.off('error', onError);
+        worker.off('exit', onExit);
+      };
+      const onMessage = (value: number) => {
+        settle();
         resolve(value);
       };
       const onError = (error: Error) => {
-        worker.off('message', onMessage);
+        settle();
         reject(error);
+      };
+      // A thread that ends without an error (terminated, or its code exited) would leave the reading waiting.
+      const onExit = (code: number) => {
+        settle();
+        reject(new Error(`a CPU reference thread ended (exit code ${code}) before it answered`));
       };
       worker.once('message', onMessage);
       worker.once('error', onError);
+      worker.once('exit', onExit);
     });
   try {
     // Each thread says it is warm: its first message.
