@@ -22,12 +22,12 @@ describe('the CPU reference on every core at once', () => {
     const references = await startCpuReferences(root, 2);
     try {
       expect(references.threads).toBe(2);
-      const first = await references.read(20, 3);
+      const first = await references.read({ passes: 20, rounds: 2, allCoresRounds: 3 });
       expect(first.oneThread).toBeGreaterThan(0);
       expect(first.allCores).toBeGreaterThan(0);
       expect(Number.isFinite(first.allCores)).toBe(true);
       // The threads stay for the next reading: a window's reference is read before it and after it.
-      const second = await references.read(20, 3);
+      const second = await references.read({ passes: 20, rounds: 2, allCoresRounds: 3 });
       expect(second.allCores).toBeGreaterThan(0);
     } finally {
       await references.close();
@@ -41,7 +41,9 @@ describe('the CPU reference on every core at once', () => {
   it('fails a reading whose threads have ended, rather than waiting for them', async () => {
     const references = await startCpuReferences(root, 2);
     await references.close();
-    await expect(references.read(20, 1)).rejects.toThrow(/thread ended/);
+    await expect(references.read({ passes: 20, rounds: 1, allCoresRounds: 1 })).rejects.toThrow(
+      /thread ended/,
+    );
   });
 
   it('refuses fewer than one thread, which would read nothing', async () => {

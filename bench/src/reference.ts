@@ -37,7 +37,11 @@ export interface CpuReference {
 /** Reads the CPU reference both ways; `close` ends its threads. */
 export interface CpuReferences {
   readonly threads: number;
-  read(passes?: number, rounds?: number): Promise<CpuReference>;
+  /**
+   * Both readings: `passes` passes a round (default 500), the one-thread reading the best of `rounds`
+   * (default 5), the all-cores one the median of `allCoresRounds` (default 9).
+   */
+  read(options?: { passes?: number; rounds?: number; allCoresRounds?: number }): Promise<CpuReference>;
   close(): Promise<void>;
 }
 
@@ -112,12 +116,12 @@ export async function startCpuReferences(
   for (const worker of workers) worker.unref();
   return {
     threads,
-    async read(passes = 500, rounds = 5) {
+    async read({ passes = 500, rounds = 5, allCoresRounds = 9 } = {}) {
       const one = oneThread(passes, rounds);
       const figures: number[] = [];
       for (const worker of workers) worker.ref();
       try {
-        for (let round = 0; round < rounds; round += 1) {
+        for (let round = 0; round < allCoresRounds; round += 1) {
           Atomics.store(gate, 0, 0);
           const replies = workers.map(reply);
           const request: RoundRequest = { passes, threads };
