@@ -7,14 +7,16 @@ import type {
   TransactionState,
 } from './generated/types.ts';
 
-/** The engine's services. */
-export type EngineService =
-  | 'ingress'
-  | 'validator'
-  | 'scheduler'
-  | 'dispatcher'
-  | 'tracker'
-  | 'event-publisher';
+/** The engine's services, in the order a journey reaches them (the console shows them so). */
+export const engineServices = [
+  'ingress',
+  'validator',
+  'scheduler',
+  'dispatcher',
+  'tracker',
+  'event-publisher',
+] as const;
+export type EngineService = (typeof engineServices)[number];
 
 /**
  * The services that change a transaction's state (they emit TransactionStateChanged). The tracker only

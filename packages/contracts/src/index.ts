@@ -22,6 +22,7 @@ export {
   type EventClass,
   type EventClassInfo,
   type EventTypeInfo,
+  engineServices,
   eventClasses,
   isFinalState,
   type KnownEventType,

@@ -1,12 +1,9 @@
-/** The services the console reads from, by the name it shows them under. */
-export const consoleTargets = [
-  'ingress',
-  'validator',
-  'scheduler',
-  'dispatcher',
-  'tracker',
-  'event-publisher',
-] as const;
+import { engineServices } from '@rp/contracts';
+/**
+ * The services the console reads from, by the name it shows them under: every engine service, so that
+ * the console and its document in the operators' OpenAPI (which names them from the same list) agree.
+ */
+export const consoleTargets = engineServices;
 export type Target = (typeof consoleTargets)[number];
 
 /** A call that failed. */

@@ -1,3 +1,4 @@
+import { engineServices } from '../../event-types.ts';
 import {
   type AdminOperation,
   type AdminServiceDoc,
@@ -24,7 +25,7 @@ const nullable = (schema: Json): Json => ({ oneOf: [schema, { type: 'null' }] })
 const rate: Json = { oneOf: [{ type: 'number', minimum: 0 }, { type: 'null' }] };
 const target: Json = {
   type: 'string',
-  enum: ['ingress', 'validator', 'scheduler', 'dispatcher', 'tracker', 'event-publisher'],
+  enum: [...engineServices],
 };
 const object = (required: string[], properties: Json, description?: string): Json => ({
   type: 'object',
