@@ -39,11 +39,38 @@ describe('sustained-window CPU rows', () => {
 });
 
 describe('the CPU stolen by the hypervisor', () => {
-  it('is said beside the busy core-seconds when there was any', () => {
+  it('is said beside the busy core-seconds when there was any, and left out of the CPU a debit', () => {
     const rows = cpuRows(reading(10, 50, 3, 100, 1_000, 2), reading(14, 56, 4, 120, 1_040, 5.5), 100);
+    // 20 busy core-seconds, 3.5 of them stolen: 16.5 of the machine's own over 100 debits.
     expect(rows[0]?.detail).toBe(
-      '20 of 40 core-seconds (3.5 of them stolen: the hypervisor ran another guest on a core this machine wanted); 200 ms per debit',
+      '20 of 40 core-seconds (3.5 of them stolen: the hypervisor ran another guest on a core this machine wanted); 165 ms per debit, the stolen seconds left out',
     );
+    expect(rows.slice(1).map((row) => [row.name, row.value, row.detail])).toEqual([
+      ['CPU per debit: kafka', 60, "36% of the machine's busy time"],
+      ['CPU per debit: tracker', 40, "24% of the machine's busy time"],
+      ['CPU per debit: bench (load generator)', 10, "6% of the machine's busy time"],
+    ]);
+  });
+
+  it('is left out of the CPU a debit in references', () => {
+    const at = { oneThread: 165, allCores: 330 };
+    const rows = cpuReferenceRows(
+      reading(10, 50, 3, 100, 1_000, 2),
+      reading(14, 56, 4, 120, 1_040, 5.5),
+      100,
+      { before: at, after: at },
+    );
+    // 165 ms a debit of the machine's own CPU: a thousand references of 165 µs, five hundred of 330.
+    expect(rows.slice(2).map((row) => [row.value, row.detail])).toEqual([
+      [
+        1_000,
+        "165 ms a debit over the 165 µs reference: the CPU a debit costs with the machine's speed taken out",
+      ],
+      [
+        500,
+        "165 ms a debit over the 330 µs all-core reference: the CPU a debit costs with the machine's speed taken out",
+      ],
+    ]);
   });
 });
 

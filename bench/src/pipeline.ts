@@ -1412,6 +1412,15 @@ export function profileRows(profiles: ReadonlyMap<string, ProfileSummary>): Row[
 
 type CpuReading = Awaited<ReturnType<Probe['cpu']>>;
 
+/**
+ * The busy seconds the machine's own processes ran: a second stolen by the hypervisor is busy (a core
+ * this machine wanted was not to be had) but no work of a debit's, so what a debit or a posting costs is
+ * counted in these. Without steal the two are the same.
+ */
+function ownCpu<T extends { readonly busy: number; readonly steal: number }>(machine: T) {
+  return { ...machine, own: Math.max(0, machine.busy - machine.steal) };
+}
+
 /** The busy seconds the hypervisor gave another guest, said when there were any to speak of. */
 function stolen(machine: { readonly steal: number }): string {
   return machine.steal < 0.05
@@ -1421,16 +1430,17 @@ function stolen(machine: { readonly steal: number }): string {
 
 /**
  * What the CPU did between two readings: the machine's busy and total core-seconds (when /proc tells),
- * and each process's seconds, most first (a process the first reading did not see left out).
+ * of the busy ones those stolen and those its own (the rest: what its processes ran), and each process's
+ * seconds, most first (a process the first reading did not see left out).
  */
 function cpuBetween(before: CpuReading, after: CpuReading) {
   const machine =
     before.machine && after.machine
-      ? {
+      ? ownCpu({
           busy: after.machine.busySeconds - before.machine.busySeconds,
           total: after.machine.totalSeconds - before.machine.totalSeconds,
           steal: after.machine.stealSeconds - before.machine.stealSeconds,
-        }
+        })
       : undefined;
   const processes = [...after.processes]
     .filter(([name]) => before.processes.has(name))
@@ -1584,7 +1594,8 @@ export function idleCpuRows(before: CpuReading, after: CpuReading, seconds: numb
  * the figures to compare across runs (of the sustained window, at one rate: a debit's share of what is
  * batched depends on the rate), since the reference slows with the machine and none of the engine's code
  * is in it. The one-thread reading is a core's speed alone; the all-cores reading is the machine's as
- * the pipeline's processes use it together, and also counts what the cores take from each other.
+ * the pipeline's processes use it together, and also counts what the cores take from each other. The
+ * machine's CPU is its own busy time, the seconds stolen by the hypervisor left out.
  */
 export function cpuReferenceRows(
   before: CpuReading,
@@ -1624,7 +1635,7 @@ export function cpuReferenceRows(
   ];
   const { machine } = cpuBetween(before, after);
   if (machine && one.mean > 0 && all.mean > 0) {
-    const perItemUs = (1_000_000 * machine.busy) / completed;
+    const perItemUs = (1_000_000 * machine.own) / completed;
     const figure = (us: number) => (per.unit === 'ms' ? `${round(us / 1000, 1)} ms` : `${round(us, 0)} µs`);
     const inUnits = (name: string, mean: number, label: string): Row => ({
       group: 'pipeline',
@@ -1658,7 +1669,8 @@ const perDebit: CpuPer = { busy: 'machine CPU busy at the sustained rate', noun:
 /**
  * The CPU of a phase: how busy the machine was, and each process's CPU time per completed debit (or
  * whatever `per` counts), most first, with its share of the machine's busy time. What the phase's rate
- * is bound by when the machine is near saturation.
+ * is bound by when the machine is near saturation. The machine's CPU a debit, and the shares, are of its
+ * own busy time: the seconds the hypervisor stole are said, and left out.
  */
 export function cpuRows(
   before: CpuReading,
@@ -1675,7 +1687,7 @@ export function cpuRows(
       name: per.busy,
       value: round((100 * machine.busy) / machine.total, 0),
       unit: '% of all cores',
-      detail: `${round(machine.busy, 0)} of ${round(machine.total, 0)} core-seconds${stolen(machine)}; ${round((scale * machine.busy) / completed, 0)} ${per.unit} per ${per.noun}`,
+      detail: `${round(machine.busy, 0)} of ${round(machine.total, 0)} core-seconds${stolen(machine)}; ${round((scale * machine.own) / completed, 0)} ${per.unit} per ${per.noun}${machine.steal < 0.05 ? '' : ', the stolen seconds left out'}`,
     });
   }
   for (const [name, seconds] of processes) {
@@ -1685,9 +1697,7 @@ export function cpuRows(
       value: round((scale * seconds) / completed, 1),
       unit: per.unit,
       detail:
-        machine === undefined
-          ? ''
-          : `${round((100 * seconds) / machine.busy, 0)}% of the machine's busy time`,
+        machine === undefined ? '' : `${round((100 * seconds) / machine.own, 0)}% of the machine's busy time`,
     });
   }
   return rows;
