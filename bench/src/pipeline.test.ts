@@ -53,15 +53,16 @@ describe('the CPU stolen by the hypervisor', () => {
   });
 
   it('is left out of the CPU a debit in references', () => {
-    const at = { oneThread: 165, allCores: 330 };
+    const at = { oneThread: 165, allCores: 330, oneThreadCpu: 150 };
     const rows = cpuReferenceRows(
       reading(10, 50, 3, 100, 1_000, 2),
       reading(14, 56, 4, 120, 1_040, 5.5),
       100,
       { before: at, after: at },
     );
-    // 165 ms a debit of the machine's own CPU: a thousand references of 165 µs, five hundred of 330.
-    expect(rows.slice(2).map((row) => [row.value, row.detail])).toEqual([
+    // 165 ms a debit of the machine's own CPU: a thousand references of 165 µs, five hundred of 330,
+    // eleven hundred of 150 in CPU time.
+    expect(rows.slice(3).map((row) => [row.value, row.detail])).toEqual([
       [
         1_000,
         "165 ms a debit over the 165 µs reference: the CPU a debit costs with the machine's speed taken out",
@@ -69,6 +70,10 @@ describe('the CPU stolen by the hypervisor', () => {
       [
         500,
         "165 ms a debit over the 330 µs all-core reference: the CPU a debit costs with the machine's speed taken out",
+      ],
+      [
+        1_100,
+        "165 ms a debit over the 150 µs CPU-time reference: the CPU a debit costs with the machine's speed taken out",
       ],
     ]);
   });
@@ -207,22 +212,26 @@ describe('mongodb write statements per debit', () => {
 });
 
 describe('the CPU reference beside the sustained window', () => {
-  it("gives the reference's means, both ways, and the machine's CPU a debit in units of each", () => {
+  it("gives the reference's means, each way, and the machine's CPU a debit in units of each", () => {
     const rows = cpuReferenceRows(reading(10, 50, 3, 100, 1_000), reading(14, 56, 4, 120, 1_040), 100, {
-      before: { oneThread: 150, allCores: 240 },
-      after: { oneThread: 250, allCores: 260 },
+      before: { oneThread: 150, allCores: 240, oneThreadCpu: 100 },
+      after: { oneThread: 250, allCores: 260, oneThreadCpu: 150 },
     });
     expect(rows.map((row) => [row.name, row.value, row.unit])).toEqual([
       ["CPU reference beside the sustained window (fixed work on a journey's example messages)", 200, 'µs'],
       ['CPU reference on every core at once beside the sustained window', 250, 'µs'],
+      ["CPU reference in its thread's CPU time beside the sustained window", 125, 'µs'],
       // 20 busy core-seconds over 100 debits: 200 ms a debit, a thousand references of 200 µs.
       ['machine CPU per debit in CPU references', 1_000, 'references'],
-      // ... and 800 of the all-core reference's 250 µs.
+      // ... 800 of the all-core reference's 250 µs, and 1,600 of the CPU-time reference's 125.
       ['machine CPU per debit in all-core CPU references', 800, 'references'],
+      ['machine CPU per debit in CPU-time references', 1_600, 'references'],
     ]);
     expect(rows[0]?.detail).toContain('150 µs just before the window, 250 µs just after its last journey');
     expect(rows[1]?.detail).toContain('240 µs just before the window, 260 µs just after its last journey');
     expect(rows[1]?.detail).toContain('1.25 times the one-thread reading');
+    expect(rows[2]?.detail).toContain('100 µs just before the window, 150 µs just after its last journey');
+    expect(rows[2]?.detail).toContain('0.63 times the one-thread reading');
   });
 
   it('gives the event path its CPU a posting in references, beside its own phase', () => {
@@ -236,7 +245,10 @@ describe('the CPU reference beside the sustained window', () => {
       reading(10, 50, 3, 100, 1_000),
       reading(14, 56, 4, 120, 1_040),
       20_000,
-      { before: { oneThread: 190, allCores: 380 }, after: { oneThread: 210, allCores: 420 } },
+      {
+        before: { oneThread: 190, allCores: 380, oneThreadCpu: 160 },
+        after: { oneThread: 210, allCores: 420, oneThreadCpu: 240 },
+      },
       per,
     );
     expect(rows.map((row) => [row.name, row.value, row.unit])).toEqual([
@@ -246,26 +258,30 @@ describe('the CPU reference beside the sustained window', () => {
         'µs',
       ],
       ['event path alone: CPU reference on every core at once beside the phase', 400, 'µs'],
+      ["event path alone: CPU reference in its thread's CPU time beside the phase", 200, 'µs'],
       // 20 busy core-seconds over 20,000 postings: 1,000 µs a posting, five references of 200 µs.
       ['event path alone: machine CPU per posting in CPU references', 5, 'references'],
       ['event path alone: machine CPU per posting in all-core CPU references', 2.5, 'references'],
+      ['event path alone: machine CPU per posting in CPU-time references', 5, 'references'],
     ]);
     expect(rows[0]?.detail).toContain('190 µs just before the phase, 210 µs just after its last posting');
-    expect(rows[2]?.detail).toBe(
+    expect(rows[2]?.detail).toContain('160 µs just before the phase, 240 µs just after its last posting');
+    expect(rows[3]?.detail).toBe(
       "1000 µs a posting over the 200 µs reference: the CPU a posting costs with the machine's speed taken out",
     );
-    expect(rows[3]?.detail).toBe(
+    expect(rows[4]?.detail).toBe(
       "1000 µs a posting over the 400 µs all-core reference: the CPU a posting costs with the machine's speed taken out",
     );
   });
 
   it('gives the references alone when the machine was not read', () => {
     const bare = { processes: new Map<string, number>(), machine: undefined };
-    const at = { oneThread: 180, allCores: 200 };
+    const at = { oneThread: 180, allCores: 200, oneThreadCpu: 170 };
     const rows = cpuReferenceRows(bare, bare, 100, { before: at, after: at });
     expect(rows.map((row) => row.name)).toEqual([
       "CPU reference beside the sustained window (fixed work on a journey's example messages)",
       'CPU reference on every core at once beside the sustained window',
+      "CPU reference in its thread's CPU time beside the sustained window",
     ]);
   });
 });

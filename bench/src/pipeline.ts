@@ -52,9 +52,9 @@ export interface PipelineBenchOptions {
   /** Processes of the infrastructure on this machine (the local stack's), by name, for CPU accounting. */
   readonly infrastructure?: ReadonlyMap<string, number>;
   /**
-   * The machine's speed at the moment in microseconds of a fixed piece of work, on one thread and on every
-   * core at once (`startCpuReferences`), taken just before and just after each window of the sustained
-   * search and the event path; none when undefined.
+   * The machine's speed at the moment in microseconds of a fixed piece of work, on one thread (by the
+   * clock and in its own CPU time) and on every core at once (`startCpuReferences`), taken just before and
+   * just after each window of the sustained search and the event path; none when undefined.
    */
   readonly cpuReference?: () => Promise<CpuReference>;
   /**
@@ -1590,12 +1590,13 @@ export function idleCpuRows(before: CpuReading, after: CpuReading, seconds: numb
 
 /**
  * The machine's speed beside a phase (the CPU reference just before it and just after its end, on one
- * thread and on every core at once), and the machine's CPU a debit (or a posting: `per`) in units of each:
- * the figures to compare across runs (of the sustained window, at one rate: a debit's share of what is
- * batched depends on the rate), since the reference slows with the machine and none of the engine's code
- * is in it. The one-thread reading is a core's speed alone; the all-cores reading is the machine's as
- * the pipeline's processes use it together, and also counts what the cores take from each other. The
- * machine's CPU is its own busy time, the seconds stolen by the hypervisor left out.
+ * thread, on every core at once, and on one thread in its own CPU time), and the machine's CPU a debit (or
+ * a posting: `per`) in units of each: the figures to compare across runs (of the sustained window, at one
+ * rate: a debit's share of what is batched depends on the rate), since the reference slows with the
+ * machine and none of the engine's code is in it. The one-thread reading is a core's speed alone; the
+ * all-cores reading is the machine's as the pipeline's processes use it together, and also counts what
+ * the cores take from each other; the CPU-time reading is a core's speed while it runs, waits and stolen
+ * time left out. The machine's CPU is its own busy time, the seconds stolen by the hypervisor left out.
  */
 export function cpuReferenceRows(
   before: CpuReading,
@@ -1617,6 +1618,7 @@ export function cpuReferenceRows(
   };
   const one = readings('oneThread');
   const all = readings('allCores');
+  const own = readings('oneThreadCpu');
   const rows: Row[] = [
     {
       group: 'pipeline',
@@ -1632,9 +1634,16 @@ export function cpuReferenceRows(
       unit: 'µs',
       detail: `${all.detail}; the same work on a thread a core, started together, the median round: the whole machine's speed at the time, ${round(all.mean / one.mean, 2)} times the one-thread reading`,
     },
+    {
+      group: 'pipeline',
+      name: `${per.prefix ?? ''}CPU reference in its thread's CPU time beside ${beside}`,
+      value: round(own.mean, 1),
+      unit: 'µs',
+      detail: `${own.detail}; the one-thread reading's rounds, all of them, in the thread's own CPU time: a core's speed while it runs, its waits for a core and the time stolen from it left out, ${round(own.mean / one.mean, 2)} times the one-thread reading`,
+    },
   ];
   const { machine } = cpuBetween(before, after);
-  if (machine && one.mean > 0 && all.mean > 0) {
+  if (machine && one.mean > 0 && all.mean > 0 && own.mean > 0) {
     const perItemUs = (1_000_000 * machine.own) / completed;
     const figure = (us: number) => (per.unit === 'ms' ? `${round(us / 1000, 1)} ms` : `${round(us, 0)} µs`);
     const inUnits = (name: string, mean: number, label: string): Row => ({
@@ -1647,6 +1656,7 @@ export function cpuReferenceRows(
     rows.push(
       inUnits('CPU references', one.mean, 'reference'),
       inUnits('all-core CPU references', all.mean, 'all-core reference'),
+      inUnits('CPU-time references', own.mean, 'CPU-time reference'),
     );
   }
   return rows;

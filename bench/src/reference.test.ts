@@ -24,6 +24,9 @@ describe('the CPU reference on every core at once', () => {
       expect(references.threads).toBe(2);
       const first = await references.read({ passes: 20, rounds: 2, allCoresRounds: 3 });
       expect(first.oneThread).toBeGreaterThan(0);
+      // Every round, in the thread's own CPU time.
+      expect(first.oneThreadCpu).toBeGreaterThan(0);
+      expect(Number.isFinite(first.oneThreadCpu)).toBe(true);
       expect(first.allCores).toBeGreaterThan(0);
       expect(Number.isFinite(first.allCores)).toBe(true);
       // The threads stay for the next reading: a window's reference is read before it and after it.
