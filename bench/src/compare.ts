@@ -107,8 +107,9 @@ interface Column {
   readonly ofTheHour?: boolean;
 }
 
-const inUnits = (cpu: number | undefined, reference: number | undefined, scale: number) =>
-  cpu === undefined || reference === undefined || reference <= 0 ? undefined : (cpu * scale) / reference;
+/** A posting's CPU (µs) in units of a reading of the reference (µs a pass). */
+const inUnits = (cpu: number | undefined, reference: number | undefined) =>
+  cpu === undefined || reference === undefined || reference <= 0 ? undefined : cpu / reference;
 
 const columns: readonly Column[] = [
   {
@@ -130,11 +131,11 @@ const columns: readonly Column[] = [
   { title: 'ms/debit', read: (run) => run.window.cpu, digits: 1 },
   { title: 'postings/s', read: (run) => run.eventPath.rate, digits: 0 },
   { title: 'µs/posting', read: (run) => run.eventPath.cpu, digits: 0 },
-  { title: 'refs', read: (run) => inUnits(run.eventPath.cpu, run.eventPath.oneThread, 1), digits: 2 },
-  { title: 'all-core refs', read: (run) => inUnits(run.eventPath.cpu, run.eventPath.allCores, 1), digits: 2 },
+  { title: 'refs', read: (run) => inUnits(run.eventPath.cpu, run.eventPath.oneThread), digits: 2 },
+  { title: 'all-core refs', read: (run) => inUnits(run.eventPath.cpu, run.eventPath.allCores), digits: 2 },
   {
     title: 'CPU-time refs',
-    read: (run) => inUnits(run.eventPath.cpu, run.eventPath.oneThreadCpu, 1),
+    read: (run) => inUnits(run.eventPath.cpu, run.eventPath.oneThreadCpu),
     digits: 2,
   },
 ];
