@@ -26,7 +26,7 @@ let timerWarningQuiet = false;
  * warning is harmless and would clutter the output of every program that starts the stack (the CLI, the
  * test setup, the benchmarks); every other warning still prints.
  */
-function quietKafkaJsTimerWarning(): void {
+export function quietKafkaJsTimerWarning(): void {
   if (timerWarningQuiet) return;
   timerWarningQuiet = true;
   const printWarning = process.listeners('warning');

@@ -14,6 +14,7 @@ export {
 export { parseStackEnv, renderStackEnv, type StackEndpoints } from './env-file.ts';
 export { StackError, type StackErrorCode } from './errors.ts';
 export { lastLines, tailFile } from './process.ts';
+export { type Dropped, dropOwned, type PruneTarget } from './prune.ts';
 export {
   type ComponentReport,
   type ComponentState,
@@ -24,6 +25,7 @@ export {
   type StackUpResult,
   type StopReport,
   stackDown,
+  stackReset,
   stackStatus,
   stackUp,
 } from './stack.ts';

@@ -3,12 +3,13 @@ import { type ComponentName, componentLogFile, componentNames, resolveStackConfi
 import { StackError } from './errors.ts';
 import { tailFile } from './process.ts';
 import { formatTable, megabytes } from './report.ts';
-import { stackDown, stackStatus, stackUp } from './stack.ts';
+import { stackDown, stackReset, stackStatus, stackUp } from './stack.ts';
 
 export const stackUsage = `local stack: Kafka 3.9.1, Apicurio Registry 3.3.3, FerretDB 1.24.2 on PostgreSQL 15
 
   up                 start what is not running (downloads and builds once, into the shared cache)
   down               stop everything and remove the env file
+  reset              stop everything and delete its data (every topic, database and schema)
   status             each component's state; exits 1 unless all answer
   logs [component]   the last lines of the logs (${componentNames.join(', ')})
   env                print the env file (KAFKA_BROKERS, SCHEMA_REGISTRY_URL, MONGODB_URI, ...)
@@ -34,6 +35,11 @@ export async function stackCli(argv: readonly string[]): Promise<number> {
       case 'down': {
         await stackDown();
         process.stdout.write('stack is down\n');
+        return 0;
+      }
+      case 'reset': {
+        await stackReset();
+        process.stdout.write('stack is down and its data deleted\n');
         return 0;
       }
       case 'status': {

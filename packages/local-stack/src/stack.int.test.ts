@@ -419,4 +419,18 @@ describe('local stack', () => {
     },
     minutes(2),
   );
+
+  it(
+    'deletes the data on reset and keeps the logs',
+    async () => {
+      const data = join(stackDir, 'data');
+      expect(readdirSync(join(data, 'kafka')).length).toBeGreaterThan(0);
+      const reset = await runCli(['reset']);
+      expect(reset.code, reset.output).toBe(0);
+      expect(reset.output).toContain('stack is down and its data deleted');
+      expect(existsSync(data)).toBe(false);
+      expect(readdirSync(join(stackDir, 'logs')).length).toBeGreaterThan(0);
+    },
+    minutes(2),
+  );
 });

@@ -308,6 +308,23 @@ export interface StopReport {
 
 /** Stops every component, dependents first, and removes the env file. */
 export async function stackDown(options: StackOptions = {}): Promise<StopReport[]> {
+  return downLocked(options, () => undefined);
+}
+
+/**
+ * Stops everything, as `stackDown` does, and deletes the stack's data: every topic, database and schema,
+ * so that the next `up` starts on empty ones (and Kafka has no partitions to load). Logs are kept.
+ */
+export async function stackReset(options: StackOptions = {}): Promise<StopReport[]> {
+  const config = resolveStackConfig(options);
+  return downLocked(options, () => {
+    rmSync(config.dataDir, { recursive: true, force: true });
+    (options.log ?? defaultLog)(`data: deleted ${config.dataDir}`);
+  });
+}
+
+/** Stops every component, then runs `after`, both under the stack's lock. */
+async function downLocked(options: StackOptions, after: () => void): Promise<StopReport[]> {
   const config = resolveStackConfig(options);
   const log = options.log ?? defaultLog;
   mkdirSync(config.stackDir, { recursive: true });
@@ -331,6 +348,7 @@ export async function stackDown(options: StackOptions = {}): Promise<StopReport[
           return reports;
         }),
       );
+      after();
       return chains.flat();
     },
     { timeoutMs: lockWaitMs, onWait: () => log('waiting for a stack start to finish before stopping') },
