@@ -9,6 +9,7 @@ import {
   type PipelineService,
   pipelineServices,
   sampleOnUsDebit,
+  stopAndDrop,
 } from '@rp/launcher';
 import { Kafka, logLevel } from 'kafkajs';
 import { MongoClient } from 'mongodb';
@@ -1112,7 +1113,8 @@ export async function pipelineBench(
     rows.push(settleRow(settled));
   } finally {
     await probe.close();
-    await pipeline.stop();
+    // The run's topics and database go with it: a local broker loads every partition left at its start.
+    await stopAndDrop(pipeline, log);
   }
   if (options.profileDir !== undefined) rows.push(...profileRows(summarizeProfiles(options.profileDir)));
   return rows;

@@ -8,7 +8,6 @@ import {
   sampleOnUsDebit,
 } from '@rp/launcher';
 import { connectStore } from '@rp/store';
-import { MongoClient } from 'mongodb';
 import { collectGarbage, freePort, inspectOption } from './inspector.ts';
 import { perRunningService, serviceMetrics, servicesMemory } from './pipeline.ts';
 import type { Row } from './report.ts';
@@ -202,13 +201,9 @@ export async function queueMemoryBench(
   } finally {
     await pipeline.stop();
     await store.close();
-    // A million debits' documents are gigabytes in the MongoDB stand-in: the run's database goes with it.
-    const client = new MongoClient(options.endpoints.mongodbUri);
-    try {
-      await client.db(pipeline.database).dropDatabase();
-    } finally {
-      await client.close();
-    }
+    // A million debits' documents are gigabytes in the MongoDB stand-in: the run's database and topics
+    // go with it.
+    await pipeline.dropData();
   }
   return rows;
 }

@@ -16,8 +16,9 @@ import {
   sampleCredit,
   sampleOffUsDebit,
   sampleOnUsDebit,
+  stopAndDrop,
 } from '@rp/launcher';
-import { infra } from '@rp/testkit';
+import { infra, uniqueName } from '@rp/testkit';
 import { generateKeyPair, SignJWT } from 'jose';
 import { runningLogDirs } from './failure-report.ts';
 
@@ -314,6 +315,8 @@ export async function startEndToEnd(
 ): Promise<EndToEnd> {
   const endpoints = await infra();
   const pipeline = await launchPipeline({
+    // A name with the test run's mark: what a test that dies before its stop leaves, the run drops.
+    run: uniqueName('pl'),
     ...options,
     root,
     endpoints,
@@ -470,7 +473,7 @@ export async function startEndToEnd(
       await pipeline.start(service);
     },
     async stop() {
-      await pipeline.stop();
+      await stopAndDrop(pipeline);
       runningLogDirs.delete(pipeline.logDir);
     },
   };

@@ -9,12 +9,14 @@ export {
   launchPipeline,
   type OperatorClient,
   operatorTokens,
+  ownedByRun,
   type Pipeline,
   type PipelineEndpoints,
   type PipelineService,
   pipelineServices,
   type ServiceInstance,
   type SimulatedBank,
+  stopAndDrop,
 } from './launch.ts';
 export {
   baobab,

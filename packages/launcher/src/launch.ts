@@ -3,6 +3,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream, existsSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { type Dropped, dropOwned } from '@rp/local-stack';
 import type { Participant } from '@rp/pipeline';
 import { clientCredentialsTokens, type OperatorRole } from '@rp/runtime';
 
@@ -151,6 +152,34 @@ export interface Pipeline {
   startInstance(service: PipelineService, options?: InstanceOptions): Promise<ServiceInstance>;
   /** Stops every service and extra instance (SIGTERM, in reverse start order) and waits for them to end. */
   stop(): Promise<void>;
+  /**
+   * Deletes the run's topics (its namespace's, and the retry and dead-letter topics named after it) and
+   * drops its database: for after `stop()`, by a test or a benchmark done with them. Left behind, every
+   * run's partitions are more for a local broker to load at its next start.
+   */
+  dropData(): Promise<Dropped>;
+}
+
+/**
+ * Stops a pipeline and drops its data (`Pipeline.dropData`). A drop that fails is passed to `warn`, not
+ * thrown: what it leaves costs disk and start time, not the outcome of what ran.
+ */
+export async function stopAndDrop(
+  pipeline: Pipeline | undefined,
+  warn: (line: string) => void = console.warn,
+): Promise<void> {
+  if (pipeline === undefined) return;
+  await pipeline.stop();
+  try {
+    await pipeline.dropData();
+  } catch (error) {
+    warn(`pipeline ${pipeline.run}: its topics and database were not all dropped: ${String(error)}`);
+  }
+}
+
+/** Whether a topic or database is one of the pipeline of this run (namespace) and database's. */
+export function ownedByRun(name: string, run: string, database: string): boolean {
+  return name === database || name.startsWith(`${run}.`) || name.includes(`.${run}.`);
 }
 
 /**
@@ -466,6 +495,7 @@ export async function launchPipeline(options: LaunchOptions): Promise<Pipeline> 
     run,
     logDir,
     database,
+    dropData: () => dropOwned(options.endpoints, (name) => ownedByRun(name, run, database)),
     participants,
     signingSecrets,
     scheme,

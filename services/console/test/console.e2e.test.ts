@@ -10,6 +10,7 @@ import {
   launchPipeline,
   type Pipeline,
   sampleOnUsDebit,
+  stopAndDrop,
 } from '@rp/launcher';
 import { infra } from '@rp/testkit';
 import { type Browser, chromium, type Page } from 'playwright-core';
@@ -238,7 +239,7 @@ afterAll(async () => {
     consoleProcess.kill('SIGTERM');
     await exited;
   }
-  await pipeline?.stop();
+  await stopAndDrop(pipeline);
 });
 
 describe('the operations console, on a running pipeline, in a real browser', () => {

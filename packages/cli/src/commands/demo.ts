@@ -6,6 +6,7 @@ import {
   launchPipeline,
   type Pipeline,
   sampleOnUsDebit,
+  stopAndDrop,
 } from '@rp/launcher';
 import { stackUp } from '@rp/local-stack';
 import { formatSeconds } from '../process.ts';
@@ -107,6 +108,6 @@ export async function demoCommand(root: string): Promise<number> {
     console.log(`\ndemo ${outcome} in ${formatSeconds(Date.now() - started)}`);
     return final ? 0 : 1;
   } finally {
-    await pipeline?.stop();
+    await stopAndDrop(pipeline);
   }
 }
