@@ -137,11 +137,12 @@ async function waitUntilAnswers(component: Component, config: StackConfig, start
     }
     if (await component.answers(config, 3_000)) return;
     if (Date.now() >= deadline) {
+      const hint = component.slowStartHint?.(config);
       await component.stop(config, started.pid, true).catch(() => undefined);
       throw failure(
         component,
         config,
-        `did not answer within ${component.startTimeoutMs / 1000} s; stopped it`,
+        `did not answer within ${component.startTimeoutMs / 1000} s; stopped it${hint === undefined ? '' : `: ${hint}`}`,
       );
     }
     await delay(250);

@@ -28,6 +28,8 @@ export interface Component {
   ports(config: StackConfig): number[];
   /** How long a fresh start may take before it counts as failed. */
   startTimeoutMs: number;
+  /** What its log says of a start that took longer, and what to do about it (when there is something to say). */
+  slowStartHint?(config: StackConfig): string | undefined;
   /** Fetches and builds what the component runs; a no-op once the cache holds it. */
   prepare(context: StepContext): Promise<void>;
   /** Starts the server, detached from this process. */

@@ -10,7 +10,7 @@ import {
 } from '../config.ts';
 import { StackError } from '../errors.ts';
 import { kafkaAnswers } from '../health.ts';
-import { readPidFile, runCommand, spawnDetached, stopProcess } from '../process.ts';
+import { readPidFile, runCommand, spawnDetached, stopProcess, tailFile } from '../process.ts';
 import { type Component, cachedStep, mavenRepository, processMarker, withMavenLock } from './component.ts';
 
 function kafkaHome(config: StackConfig): string {
@@ -86,10 +86,27 @@ export function newClusterId(): string {
   }
 }
 
+/**
+ * How far the broker got loading its partitions' logs at start, from its log's progress lines
+ * ("... (5754/7063 completed in <dir>)"): the last one's counts, or undefined when it has none.
+ */
+export function partitionsLoaded(logText: string): { loaded: number; total: number } | undefined {
+  let last: { loaded: number; total: number } | undefined;
+  for (const match of logText.matchAll(/\((\d+)\/(\d+) completed in [^)]*\)/g))
+    last = { loaded: Number(match[1]), total: Number(match[2]) };
+  return last;
+}
+
 export const kafkaComponent: Component = {
   name: 'kafka',
   ports: (config) => [config.ports.kafka, config.ports.kafkaController],
   startTimeoutMs: 120_000,
+
+  slowStartHint(config) {
+    const progress = partitionsLoaded(tailFile(componentLogFile(config, 'kafka'), 200));
+    if (progress === undefined) return undefined;
+    return `it was still loading the logs of its partitions (${progress.loaded} of ${progress.total}); each topic a run leaves is more of them: \`rp stack reset\` deletes them all`;
+  },
 
   async prepare(context) {
     const { config } = context;
