@@ -153,8 +153,9 @@ export interface Pipeline {
   /** Stops every service and extra instance (SIGTERM, in reverse start order) and waits for them to end. */
   stop(): Promise<void>;
   /**
-   * Deletes the run's topics (its namespace's, and the retry and dead-letter topics named after it) and
-   * drops its database: for after `stop()`, by a test or a benchmark done with them. Left behind, every
+   * Deletes the run's topics (its namespace's, and the retry and dead-letter topics named after it), the
+   * schema subjects named after them, and its database: for after `stop()`, by a test or a benchmark
+   * done with them. Left behind, every
    * run's partitions are more for a local broker to load at its next start.
    */
   dropData(): Promise<Dropped>;

@@ -2,16 +2,20 @@ import { Kafka, logLevel } from 'kafkajs';
 import { MongoClient } from 'mongodb';
 import { quietKafkaJsTimerWarning } from './health.ts';
 
-/** Where the topics and databases to drop live: a stack's, a cluster's, a test run's. */
+/** Where the topics, databases and schemas to drop live: a stack's, a cluster's, a test run's. */
 export interface PruneTarget {
   readonly kafkaBrokers: readonly string[];
   readonly mongodbUri: string;
+  /** The registry's Confluent-compatible API; without it no subject is deleted. */
+  readonly schemaRegistryUrl?: string;
 }
 
 /** What `dropOwned` dropped, by name. */
 export interface Dropped {
   readonly topics: readonly string[];
   readonly databases: readonly string[];
+  /** Registry subjects (`<topic>-value`), deleted for good. */
+  readonly subjects: readonly string[];
 }
 
 /** Topics deleted in one request: a broker takes a list, and a test run leaves hundreds. */
@@ -20,11 +24,12 @@ const topicsARequest = 100;
 const databasesAtOnce = 4;
 
 /**
- * Deletes the topics and MongoDB databases whose names `owned` accepts, and nothing else: what a test
- * run, an end-to-end pipeline or a benchmark created under names of its own, once it is done with them.
- * Without it every run leaves its partitions behind, and a local broker that has to load thousands of
- * them at start takes longer than its start is given. Topics are deleted before databases; a topic or
- * database already gone is not an error. The MongoDB system databases are never dropped.
+ * Deletes the topics, MongoDB databases and registry subjects whose names `owned` accepts, and nothing
+ * else: what a test run, an end-to-end pipeline or a benchmark created under names of its own, once it
+ * is done with them. Without it every run leaves its partitions behind, and a local broker that has to
+ * load thousands of them at start takes longer than its start is given. Topics go first, then the
+ * subjects named after them, then databases; one already gone is not an error. Kafka's own topics and
+ * the MongoDB system databases are never dropped.
  */
 export async function dropOwned(
   target: PruneTarget,
@@ -33,8 +38,37 @@ export async function dropOwned(
 ): Promise<Dropped> {
   const timeoutMs = options.timeoutMs ?? 60_000;
   const topics = await dropTopics(target.kafkaBrokers, owned, timeoutMs);
+  const subjects =
+    target.schemaRegistryUrl === undefined
+      ? []
+      : await dropSubjects(target.schemaRegistryUrl, owned, timeoutMs);
   const databases = await dropDatabases(target.mongodbUri, owned, timeoutMs);
-  return { topics, databases };
+  return { topics, databases, subjects };
+}
+
+/**
+ * Deletes subjects for good: the Confluent API first marks one deleted (its versions stay readable by id),
+ * then takes it away with `permanent=true`. A subject already gone (404) is not an error.
+ */
+async function dropSubjects(
+  baseUrl: string,
+  owned: (name: string) => boolean,
+  timeoutMs: number,
+): Promise<string[]> {
+  const call = async (method: 'GET' | 'DELETE', path: string): Promise<unknown> => {
+    const response = await fetch(`${baseUrl}${path}`, { method, signal: AbortSignal.timeout(timeoutMs) });
+    const text = await response.text();
+    if (response.status === 404 && method === 'DELETE') return undefined;
+    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text.slice(0, 200)}`);
+    return text === '' ? undefined : JSON.parse(text);
+  };
+  const subjects = ((await call('GET', '/subjects')) as string[]).filter(owned);
+  for (const subject of subjects) {
+    const path = `/subjects/${encodeURIComponent(subject)}`;
+    await call('DELETE', path);
+    await call('DELETE', `${path}?permanent=true`);
+  }
+  return subjects;
 }
 
 async function dropTopics(

@@ -8,8 +8,8 @@ import './provided-context.ts';
 /**
  * vitest globalSetup: resolves the infrastructure once per test run and hands it to every worker, so
  * containers (when Docker is used) start once, not once per test file. The run gets a mark of its own,
- * which every name `uniqueName` makes in its workers carries; once the run ends, the topics and
- * databases with the mark are dropped (containers go with their data). A run that is killed leaves
+ * which every name `uniqueName` makes in its workers carries; once the run ends, the topics, schema
+ * subjects and databases with the mark are dropped (containers go with their data). A run that is killed leaves
  * them: `rp stack reset` starts the local stack on empty data.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
@@ -29,12 +29,12 @@ export default async function setup(project: TestProject): Promise<() => Promise
       if (endpoints.source !== 'testcontainers') {
         const dropped = await dropOwned(endpoints, (name) => madeInRun(name, mark));
         console.info(
-          `test run ${mark}: dropped its ${dropped.topics.length} topics and ${dropped.databases.length} databases`,
+          `test run ${mark}: dropped its ${dropped.topics.length} topics, ${dropped.subjects.length} schema subjects and ${dropped.databases.length} databases`,
         );
       }
     } catch (error) {
       // What is left behind costs disk and start time, not correctness: the run's outcome stands.
-      console.warn(`test run ${mark}: its topics and databases were not all dropped: ${String(error)}`);
+      console.warn(`test run ${mark}: what it made was not all dropped: ${String(error)}`);
     } finally {
       await resolved.release();
     }

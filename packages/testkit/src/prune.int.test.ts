@@ -38,8 +38,25 @@ describe('a test run', () => {
   });
 });
 
+const registry = endpoints.schemaRegistryUrl;
+
+async function register(subject: string): Promise<void> {
+  const response = await fetch(`${registry}/subjects/${encodeURIComponent(subject)}/versions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/vnd.schemaregistry.v1+json' },
+    body: JSON.stringify({ schema: JSON.stringify({ type: 'record', name: 'PruneCheck', fields: [] }) }),
+  });
+  expect(response.status, await response.text()).toBe(200);
+}
+
+/** Every subject, those marked deleted too. */
+async function everySubject(): Promise<string[]> {
+  const response = await fetch(`${registry}/subjects?deleted=true`);
+  return (await response.json()) as string[];
+}
+
 describe('dropOwned', () => {
-  it('deletes the topics and databases it is told are owned, and nothing else', async () => {
+  it('deletes the topics, subjects and databases it is told are owned, and nothing else', async () => {
     const gone = uniqueName('gone');
     const kept = uniqueName('kept');
     const topics = {
@@ -52,6 +69,11 @@ describe('dropOwned', () => {
     });
     const databases = { gone: gone.replace(/-/g, '_'), kept: kept.replace(/-/g, '_') };
     for (const name of Object.values(databases)) await mongo.db(name).collection('items').insertOne({ n: 1 });
+    const subjectsOf = {
+      gone: topics.gone.slice(0, 1).map((t) => `${t}-value`),
+      kept: [`${topics.kept[0]}-value`],
+    };
+    for (const subject of [...subjectsOf.gone, ...subjectsOf.kept]) await register(subject);
 
     const dropped = await dropOwned(
       endpoints,
@@ -60,6 +82,7 @@ describe('dropOwned', () => {
 
     expect([...dropped.topics].sort()).toEqual([...topics.gone].sort());
     expect(dropped.databases).toEqual([databases.gone]);
+    expect(dropped.subjects).toEqual(subjectsOf.gone);
     const left = await admin.listTopics();
     for (const topic of topics.gone) expect(left).not.toContain(topic);
     for (const topic of topics.kept) expect(left).toContain(topic);
@@ -67,6 +90,10 @@ describe('dropOwned', () => {
     expect(leftDatabases).not.toContain(databases.gone);
     expect(leftDatabases).toContain(databases.kept);
     expect(await mongo.db(databases.kept).collection('items').countDocuments()).toBe(1);
+    // Gone for good (not only marked deleted); the other stays.
+    const listed = await everySubject();
+    for (const subject of subjectsOf.gone) expect(listed).not.toContain(subject);
+    for (const subject of subjectsOf.kept) expect(listed).toContain(subject);
 
     // Nothing owned left: a second drop finds nothing.
     expect(
@@ -74,6 +101,7 @@ describe('dropOwned', () => {
     ).toEqual({
       topics: [],
       databases: [],
+      subjects: [],
     });
   });
 });
