@@ -1113,7 +1113,7 @@ export async function pipelineBench(
     rows.push(settleRow(settled));
   } finally {
     await probe.close();
-    // The run's topics and database go with it: a local broker loads every partition left at its start.
+    // The run's topics, subjects and database go with it: a local broker loads every partition left.
     await stopAndDrop(pipeline, log);
   }
   if (options.profileDir !== undefined) rows.push(...profileRows(summarizeProfiles(options.profileDir)));

@@ -201,8 +201,8 @@ export async function queueMemoryBench(
   } finally {
     await pipeline.stop();
     await store.close();
-    // A million debits' documents are gigabytes in the MongoDB stand-in: the run's database and topics
-    // go with it.
+    // A million debits' documents are gigabytes in the MongoDB stand-in: the run's database, topics and
+    // subjects go with it.
     await pipeline.dropData();
   }
   return rows;

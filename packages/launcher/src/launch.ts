@@ -155,8 +155,8 @@ export interface Pipeline {
   /**
    * Deletes the run's topics (its namespace's, and the retry and dead-letter topics named after it), the
    * schema subjects named after them, and its database: for after `stop()`, by a test or a benchmark
-   * done with them. Left behind, every
-   * run's partitions are more for a local broker to load at its next start.
+   * done with them. Left behind, every run's partitions are more for a local broker to load at its next
+   * start.
    */
   dropData(): Promise<Dropped>;
 }
@@ -174,11 +174,11 @@ export async function stopAndDrop(
   try {
     await pipeline.dropData();
   } catch (error) {
-    warn(`pipeline ${pipeline.run}: its topics and database were not all dropped: ${String(error)}`);
+    warn(`pipeline ${pipeline.run}: what it made was not all dropped: ${String(error)}`);
   }
 }
 
-/** Whether a topic or database is one of the pipeline of this run (namespace) and database's. */
+/** Whether a topic, schema subject or database is the pipeline's of this run (namespace) and database. */
 export function ownedByRun(name: string, run: string, database: string): boolean {
   return name === database || name.startsWith(`${run}.`) || name.includes(`.${run}.`);
 }

@@ -9,8 +9,8 @@ import './provided-context.ts';
  * vitest globalSetup: resolves the infrastructure once per test run and hands it to every worker, so
  * containers (when Docker is used) start once, not once per test file. The run gets a mark of its own,
  * which every name `uniqueName` makes in its workers carries; once the run ends, the topics, schema
- * subjects and databases with the mark are dropped (containers go with their data). A run that is killed leaves
- * them: `rp stack reset` starts the local stack on empty data.
+ * subjects and databases with the mark are dropped (containers go with their data). A run that is
+ * killed leaves them: `rp stack reset` starts the local stack on empty data.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const started = Date.now();
