@@ -1,6 +1,16 @@
 import { spawn } from 'node:child_process';
-import { closeSync, openSync, readFileSync, readSync, statSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 
 export interface CommandResult {
@@ -150,6 +160,41 @@ export function killProcess(pid: number, marker: string): Promise<boolean> {
 }
 
 /** Resident memory in kB from /proc/<pid>/status, or undefined when the process is gone. */
+/**
+ * The disk a folder and everything below it take, in kB (allocated blocks, as `du` counts them; links
+ * are not followed); undefined when there is no such folder. A file removed during the walk is skipped.
+ */
+export function diskUsageKb(path: string): number | undefined {
+  let top: ReturnType<typeof lstatSync>;
+  try {
+    top = lstatSync(path);
+  } catch {
+    return undefined;
+  }
+  let blocks = top.blocks;
+  const pending = top.isDirectory() ? [path] : [];
+  while (pending.length > 0) {
+    const dir = pending.pop() as string;
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      const entry = join(dir, name);
+      try {
+        const stat = lstatSync(entry);
+        blocks += stat.blocks;
+        if (stat.isDirectory()) pending.push(entry);
+      } catch {
+        // gone since it was listed
+      }
+    }
+  }
+  return Math.round((blocks * 512) / 1024);
+}
+
 export function residentKb(pid: number): number | undefined {
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');

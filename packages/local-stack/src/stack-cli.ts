@@ -10,7 +10,7 @@ export const stackUsage = `local stack: Kafka 3.9.1, Apicurio Registry 3.3.3, Fe
   up                 start what is not running (downloads and builds once, into the shared cache)
   down               stop everything and remove the env file
   reset              stop everything and delete its data (every topic, database and schema)
-  status             each component's state; exits 1 unless all answer
+  status             each component's state, memory and data on disk; exits 1 unless all answer
   logs [component]   the last lines of the logs (${componentNames.join(', ')})
   env                print the env file (KAFKA_BROKERS, SCHEMA_REGISTRY_URL, MONGODB_URI, ...)
 
@@ -50,8 +50,11 @@ export async function stackCli(argv: readonly string[]): Promise<number> {
           component.pid === undefined ? '-' : String(component.pid),
           component.state,
           megabytes(component.residentKb),
+          megabytes(component.dataKb),
         ]);
-        process.stdout.write(`${formatTable(['component', 'port', 'pid', 'state', 'RSS MB'], rows)}\n`);
+        process.stdout.write(
+          `${formatTable(['component', 'port', 'pid', 'state', 'RSS MB', 'data MB'], rows)}\n`,
+        );
         return status.healthy ? 0 : 1;
       }
       case 'logs': {

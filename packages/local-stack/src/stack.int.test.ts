@@ -415,6 +415,8 @@ describe('local stack', () => {
         'stopped',
         'stopped',
       ]);
+      // Stopped, each keeps its data.
+      for (const component of status.components) expect(component.dataKb, component.name).toBeGreaterThan(0);
       expect(lines.some((line) => line.includes('stack up in'))).toBe(true);
     },
     minutes(2),
@@ -430,6 +432,13 @@ describe('local stack', () => {
       expect(reset.output).toContain('stack is down and its data deleted');
       expect(existsSync(data)).toBe(false);
       expect(readdirSync(join(stackDir, 'logs')).length).toBeGreaterThan(0);
+      const status = await stackStatus(options);
+      expect(status.components.map((component) => component.dataKb)).toEqual([
+        undefined,
+        undefined,
+        undefined,
+        undefined,
+      ]);
     },
     minutes(2),
   );

@@ -6,6 +6,7 @@ import { postgresComponent } from './components/postgres.ts';
 import { registryComponent } from './components/registry.ts';
 import {
   type ComponentName,
+  componentDataDir,
   componentLogFile,
   componentPidFile,
   resolveStackConfig,
@@ -24,6 +25,7 @@ import { withLock } from './lock.ts';
 import {
   type DetachedProcess,
   delay,
+  diskUsageKb,
   killProcess,
   portFree,
   processAlive,
@@ -81,6 +83,8 @@ export interface ComponentStatus {
   /** answering: healthy; running: alive but not answering; dead: its process is gone; stopped: never started. */
   state: ComponentState;
   residentKb: number | undefined;
+  /** The disk its data folder takes; undefined when it has none (never started, or reset). */
+  dataKb: number | undefined;
   logFile: string;
 }
 
@@ -373,6 +377,7 @@ export async function stackStatus(options: StackOptions = {}): Promise<StackStat
         pid,
         state,
         residentKb: alive ? residentKb(pid) : undefined,
+        dataKb: diskUsageKb(componentDataDir(config, name)),
         logFile: componentLogFile(config, name),
       };
     }),
