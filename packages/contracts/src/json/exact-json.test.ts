@@ -172,6 +172,30 @@ describe('exact JSON', () => {
     expect(stringifyJsonExact(parsed)).toBe('{"__proto__":0.1,"a":[2.5]}');
   });
 
+  it('skips strings by their closing quote, escaped quotes and backslash runs included', () => {
+    const texts = [
+      '{"s": "x\\" 0.5", "n": 0.25}',
+      '{"s": "a\\\\", "n": 1.5, "t": "\\\\\\" 2.5 \\\\"}',
+      '["\\"", 0.1, "\\\\\\\\", 0.2]',
+      '{"u": "\\u0041 0.5", "n": 1e3}',
+      '{"open": "0.5',
+    ];
+    for (const text of texts) {
+      expect(
+        outcome(() => parseJsonExact(text)),
+        text,
+      ).toEqual(outcome(() => byReviver(text)));
+    }
+    expect(stringifyJsonExact(parseJsonExact('{"s": "x\\" 0.5", "n": 0.25}'))).toBe(
+      '{"s":"x\\" 0.5","n":0.25}',
+    );
+  });
+
+  it('puts back every exact number when a repeated member drops one', () => {
+    const parsed = parseJsonExact('{"a": 0.1, "a": 0.2, "b": [1.50], "c": {"d": 2.25}}');
+    expect(stringifyJsonExact(parsed)).toBe('{"a":0.2,"b":[1.50],"c":{"d":2.25}}');
+  });
+
   it('writes what the replacer would, bigints, NaN, toJSON, cycles and deep values included', () => {
     const raw = (JSON as unknown as { rawJSON(text: string): unknown }).rawJSON;
     const reference = (value: unknown, indent?: number) =>

@@ -58,7 +58,7 @@ export function parseJsonExact(text: string): unknown {
   const values = tokens.map((token) => json.rawJSON(text.slice(token.start, token.end)));
   // A text that is one number alone parses to its placeholder.
   if (typeof parsed === 'string') return values[0];
-  restore(parsed, values);
+  restore(parsed, values, values.length);
   return parsed;
 }
 
@@ -77,26 +77,20 @@ const jsonNumberLiteral = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/;
 /**
  * Where the number tokens that a JavaScript number cannot hold exactly are, outside strings. Undefined
  * when the text is not for the fast path: a token that is not a JSON number (the reviver's parse throws
- * the right error), or a string escape that could spell a placeholder.
+ * the right error), or a `\u0000` escape anywhere, which could spell a placeholder.
+ *
+ * Strings are skipped by searching for their closing quote (`indexOf`, native), not a character at a
+ * time: in a message most of the text is strings, and the characters between them are few.
  */
 function exactNumberTokens(text: string): { start: number; end: number }[] | undefined {
+  if (text.includes('\\u0000')) return undefined;
   const tokens: { start: number; end: number }[] = [];
   const length = text.length;
   let index = 0;
   while (index < length) {
     const code = text.charCodeAt(index);
     if (code === 0x22) {
-      // A string: to its closing quote, over escapes.
-      index += 1;
-      while (index < length) {
-        const inner = text.charCodeAt(index);
-        if (inner === 0x5c) {
-          if (text.startsWith('u0000', index + 1)) return undefined;
-          index += 2;
-        } else if (inner === 0x22) break;
-        else index += 1;
-      }
-      index += 1;
+      index = closingQuote(text, index + 1) + 1;
     } else if (code === 0x2d || (code >= 0x30 && code <= 0x39)) {
       const start = index;
       index += 1;
@@ -123,27 +117,55 @@ function exactNumberTokens(text: string): { start: number; end: number }[] | und
 }
 
 /**
- * Puts the exact numbers back in place of their placeholders. A member named `__proto__` is an own data
- * member of what JSON.parse made, so assigning it sets the member, not the prototype.
+ * The index of the quote that closes the string whose text starts at `from` (after its opening quote):
+ * the first quote not escaped, that is, not behind an odd run of backslashes. The text's length when the
+ * string is not closed.
  */
-function restore(node: unknown, values: readonly ExactNumber[]): void {
-  if (typeof node !== 'object' || node === null) return;
+function closingQuote(text: string, from: number): number {
+  let quote = text.indexOf('"', from);
+  while (quote !== -1) {
+    let backslashes = 0;
+    while (quote - backslashes - 1 >= from && text.charCodeAt(quote - backslashes - 1) === 0x5c)
+      backslashes += 1;
+    if (backslashes % 2 === 0) return quote;
+    quote = text.indexOf('"', quote + 1);
+  }
+  return text.length;
+}
+
+/**
+ * Puts the exact numbers back in place of their placeholders, and stops once every one is back (a
+ * member repeated in the text may have dropped some: then the whole tree is walked). A member named
+ * `__proto__` is an own data member of what JSON.parse made, so assigning it sets the member, not the
+ * prototype. Returns how many are still to be put back.
+ */
+function restore(node: unknown, values: readonly ExactNumber[], left: number): number {
+  if (typeof node !== 'object' || node === null) return left;
+  let remaining = left;
   if (Array.isArray(node)) {
-    for (let index = 0; index < node.length; index += 1) {
+    for (let index = 0; index < node.length && remaining > 0; index += 1) {
       const item = node[index];
       if (typeof item === 'string') {
-        if (item.charCodeAt(0) === 0) node[index] = values[Number(item.slice(1))];
-      } else restore(item, values);
+        if (item.charCodeAt(0) === 0) {
+          node[index] = values[Number(item.slice(1))];
+          remaining -= 1;
+        }
+      } else remaining = restore(item, values, remaining);
     }
-    return;
+    return remaining;
   }
   const object = node as Record<string, unknown>;
   for (const key of Object.keys(object)) {
+    if (remaining === 0) break;
     const item = object[key];
     if (typeof item === 'string') {
-      if (item.charCodeAt(0) === 0) object[key] = values[Number(item.slice(1))];
-    } else restore(item, values);
+      if (item.charCodeAt(0) === 0) {
+        object[key] = values[Number(item.slice(1))];
+        remaining -= 1;
+      }
+    } else remaining = restore(item, values, remaining);
   }
+  return remaining;
 }
 
 /** Whether `value` is an exact number from parseJsonExact or jsonNumber. */
