@@ -15,7 +15,9 @@ import { parseArgs } from 'node:util';
 import {
   ferretdbBackendDatabase,
   findPostgresBindir,
+  kafkaLogDir,
   readStackEnv,
+  resolveStackConfig,
   stackStatus,
   stackUp,
 } from '@rp/local-stack';
@@ -245,6 +247,7 @@ if (settings.only === 'all' || settings.only === 'pipeline') {
         sample: settings.sample,
         postings: settings.postings,
         infrastructure: await localInfrastructure(),
+        ...(usedLocally.has('kafka') ? { kafkaLogDir: kafkaLogDir(resolveStackConfig()) } : {}),
         ...(postgres === undefined ? {} : { postgres }),
         cpuReference: () => references.read(),
         ...(settings.profile ? { profileDir: profileDir() } : {}),

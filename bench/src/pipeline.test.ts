@@ -320,6 +320,21 @@ describe('when no rate tried kept up', () => {
     mongoBy: { tracker: { writes: debits * 2, reads: 0 } },
     mongoStatements: {},
     http: debits * 20,
+    storage: {
+      before: {
+        mongoTotalBytes: 0,
+        mongo: new Map([['event_delivery_log', { documents: 0, dataBytes: 0, indexBytes: 0 }]]),
+      },
+      after: {
+        mongoTotalBytes: debits * 12_288,
+        mongo: new Map([
+          [
+            'event_delivery_log',
+            { documents: debits * 18, dataBytes: debits * 10_240, indexBytes: debits * 2_048 },
+          ],
+        ]),
+      },
+    },
     cpu: {
       before: reading(10, 50, 3, 100, 1_000),
       after: reading(14, 56, 4, 120, 1_040),
@@ -355,6 +370,7 @@ describe('when no rate tried kept up', () => {
     );
     expect(byName.get('machine CPU busy at the sustained rate')?.detail).toContain('200 ms per debit');
     expect(byName.get('postgresql rows written per debit')?.value).toBe(26);
+    expect(byName.get('storage kept per debit: mongodb data and indexes')?.value).toBe(12);
     for (const row of rows.slice(1)) {
       expect(row.detail).toMatch(
         /^from the window at 22\.5 debits\/s, which fell behind \(the last journey 20 s after it\)/,

@@ -22,6 +22,7 @@ import type { CpuReference } from './reference.ts';
 import type { Row } from './report.ts';
 import { servicesEnvironment, servicesEnvironmentRow } from './service-env.ts';
 import { bounded, metricValue, parsePrometheus, round, summarize } from './stats.ts';
+import { kafkaLogBytes, mongoSizes, mongoTotalBytes, type StorageReading, storageRow } from './storage.ts';
 
 export interface PipelineBenchOptions {
   readonly root: string;
@@ -52,6 +53,8 @@ export interface PipelineBenchOptions {
   readonly profileDir?: string;
   /** Processes of the infrastructure on this machine (the local stack's), by name, for CPU accounting. */
   readonly infrastructure?: ReadonlyMap<string, number>;
+  /** The broker's log directory, when it is on this machine (the local stack's): what a debit keeps in Kafka. */
+  readonly kafkaLogDir?: string;
   /**
    * The machine's speed at the moment in microseconds of a fixed piece of work, on one thread (by the
    * clock and in its own CPU time) and on every core at once (`startCpuReferences`), taken just before and
@@ -313,14 +316,17 @@ class Probe {
   readonly #ingress: Pool;
   readonly brokers: readonly string[];
   readonly #postgres: (() => Promise<PostgresCounters | undefined>) | undefined;
+  readonly #kafkaLogDir: string | undefined;
 
   constructor(
     pipeline: Pipeline,
     endpoints: PipelineEndpoints,
     postgres?: () => Promise<PostgresCounters | undefined>,
+    kafkaLogDir?: string,
   ) {
     this.pipeline = pipeline;
     this.#postgres = postgres;
+    this.#kafkaLogDir = kafkaLogDir;
     this.brokers = endpoints.kafkaBrokers;
     this.#kafka = new Kafka({
       clientId: 'bench-probe',
@@ -433,6 +439,15 @@ class Probe {
       writes: total(mongoWriteCommands),
       reads: total(mongoReadCommands),
     };
+  }
+
+  /** The storage the pipeline holds: its database's collections, and its topics' log when on this machine. */
+  async storage(): Promise<StorageReading> {
+    const db = this.#mongo.db(this.pipeline.database);
+    const reading = { mongoTotalBytes: await mongoTotalBytes(db), mongo: await mongoSizes(db) };
+    return this.#kafkaLogDir === undefined
+      ? reading
+      : { ...reading, kafkaLogBytes: kafkaLogBytes(this.#kafkaLogDir, `${this.pipeline.run}.`) };
   }
 
   /** Records written to the pipeline's topics so far (sum of end offsets). */
@@ -762,7 +777,7 @@ export async function pipelineBench(
           ),
         }),
   });
-  const probe = new Probe(pipeline, options.endpoints, options.postgres);
+  const probe = new Probe(pipeline, options.endpoints, options.postgres, options.kafkaLogDir);
   const infrastructure = options.infrastructure ?? new Map<string, number>();
   const scheduler = pipeline.url('scheduler');
   const admin = async (path: string) =>
@@ -1144,6 +1159,8 @@ export interface SteadyWindow {
   /** Write statements of every service, by `collection command`. */
   readonly mongoStatements: Record<string, number>;
   readonly http: number;
+  /** The pipeline's storage just before the window and once its journeys were done. */
+  readonly storage: { readonly before: StorageReading; readonly after: StorageReading };
   readonly cpu: { before: CpuReading; after: CpuReading };
   /** PostgreSQL's counters just before the window's other readings and 11 s after them, when the run uses the local stack's. */
   readonly postgres: { before: PostgresCounters | undefined; after: PostgresCounters | undefined };
@@ -1179,6 +1196,7 @@ async function offerSteady(
     services: await servicesCounts(probe.pipeline),
     kafka: await probe.kafkaRecords(),
     http: await probe.httpAtBank(),
+    storage: await probe.storage(),
     cpu: await probe.cpu(infrastructure),
     resends: probe.resends,
   };
@@ -1203,6 +1221,7 @@ async function offerSteady(
     services: await servicesCounts(probe.pipeline),
     kafka: await probe.kafkaRecords(),
     http: await probe.httpAtBank(),
+    storage: await probe.storage(),
     cpu: await probe.cpu(infrastructure),
   };
   const referenceAfter = await options.cpuReference?.();
@@ -1243,6 +1262,7 @@ async function offerSteady(
       ]),
     ),
     http: after.http - before.http,
+    storage: { before: before.storage, after: after.storage },
     cpu: { before: before.cpu, after: after.cpu },
     postgres: { before: postgresBefore, after: postgresAfter },
     ...(referenceBefore === undefined || referenceAfter === undefined
@@ -1364,6 +1384,7 @@ function windowRows(window: SteadyWindow): Row[] {
       unit: 'requests',
       detail: `at the bank simulator, plus the debit and the status report at the ingress; ${window.resends} debits resent after a 503, the bank's ${window.reports.sent} reports sent in ${window.reports.attempts} attempts`,
     },
+    storageRow(window.storage.before, window.storage.after, debits),
     {
       group: 'pipeline',
       name: '202 to DEBIT_COMPLETED at the sustained rate, p50 / p95 / p99',

@@ -1,4 +1,5 @@
 export { backendDatabase as ferretdbBackendDatabase } from './components/ferretdb.ts';
+export { kafkaLogDir } from './components/kafka.ts';
 export { findPostgresBindir } from './components/postgres.ts';
 export {
   type ComponentName,

@@ -47,6 +47,11 @@ function runtimePom(): string {
  * created by a typo (auto-create off); replication factors are 1 because there is one broker; the
  * first consumer of a group starts at once instead of waiting for others to join.
  */
+/** Where the stack's broker keeps its partitions: a directory `<topic>-<partition>` each. */
+export function kafkaLogDir(config: StackConfig): string {
+  return join(componentDataDir(config, 'kafka'), 'kraft');
+}
+
 export function serverProperties(config: StackConfig, logDirs: string): string {
   const { kafka, kafkaController } = config.ports;
   return [
@@ -142,7 +147,7 @@ export const kafkaComponent: Component = {
   async start(context) {
     const { config } = context;
     const dataDir = componentDataDir(config, 'kafka');
-    const logDirs = join(dataDir, 'kraft');
+    const logDirs = kafkaLogDir(config);
     const propertiesFile = join(dataDir, 'server.properties');
     const log4jFile = join(dataDir, 'log4j.properties');
     mkdirSync(logDirs, { recursive: true });
