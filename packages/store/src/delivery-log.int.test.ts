@@ -282,4 +282,43 @@ describe('DeliveryLogRepository', () => {
     ).rejects.toMatchObject({ failure: 'invalid-input' });
     expect(await log.listByUetr(uetr)).toEqual([]);
   });
+
+  it('purges entries whose delivery ended before the cut, in rounds of the limit, and keeps pending ones', async () => {
+    const uetr = randomUUID();
+    const at = (day: number) => new Date(Date.UTC(2026, 10, day, 9, 0, 0));
+    const log = context.store.deliveryLog;
+    const posting = (eventId: string) => ({ eventId, uetr, memberId: '210000', eventType: 'DEBIT_QUEUED' });
+    // Thirty old entries delivered on the 1st, one still pending since then, one failed on the 1st, one
+    // expired on the 2nd, and one delivered on the 10th.
+    await log.recordFirstAttempts(
+      Array.from({ length: 30 }, (_, index) => ({
+        posting: posting(`old-${index}`),
+        attempt: { at: at(1), httpStatus: 202, latencyMs: 1 },
+        outcome: 'delivered' as const,
+      })),
+    );
+    await log.recordAttempt(posting('pending'), { at: at(1), httpStatus: 503, latencyMs: 1 }, 'pending');
+    await log.recordAttempt(posting('failed'), { at: at(1), httpStatus: 400, latencyMs: 1 }, 'failed');
+    await log.recordAttempt(posting('expired'), { at: at(1), httpStatus: 503, latencyMs: 1 }, 'pending');
+    expect(await log.recordOutcome('expired', 'expired', at(2))).toBe(true);
+    await log.recordAttempt(posting('recent'), { at: at(10), httpStatus: 202, latencyMs: 1 }, 'delivered');
+
+    await log.ensurePurgeIndex();
+    await log.ensurePurgeIndex();
+    const indexes = await context.raw
+      .db(context.databaseName)
+      .collection('event_delivery_log')
+      .listIndexes()
+      .toArray();
+    expect(indexes.filter((index) => index.name === 'updatedAt_1')).toHaveLength(1);
+    // Before the 2nd: the thirty and the failed one, 20 and then 11.
+    expect(await log.purge(at(2), 20)).toBe(20);
+    expect(await log.purge(at(2), 20)).toBe(11);
+    expect(await log.purge(at(2), 20)).toBe(0);
+    const left = (await log.listByUetr(uetr)).map((entry) => entry.eventId).sort();
+    expect(left).toEqual(['expired', 'pending', 'recent']);
+    // The expired entry ended on the 2nd: gone with a cut after it; the pending one stays.
+    expect(await log.purge(at(3), 20)).toBe(1);
+    expect((await log.listByUetr(uetr)).map((entry) => entry.eventId).sort()).toEqual(['pending', 'recent']);
+  });
 });

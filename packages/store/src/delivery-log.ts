@@ -78,6 +78,12 @@ interface DeliveryLogDocument {
 }
 
 const maxListLimit = 500;
+/** Deletes a purge sends in one command (the local server's bulk writes are kept small). */
+const purgeChunk = 25;
+/** The index a purge finds its entries by. */
+const purgeIndex = { key: { updatedAt: 1 }, name: 'updatedAt_1' } as const;
+/** The outcomes after which an entry changes no more, but by a replay. */
+const finalOutcomes: readonly EventDeliveryOutcome[] = ['delivered', 'failed', 'expired'];
 
 /**
  * Delivery log of event postings, `_id` = event id, listed per transaction. A posting's first attempts
@@ -270,6 +276,56 @@ export class DeliveryLogRepository {
       return result.matchedCount === 1;
     } catch (error) {
       throw toStoreError(error, `record outcome of event ${eventId}`);
+    }
+  }
+
+  /**
+   * Creates the index the purge finds its entries by (`updatedAt_1`), unless it is there. Not one of the
+   * store's own indexes: every write to the log would pay for it (on the local stand-in twice, with the
+   * GIN twin its stack gives each index's leading key), so only a deployment that purges makes it.
+   */
+  async ensurePurgeIndex(): Promise<void> {
+    try {
+      const present = (await this.#collection.listIndexes().toArray()).some(
+        (index) => index.name === purgeIndex.name,
+      );
+      if (!present)
+        await this.#collection.createIndexes([purgeIndex], { maxTimeMS: this.#limits.queryMaxTimeMs });
+    } catch (error) {
+      throw toStoreError(error, 'ensure the delivery log purge index');
+    }
+  }
+
+  /**
+   * Deletes at most `limit` entries whose delivery ended (delivered, failed or expired) and that were
+   * last changed before `before`; returns how many. Entries still pending stay whatever their age. They
+   * are found by the index `ensurePurgeIndex` makes on MongoDB; the local MongoDB-compatible server
+   * scans the collection, stopping at `limit` (a round that finds fewer than `limit` reads every entry).
+   * They are deleted by `_id` alone, 25 a command (on the local server a delete filtered by more than
+   * `_id` scans), so an entry changed between the read and its delete (an operator's replay of that very
+   * posting at that moment) goes too.
+   */
+  async purge(before: Date, limit: number): Promise<number> {
+    try {
+      const ids = (
+        await this.#collection
+          .find(
+            { updatedAt: { $lt: before }, outcome: { $in: [...finalOutcomes] } },
+            { projection: { _id: 1 }, limit, maxTimeMS: this.#limits.queryMaxTimeMs },
+          )
+          .toArray()
+      ).map((document) => document._id);
+      let deleted = 0;
+      for (const group of chunk(ids, purgeChunk)) {
+        const result = await this.#collection.bulkWrite(
+          group.map((id) => ({ deleteOne: { filter: { _id: id } } })),
+          { ordered: false, maxTimeMS: this.#limits.operationMaxTimeMs },
+        );
+        deleted += result.deletedCount;
+      }
+      return deleted;
+    } catch (error) {
+      throw toStoreError(error, `purge delivery log entries last changed before ${before.toISOString()}`);
     }
   }
 

@@ -39,6 +39,10 @@ export const eventPublisherConfigSpec = defineConfig({
     optional: true,
     doc: 'How long a stored posting (one that waited for its bank, or was replayed) is kept after it was last stored; longer than EVENTS_RETRY_MAX_AGE; default: EVENTS_RETRY_MAX_AGE and a day',
   }),
+  EVENTS_DELIVERY_LOG_RETENTION: duration({
+    optional: true,
+    doc: 'How long a delivery log entry is kept once its delivery ended (delivered, failed or expired), after it last changed; longer than EVENTS_RETRY_MAX_AGE; unset: kept, as the audit of what each bank was sent',
+  }),
   EVENTS_RETRY_AFTER_MAX: duration({
     default: 3_600_000,
     doc: 'Longest Retry-After from a bank that is honoured (a longer one is cut to it)',

@@ -136,6 +136,9 @@ try {
       ...(config.EVENTS_POSTING_RETENTION === undefined
         ? {}
         : { postingRetentionMs: config.EVENTS_POSTING_RETENTION }),
+      ...(config.EVENTS_DELIVERY_LOG_RETENTION === undefined
+        ? {}
+        : { deliveryLogRetentionMs: config.EVENTS_DELIVERY_LOG_RETENTION }),
       workerConcurrency: config.EVENTS_WORKER_CONCURRENCY,
       replayMaxPostings: config.EVENTS_REPLAY_MAX,
     },

@@ -25,6 +25,8 @@ export interface PublisherMetrics {
   lanesFound(lanes: number): void;
   /** Stored postings deleted past their retention. */
   purged(count: number): void;
+  /** Delivery log entries deleted past their retention. */
+  deliveryLogPurged(count: number): void;
   /** Delivery log records of postings sent at once that wait to be written (behind, before a commit). */
   deliveryLogWaiting(records: number): void;
 }
@@ -101,6 +103,10 @@ export function publisherMetrics(metrics: Metrics): PublisherMetrics {
     'rp_events_postings_purged_total',
     'Stored postings deleted past their retention (EVENTS_POSTING_RETENTION)',
   );
+  const logPurged = metrics.counter(
+    'rp_events_delivery_log_purged_total',
+    'Delivery log entries whose delivery ended deleted past their retention (EVENTS_DELIVERY_LOG_RETENTION)',
+  );
   const logWaiting = metrics.gauge(
     'rp_events_delivery_log_waiting',
     'Delivery log records of postings sent at once that wait to be written (before the next commit)',
@@ -142,6 +148,7 @@ export function publisherMetrics(metrics: Metrics): PublisherMetrics {
     },
     lanesFound: (lanes) => foundLanes.inc(lanes),
     purged: (count) => purged.inc(count),
+    deliveryLogPurged: (count) => logPurged.inc(count),
     deliveryLogWaiting: (records) => logWaiting.set(records),
   };
 }

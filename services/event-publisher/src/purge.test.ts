@@ -1,6 +1,6 @@
 import { createLogger } from '@rp/runtime';
 import { describe, expect, it } from 'vitest';
-import { postingRetention, purgePostings } from './purge.ts';
+import { deliveryLogRetention, postingRetention, purgeDeliveryLog, purgePostings } from './purge.ts';
 
 const logger = createLogger({ service: 'purge-test', level: 'silent' });
 const hour = 3_600_000;
@@ -50,5 +50,61 @@ describe('posting purge', () => {
       batch: 10,
     });
     expect(total).toBe(0);
+  });
+
+  it('keeps the delivery log unless a retention is set, and refuses one within the retry schedule', () => {
+    expect(deliveryLogRetention(undefined, 48 * hour)).toBeUndefined();
+    expect(deliveryLogRetention(90 * 24 * hour, 48 * hour)).toBe(90 * 24 * hour);
+    expect(() => deliveryLogRetention(48 * hour, 48 * hour)).toThrow(/delivery log retention.*maximum age/);
+  });
+
+  it('purges the delivery log in rounds, counted apart from the stored postings', async () => {
+    const now = new Date(Date.UTC(2026, 11, 3, 12));
+    const cuts: Date[] = [];
+    const left = [2, 1];
+    const counted = { postings: 0, log: 0 };
+    const total = await purgeDeliveryLog({
+      deliveryLog: {
+        purge: async (before, limit) => {
+          cuts.push(before);
+          expect(limit).toBe(2);
+          return left.shift() ?? 0;
+        },
+      },
+      clock: { now: () => now },
+      logger,
+      metrics: { deliveryLogPurged: (count) => (counted.log += count) },
+      retentionMs: 30 * 24 * hour,
+      batch: 2,
+    });
+    expect(total).toBe(3);
+    expect(counted).toEqual({ postings: 0, log: 3 });
+    expect(cuts).toEqual([
+      new Date(now.getTime() - 30 * 24 * hour),
+      new Date(now.getTime() - 30 * 24 * hour),
+    ]);
+  });
+
+  it('stops before a round once it is asked to', async () => {
+    const stop = new AbortController();
+    stop.abort();
+    let rounds = 0;
+    const total = await purgeDeliveryLog(
+      {
+        deliveryLog: {
+          purge: async () => {
+            rounds += 1;
+            return 5;
+          },
+        },
+        clock: { now: () => new Date() },
+        logger,
+        metrics: { deliveryLogPurged: () => undefined },
+        retentionMs: hour,
+        batch: 5,
+      },
+      stop.signal,
+    );
+    expect([total, rounds]).toEqual([0, 0]);
   });
 });

@@ -1,42 +1,76 @@
 import type { Clock, Logger } from '@rp/runtime';
+import type { DeliveryLogRepository } from '@rp/store';
 import type { DeliveryStore } from './delivery-store.ts';
 import type { PublisherMetrics } from './metrics.ts';
 
-export interface PostingPurgeDeps {
-  readonly store: Pick<DeliveryStore, 'purgePostings'>;
+interface PurgeDeps {
   readonly clock: Clock;
   readonly logger: Logger;
-  readonly metrics: Pick<PublisherMetrics, 'purged'>;
-  /** A posting last stored longer ago than this is deleted; more than the retry schedule's maximum age. */
+  /** What is kept for longer than this is deleted. */
   readonly retentionMs: number;
-  /** Postings deleted per round; a full round is followed by another at once. */
+  /** Deletions per round; a full round is followed by another at once. */
   readonly batch: number;
 }
 
+export interface PostingPurgeDeps extends PurgeDeps {
+  readonly store: Pick<DeliveryStore, 'purgePostings'>;
+  readonly metrics: Pick<PublisherMetrics, 'purged'>;
+}
+
+export interface DeliveryLogPurgeDeps extends PurgeDeps {
+  readonly deliveryLog: Pick<DeliveryLogRepository, 'purge'>;
+  readonly metrics: Pick<PublisherMetrics, 'deliveryLogPurged'>;
+}
+
 /**
- * One purge of the stored postings past their retention: rounds of `batch` deletions until a round
- * finds fewer, or `signal` aborts. Returns how many were deleted. A failure is logged and ends the purge
- * (the next one tries again).
+ * Rounds of `batch` deletions of what `round` finds before the cut (now less the retention), until a
+ * round deletes fewer or `signal` aborts. Returns how many were deleted. A failure is logged and ends the
+ * purge (the next one tries again).
  */
-export async function purgePostings(deps: PostingPurgeDeps, signal?: AbortSignal): Promise<number> {
+async function purgeInRounds(
+  deps: PurgeDeps,
+  what: string,
+  round: (before: Date, limit: number) => Promise<number>,
+  counted: (deleted: number) => void,
+  signal?: AbortSignal,
+): Promise<number> {
   const before = new Date(deps.clock.now().getTime() - deps.retentionMs);
   let total = 0;
   try {
     for (;;) {
       if (signal?.aborted) break;
-      const deleted = await deps.store.purgePostings(before, deps.batch);
+      const deleted = await round(before, deps.batch);
       total += deleted;
-      deps.metrics.purged(deleted);
+      counted(deleted);
       if (deleted < deps.batch) break;
     }
   } catch (error) {
-    deps.logger.warn(
-      { err: error, deleted: total },
-      'stored postings not purged; the next purge tries again',
-    );
+    deps.logger.warn({ err: error, deleted: total }, `${what} not purged; the next purge tries again`);
   }
-  if (total > 0) deps.logger.info({ deleted: total, storedBefore: before }, 'stored postings purged');
+  if (total > 0) deps.logger.info({ deleted: total, before }, `${what} purged`);
   return total;
+}
+
+/** One purge of the stored postings last stored before their retention. */
+export function purgePostings(deps: PostingPurgeDeps, signal?: AbortSignal): Promise<number> {
+  return purgeInRounds(
+    deps,
+    'stored postings',
+    (before, limit) => deps.store.purgePostings(before, limit),
+    (deleted) => deps.metrics.purged(deleted),
+    signal,
+  );
+}
+
+/** One purge of the delivery log entries whose delivery ended before their retention. */
+export function purgeDeliveryLog(deps: DeliveryLogPurgeDeps, signal?: AbortSignal): Promise<number> {
+  return purgeInRounds(
+    deps,
+    'delivery log entries',
+    (before, limit) => deps.deliveryLog.purge(before, limit),
+    (deleted) => deps.metrics.deliveryLogPurged(deleted),
+    signal,
+  );
 }
 
 /**
@@ -51,4 +85,19 @@ export function postingRetention(retentionMs: number | undefined, maxAgeMs: numb
     );
   }
   return retention;
+}
+
+/**
+ * The retention of delivery log entries whose delivery ended: undefined (the default) keeps them, as the
+ * audit of what each bank was sent. A retention must exceed the retry schedule's maximum age, so that the
+ * log of a posting outlives every retry of the transaction's later postings.
+ */
+export function deliveryLogRetention(retentionMs: number | undefined, maxAgeMs: number): number | undefined {
+  if (retentionMs === undefined) return undefined;
+  if (!(retentionMs > maxAgeMs)) {
+    throw new RangeError(
+      `delivery log retention (${retentionMs} ms) must be longer than the retry schedule's maximum age (${maxAgeMs} ms)`,
+    );
+  }
+  return retentionMs;
 }

@@ -25,7 +25,7 @@ import { LaneIndex } from './lane-index.ts';
 import { publisherMetrics } from './metrics.ts';
 import { Parking } from './parking.ts';
 import { createPostingReader } from './posting-reader.ts';
-import { postingRetention, purgePostings } from './purge.ts';
+import { deliveryLogRetention, postingRetention, purgeDeliveryLog, purgePostings } from './purge.ts';
 import { defaultRetrySchedule, type RetrySchedule, validateRetrySchedule } from './retry-schedule.ts';
 import { type SigningSecrets, signerFor } from './signing.ts';
 import { Subscriptions, TransactionBanks } from './subscribers.ts';
@@ -89,7 +89,12 @@ export interface EventPublisherOptions {
    * exceed the retry schedule's maximum age. Default: that age and a day.
    */
   readonly postingRetentionMs?: number;
-  /** How often stored postings past their retention are deleted. Default 1 h. */
+  /**
+   * How long a delivery log entry is kept once its delivery ended (delivered, failed, expired), after it
+   * last changed. Must exceed the retry schedule's maximum age. Default: kept.
+   */
+  readonly deliveryLogRetentionMs?: number;
+  /** How often stored postings and delivery log entries past their retention are deleted. Default 1 h. */
   readonly postingPurgeIntervalMs?: number;
   readonly consumerRetry?: Partial<RetryPolicy>;
   /** How long a fetch waits for records (lower in tests for faster hand-overs). */
@@ -153,6 +158,7 @@ export function createEventPublisherService(deps: EventPublisherDeps): EventPubl
   );
   const schedule = validateRetrySchedule({ ...defaultRetrySchedule, ...options.retrySchedule });
   const retentionMs = postingRetention(options.postingRetentionMs, schedule.maxAgeMs);
+  const logRetentionMs = deliveryLogRetention(options.deliveryLogRetentionMs, schedule.maxAgeMs);
   const attemptTimeoutMs = options.attemptTimeoutMs ?? 10_000;
   const bankConcurrency = options.bankConcurrency ?? 32;
   const client = new BankClient({
@@ -253,10 +259,25 @@ export function createEventPublisherService(deps: EventPublisherDeps): EventPubl
   const purging = new AbortController();
   let purge: Promise<number> | undefined;
   const purgeOnce = () => {
-    purge ??= purgePostings(
-      { store: deps.deliveries, clock, logger, metrics, retentionMs, batch: 1_000 },
-      purging.signal,
-    ).finally(() => {
+    purge ??= (async () => {
+      const postings = await purgePostings(
+        { store: deps.deliveries, clock, logger, metrics, retentionMs, batch: 1_000 },
+        purging.signal,
+      );
+      if (logRetentionMs === undefined) return postings;
+      const entries = await purgeDeliveryLog(
+        {
+          deliveryLog: deps.store.deliveryLog,
+          clock,
+          logger,
+          metrics,
+          retentionMs: logRetentionMs,
+          batch: 1_000,
+        },
+        purging.signal,
+      );
+      return postings + entries;
+    })().finally(() => {
       purge = undefined;
     });
   };
@@ -298,6 +319,7 @@ export function createEventPublisherService(deps: EventPublisherDeps): EventPubl
       return index.size;
     },
     async start() {
+      if (logRetentionMs !== undefined) await deps.store.deliveryLog.ensurePurgeIndex();
       await loadAll(false);
       worker.start();
       rescan = setInterval(() => void loadAll(true), options.laneRescanMs ?? 60_000);

@@ -27,6 +27,9 @@ import {
   uetrOfDebit,
 } from './fixtures.ts';
 
+/** A retry schedule whose maximum age a short delivery log retention may exceed. */
+const testRetention = { retrySchedule: { delaysMs: [50, 100, 200, 300], jitter: 0.2, maxAgeMs: 1_000 } };
+
 let environment: TestEnvironment | undefined;
 afterEach(async () => {
   await environment?.dispose();
@@ -545,4 +548,33 @@ describe('event publisher on the real stack', () => {
     expect(invalid.status).toBe(422);
     expect(uetrOf(env.banks.a.accepted()[0] as never)).toBeTruthy();
   }, 300_000);
+
+  it('deletes the delivery log of postings delivered longer ago than its retention, when one is set', async () => {
+    const env = await startEnvironment({
+      options: {
+        ...testRetention,
+        deliveryLogRetentionMs: 1_500,
+        postingPurgeIntervalMs: 250,
+      },
+    });
+    environment = env;
+    const debit = newDebit(bankB, bankB);
+    await produceJourneys(env, [debit]);
+    const expected = expectedIds(debit, stateOnly, idOf);
+    await env.banks.b.waitUntil(
+      (bank) => bank.accepted(uetrOfDebit(debit)).length >= expected.length,
+      'bank B took every posting',
+    );
+    // Logged as delivered first, then gone once the retention has passed.
+    const logged = await env.store.deliveryLog.listByUetr(uetrOfDebit(debit));
+    expect(logged.length).toBeGreaterThan(0);
+    expect(logged.every((entry) => entry.outcome === 'delivered')).toBe(true);
+    await eventually(
+      async () =>
+        (await env.store.deliveryLog.listByUetr(uetrOfDebit(debit))).length === 0 ? true : undefined,
+      'the delivery log purged',
+      30_000,
+    );
+    expect(await env.metric('rp_events_delivery_log_purged_total')).toBeGreaterThanOrEqual(expected.length);
+  }, 120_000);
 });
