@@ -89,8 +89,8 @@ export function postingRetention(retentionMs: number | undefined, maxAgeMs: numb
 
 /**
  * The retention of delivery log entries whose delivery ended: undefined (the default) keeps them, as the
- * audit of what each bank was sent. A retention must exceed the retry schedule's maximum age, so that the
- * log of a posting outlives every retry of the transaction's later postings.
+ * audit of what each bank was sent. A retention must exceed the retry schedule's maximum age, so that
+ * while a transaction's later postings may still be retried, the log of its earlier ones is there to read.
  */
 export function deliveryLogRetention(retentionMs: number | undefined, maxAgeMs: number): number | undefined {
   if (retentionMs === undefined) return undefined;
