@@ -42,16 +42,16 @@ function runtimePom(): string {
 `;
 }
 
-/**
- * Single-node KRaft: one process is broker and controller. Topics are declared by the pipeline, never
- * created by a typo (auto-create off); replication factors are 1 because there is one broker; the
- * first consumer of a group starts at once instead of waiting for others to join.
- */
 /** Where the stack's broker keeps its partitions: a directory `<topic>-<partition>` each. */
 export function kafkaLogDir(config: StackConfig): string {
   return join(componentDataDir(config, 'kafka'), 'kraft');
 }
 
+/**
+ * Single-node KRaft: one process is broker and controller. Topics are declared by the pipeline, never
+ * created by a typo (auto-create off); replication factors are 1 because there is one broker; the
+ * first consumer of a group starts at once instead of waiting for others to join.
+ */
 export function serverProperties(config: StackConfig, logDirs: string): string {
   const { kafka, kafkaController } = config.ports;
   return [
