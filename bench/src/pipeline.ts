@@ -1159,7 +1159,7 @@ export interface SteadyWindow {
   /** Write statements of every service, by `collection command`. */
   readonly mongoStatements: Record<string, number>;
   readonly http: number;
-  /** The pipeline's storage just before the window and once its journeys were done. */
+  /** The pipeline's storage before the window's other readings and after them. */
   readonly storage: { readonly before: StorageReading; readonly after: StorageReading };
   readonly cpu: { before: CpuReading; after: CpuReading };
   /** PostgreSQL's counters just before the window's other readings and 11 s after them, when the run uses the local stack's. */
@@ -1187,6 +1187,9 @@ async function offerSteady(
   infrastructure: ReadonlyMap<string, number>,
 ): Promise<SteadyWindow> {
   await probe.bank.reset();
+  // Outside every other reading: on the stand-in `dbStats` and `collStats` count the documents, a read of
+  // every one (seconds of PostgreSQL's time late in a run), which is not the window's.
+  const storageBefore = await probe.storage();
   const postgresBefore = await probe.postgres();
   // Before the readings, so that its own CPU is not the window's.
   const referenceBefore = await options.cpuReference?.();
@@ -1196,7 +1199,6 @@ async function offerSteady(
     services: await servicesCounts(probe.pipeline),
     kafka: await probe.kafkaRecords(),
     http: await probe.httpAtBank(),
-    storage: await probe.storage(),
     cpu: await probe.cpu(infrastructure),
     resends: probe.resends,
   };
@@ -1221,11 +1223,11 @@ async function offerSteady(
     services: await servicesCounts(probe.pipeline),
     kafka: await probe.kafkaRecords(),
     http: await probe.httpAtBank(),
-    storage: await probe.storage(),
     cpu: await probe.cpu(infrastructure),
   };
   const referenceAfter = await options.cpuReference?.();
   const postgresAfter = await probe.postgres();
+  const storageAfter = await probe.storage();
   const stats = await probe.bank.stats();
   const examined = await examine(probe, sent, options.sample);
   return {
@@ -1262,7 +1264,7 @@ async function offerSteady(
       ]),
     ),
     http: after.http - before.http,
-    storage: { before: before.storage, after: after.storage },
+    storage: { before: storageBefore, after: storageAfter },
     cpu: { before: before.cpu, after: after.cpu },
     postgres: { before: postgresBefore, after: postgresAfter },
     ...(referenceBefore === undefined || referenceAfter === undefined
