@@ -1,5 +1,6 @@
 import { type Collection, type Document, MongoBulkWriteError, MongoServerError } from 'mongodb';
 import { type BoundedPush, pushBounded } from './bounded-list.ts';
+import { deleteFoundById } from './delete-found.ts';
 import { isDuplicateKey, StoreError, toStoreError } from './errors.ts';
 import { chunk, mapBounded, type StoreLimits } from './limits.ts';
 
@@ -307,23 +308,11 @@ export class DeliveryLogRepository {
    */
   async purge(before: Date, limit: number): Promise<number> {
     try {
-      const ids = (
-        await this.#collection
-          .find(
-            { updatedAt: { $lt: before }, outcome: { $in: [...finalOutcomes] } },
-            { projection: { _id: 1 }, limit, maxTimeMS: this.#limits.queryMaxTimeMs },
-          )
-          .toArray()
-      ).map((document) => document._id);
-      let deleted = 0;
-      for (const group of chunk(ids, purgeChunk)) {
-        const result = await this.#collection.bulkWrite(
-          group.map((id) => ({ deleteOne: { filter: { _id: id } } })),
-          { ordered: false, maxTimeMS: this.#limits.operationMaxTimeMs },
-        );
-        deleted += result.deletedCount;
-      }
-      return deleted;
+      return await deleteFoundById(
+        this.#collection,
+        { updatedAt: { $lt: before }, outcome: { $in: [...finalOutcomes] } },
+        { limit, chunkSize: purgeChunk, limits: this.#limits },
+      );
     } catch (error) {
       throw toStoreError(error, `purge delivery log entries last changed before ${before.toISOString()}`);
     }

@@ -17,6 +17,7 @@ export {
   isReadyToQueue,
   type QueuedDebit,
 } from './debit-queue.ts';
+export { type DeleteFoundOptions, deleteFoundById } from './delete-found.ts';
 export {
   DeliveryLogRepository,
   type EventDeliveryAttempt,

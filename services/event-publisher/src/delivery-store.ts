@@ -1,8 +1,8 @@
 import { RecentMap } from '@rp/runtime';
 import type { EventPostingSource } from '@rp/store';
 import {
-  chunk,
   defaultStoreLimits,
+  deleteFoundById,
   guardWrites,
   onlyDuplicateKeys,
   postingSourceOf,
@@ -281,24 +281,18 @@ export class DeliveryStore {
    */
   async purgePostings(before: Date, limit: number): Promise<number> {
     try {
-      const ids = (
-        await this.#postings
-          .find(
-            { storedAt: { $lt: before } },
-            { projection: { _id: 1 }, limit, maxTimeMS: this.#limits.queryMaxTimeMs },
-          )
-          .toArray()
-      ).map((document) => document._id);
-      let deleted = 0;
-      for (const group of chunk(ids, postingWriteChunk)) {
-        const result = await this.#postings.bulkWrite(
-          group.map((id) => ({ deleteOne: { filter: { _id: id } } })),
-          { ordered: false, maxTimeMS: this.#limits.operationMaxTimeMs },
-        );
-        deleted += result.deletedCount;
-        for (const id of group) this.#recent.delete(id);
-      }
-      return deleted;
+      return await deleteFoundById(
+        this.#postings,
+        { storedAt: { $lt: before } },
+        {
+          limit,
+          chunkSize: postingWriteChunk,
+          limits: this.#limits,
+          onDeleted: (ids) => {
+            for (const id of ids) this.#recent.delete(id);
+          },
+        },
+      );
     } catch (error) {
       throw toStoreError(error, 'purge stored postings');
     }

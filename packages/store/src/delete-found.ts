@@ -1,0 +1,47 @@
+import type { Collection, Filter } from 'mongodb';
+import { chunk, type StoreLimits } from './limits.ts';
+
+/** How a purge finds what it deletes, and how much it takes at once. */
+export interface DeleteFoundOptions {
+  /** Most documents found, and so deleted, by one call. */
+  limit: number;
+  /** Most deletes in one bulk command (the local MongoDB-compatible server stalls above a few dozen). */
+  chunkSize: number;
+  limits: StoreLimits;
+  /** Told the `_id`s of each bulk command once it is answered (to forget them in a cache, say). */
+  onDeleted?: (ids: readonly string[]) => void;
+}
+
+/**
+ * Finds at most `limit` documents matching `filter` (their `_id`s alone) and deletes them by `_id`,
+ * `chunkSize` a command; returns how many went. Deleting by `_id` alone keeps each delete an index
+ * lookup on the local MongoDB-compatible server, where a delete filtered by more than `_id` scans. The
+ * price: a document changed between the read and its delete goes too, so `filter` must pick documents
+ * no one changes any more. Errors are the driver's: the caller names the operation.
+ */
+export async function deleteFoundById<T extends { _id: string }>(
+  collection: Collection<T>,
+  filter: Filter<T>,
+  options: DeleteFoundOptions,
+): Promise<number> {
+  const untyped = collection as unknown as Collection<{ _id: string }>;
+  const ids = (
+    await untyped
+      .find(filter as Filter<{ _id: string }>, {
+        projection: { _id: 1 },
+        limit: options.limit,
+        maxTimeMS: options.limits.queryMaxTimeMs,
+      })
+      .toArray()
+  ).map((document) => document._id);
+  let deleted = 0;
+  for (const group of chunk(ids, options.chunkSize)) {
+    const result = await untyped.bulkWrite(
+      group.map((id) => ({ deleteOne: { filter: { _id: id } } })),
+      { ordered: false, maxTimeMS: options.limits.operationMaxTimeMs },
+    );
+    deleted += result.deletedCount;
+    options.onDeleted?.(group);
+  }
+  return deleted;
+}
