@@ -565,10 +565,8 @@ describe('event publisher on the real stack', () => {
       (bank) => bank.accepted(uetrOfDebit(debit)).length >= expected.length,
       'bank B took every posting',
     );
-    // Logged as delivered first, then gone once the retention has passed.
-    const logged = await env.store.deliveryLog.listByUetr(uetrOfDebit(debit));
-    expect(logged.length).toBeGreaterThan(0);
-    expect(logged.every((entry) => entry.outcome === 'delivered')).toBe(true);
+    // Gone once the retention has passed. No snapshot of the log in between: on a slow machine the
+    // first entries can go before the last is written. The counter shows they were there.
     await eventually(
       async () =>
         (await env.store.deliveryLog.listByUetr(uetrOfDebit(debit))).length === 0 ? true : undefined,
