@@ -13,6 +13,7 @@ export * from './memory-logger.ts';
 export * from './metrics.ts';
 export * from './operator-auth.ts';
 export * from './problem.ts';
+export * from './purge.ts';
 export * from './query.ts';
 export * from './recent.ts';
 export * from './timeout.ts';

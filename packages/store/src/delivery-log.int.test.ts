@@ -305,12 +305,9 @@ describe('DeliveryLogRepository', () => {
 
     await log.ensurePurgeIndex();
     await log.ensurePurgeIndex();
-    const indexes = await context.raw
-      .db(context.databaseName)
-      .collection('event_delivery_log')
-      .listIndexes()
-      .toArray();
-    expect(indexes.filter((index) => index.name === 'updatedAt_1')).toHaveLength(1);
+    expect(
+      (await context.indexNames('event_delivery_log')).filter((index) => index === 'updatedAt_1'),
+    ).toHaveLength(1);
     // Before the 2nd: the thirty and the failed one, 20 and then 11.
     expect(await log.purge(at(2), 20)).toBe(20);
     expect(await log.purge(at(2), 20)).toBe(11);

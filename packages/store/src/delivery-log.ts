@@ -1,8 +1,8 @@
 import { type Collection, type Document, MongoBulkWriteError, MongoServerError } from 'mongodb';
 import { type BoundedPush, pushBounded } from './bounded-list.ts';
-import { deleteFoundById } from './delete-found.ts';
 import { isDuplicateKey, StoreError, toStoreError } from './errors.ts';
 import { chunk, mapBounded, type StoreLimits } from './limits.ts';
+import { deleteFoundById, ensureIndexOnce } from './retention.ts';
 
 /**
  * Where a posting was read from, kept with its entry so that a replay reads the posting again from its
@@ -286,15 +286,7 @@ export class DeliveryLogRepository {
    * GIN twin its stack gives each index's leading key), so only a deployment that purges makes it.
    */
   async ensurePurgeIndex(): Promise<void> {
-    try {
-      const present = (await this.#collection.listIndexes().toArray()).some(
-        (index) => index.name === purgeIndex.name,
-      );
-      if (!present)
-        await this.#collection.createIndexes([purgeIndex], { maxTimeMS: this.#limits.queryMaxTimeMs });
-    } catch (error) {
-      throw toStoreError(error, 'ensure the delivery log purge index');
-    }
+    await ensureIndexOnce(this.#collection, purgeIndex, this.#limits, 'the delivery log purge index');
   }
 
   /**

@@ -17,7 +17,6 @@ export {
   isReadyToQueue,
   type QueuedDebit,
 } from './debit-queue.ts';
-export { type DeleteFoundOptions, deleteFoundById } from './delete-found.ts';
 export {
   DeliveryLogRepository,
   type EventDeliveryAttempt,
@@ -55,6 +54,7 @@ export {
   type RecordedReconciliationItem,
   reconciliationItemId,
 } from './reconciliation.ts';
+export { type DeleteFoundOptions, deleteFoundById, ensureIndexOnce } from './retention.ts';
 export {
   connectStore,
   redactedHosts,

@@ -44,6 +44,8 @@ export interface TestStore {
   /** A plain driver client on the test database, to look at raw documents. */
   raw: MongoClient;
   databaseName: string;
+  /** The names of a collection's indexes, as the server lists them. */
+  indexNames(collection: string): Promise<string[]>;
   /** Closes every store opened here and drops the test database. */
   dispose(): Promise<void>;
 }
@@ -83,6 +85,10 @@ export async function openTestStore(
     openAnother: (extra = {}) => open(extra, false),
     raw,
     databaseName,
+    indexNames: async (collection) =>
+      (await raw.db(databaseName).collection(collection).listIndexes().toArray()).map((index) =>
+        String(index.name),
+      ),
     dispose: async () => {
       for (const each of opened) await each.close();
       await raw.db(databaseName).dropDatabase();

@@ -1,54 +1,16 @@
-import type { Clock, Logger } from '@rp/runtime';
+import { type PurgeRoundsOptions, purgeInRounds } from '@rp/runtime';
 import type { DeliveryLogRepository } from '@rp/store';
 import type { DeliveryStore } from './delivery-store.ts';
 import type { PublisherMetrics } from './metrics.ts';
 
-interface PurgeDeps {
-  readonly clock: Clock;
-  readonly logger: Logger;
-  /** What is kept for longer than this is deleted. */
-  readonly retentionMs: number;
-  /** Deletions per round; a full round is followed by another at once. */
-  readonly batch: number;
-}
-
-export interface PostingPurgeDeps extends PurgeDeps {
+export interface PostingPurgeDeps extends PurgeRoundsOptions {
   readonly store: Pick<DeliveryStore, 'purgePostings'>;
   readonly metrics: Pick<PublisherMetrics, 'purged'>;
 }
 
-export interface DeliveryLogPurgeDeps extends PurgeDeps {
+export interface DeliveryLogPurgeDeps extends PurgeRoundsOptions {
   readonly deliveryLog: Pick<DeliveryLogRepository, 'purge'>;
   readonly metrics: Pick<PublisherMetrics, 'deliveryLogPurged'>;
-}
-
-/**
- * Rounds of `batch` deletions of what `round` finds before the cut (now less the retention), until a
- * round deletes fewer or `signal` aborts. Returns how many were deleted. A failure is logged and ends the
- * purge (the next one tries again).
- */
-async function purgeInRounds(
-  deps: PurgeDeps,
-  what: string,
-  round: (before: Date, limit: number) => Promise<number>,
-  counted: (deleted: number) => void,
-  signal?: AbortSignal,
-): Promise<number> {
-  const before = new Date(deps.clock.now().getTime() - deps.retentionMs);
-  let total = 0;
-  try {
-    for (;;) {
-      if (signal?.aborted) break;
-      const deleted = await round(before, deps.batch);
-      total += deleted;
-      counted(deleted);
-      if (deleted < deps.batch) break;
-    }
-  } catch (error) {
-    deps.logger.warn({ err: error, deleted: total }, `${what} not purged; the next purge tries again`);
-  }
-  if (total > 0) deps.logger.info({ deleted: total, before }, `${what} purged`);
-  return total;
 }
 
 /** One purge of the stored postings last stored before their retention. */

@@ -1,4 +1,5 @@
-import type { Collection, Filter } from 'mongodb';
+import type { Collection, Filter, IndexDescription } from 'mongodb';
+import { toStoreError } from './errors.ts';
 import { chunk, type StoreLimits } from './limits.ts';
 
 /** How a purge finds what it deletes, and how much it takes at once. */
@@ -44,4 +45,25 @@ export async function deleteFoundById<T extends { _id: string }>(
     options.onDeleted?.(group);
   }
   return deleted;
+}
+
+/**
+ * Creates `index` on `collection` unless one of its name is there: for an index only a deployment with a
+ * retention needs (a purge's), which every write would otherwise pay for (on the local stand-in twice,
+ * with the GIN twin its stack gives each index's leading key). `what` names it in an error.
+ */
+export async function ensureIndexOnce<T extends { _id: string }>(
+  collection: Collection<T>,
+  index: IndexDescription & { name: string },
+  limits: StoreLimits,
+  what: string,
+): Promise<void> {
+  try {
+    const present = (await collection.listIndexes().toArray()).some(
+      (existing) => existing.name === index.name,
+    );
+    if (!present) await collection.createIndexes([index], { maxTimeMS: limits.queryMaxTimeMs });
+  } catch (error) {
+    throw toStoreError(error, `ensure ${what}`);
+  }
 }
