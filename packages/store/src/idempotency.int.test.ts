@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openTestStore, type TestStore } from '../test/store-fixture.ts';
+import { transactionKey } from './idempotency.ts';
 
 describe('IdempotencyRepository', () => {
   let context: TestStore;
@@ -165,5 +166,39 @@ describe('IdempotencyRepository', () => {
       outcome: 'new',
     });
     expect((await context.store.idempotency.get('bank.a$MSG.3'))?.payloadHash).toBe('hash-a');
+  });
+
+  it("purges message claims and markers received before the cut, in rounds of the limit, never a UETR's key", async () => {
+    const { idempotency } = context.store;
+    const at = (day: number) => new Date(Date.UTC(2026, 10, day, 9, 0, 0));
+    const received = (key: string, day: number) => ({ ...claim(key, `hash-${key}`), receivedAt: at(day) });
+    // Twelve old message claims and markers of the 1st, the UETR keys of the 1st, and a claim of the 10th.
+    await idempotency.claimMany(
+      Array.from({ length: 12 }, (_, index) =>
+        received(index % 2 === 0 ? `210000:OLD-${index}` : `produced:210000:OLD-${index}`, 1),
+      ),
+    );
+    await idempotency.claim(received(transactionKey('0b6f5c3e-7d1a-4e2b-9c3d-5e6f7a8b9c0d'), 1));
+    await idempotency.claim(received('transaction-like:OLD', 1));
+    await idempotency.claim(received('210000:RECENT', 10));
+
+    await idempotency.ensurePurgeIndex();
+    await idempotency.ensurePurgeIndex();
+    expect(
+      (await context.indexNames('idempotency_keys')).filter((index) => index === 'receivedAt_1'),
+    ).toHaveLength(1);
+    // Before the 2nd: the twelve and the key that only looks like a UETR's, 10 and then 3.
+    expect(await idempotency.purge(at(2), 10)).toBe(10);
+    expect(await idempotency.purge(at(2), 10)).toBe(3);
+    expect(await idempotency.purge(at(2), 10)).toBe(0);
+    expect(await idempotency.get('210000:OLD-0')).toBeNull();
+    expect(await idempotency.get('transaction-like:OLD')).toBeNull();
+    expect(await idempotency.get(transactionKey('0b6f5c3e-7d1a-4e2b-9c3d-5e6f7a8b9c0d'))).not.toBeNull();
+    expect(await idempotency.get('210000:RECENT')).not.toBeNull();
+    // A purged message claimed again is new; the UETR's key still says the transaction is taken.
+    expect(await idempotency.claim(received('210000:OLD-0', 20))).toEqual({ outcome: 'new' });
+    expect(
+      (await idempotency.claim(received(transactionKey('0b6f5c3e-7d1a-4e2b-9c3d-5e6f7a8b9c0d'), 20))).outcome,
+    ).toBe('duplicate');
   });
 });

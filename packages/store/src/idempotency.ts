@@ -2,6 +2,7 @@ import { type Collection, MongoBulkWriteError, MongoServerError } from 'mongodb'
 import { DUPLICATE_KEY, onlyDuplicateKeys, StoreError, toStoreError } from './errors.ts';
 import { GroupCommit, type Settled } from './group-commit.ts';
 import { chunk, type StoreLimits } from './limits.ts';
+import { deleteFoundById, ensureIndexOnce } from './retention.ts';
 
 /**
  * What the claim of a UETR records of the transaction it starts: its kind and the member ids of its
@@ -57,6 +58,13 @@ interface IdempotencyDocument {
 export function transactionKey(uetr: string): string {
   return `transaction:${uetr}`;
 }
+
+/** The prefix of the keys that hold UETRs (`transactionKey`): a purge leaves them. */
+const transactionKeyPrefix = /^transaction:/;
+/** The index a purge finds its keys by. */
+const purgeIndex = { key: { receivedAt: 1 }, name: 'receivedAt_1' } as const;
+/** Deletes a purge sends in one command (the local server's bulk writes are kept small). */
+const purgeChunk = 25;
 
 /** What one insert of a grouped claim came to: stored, or its key was taken already (nothing written). */
 type InsertFate = 'inserted' | 'duplicate';
@@ -188,12 +196,20 @@ export class IdempotencyRepository {
     }
   }
 
-  /** The outcome of a claim whose key is taken: a duplicate with the same payload hash, else a conflict. */
-  async #existing(claim: IdempotencyClaim): Promise<ClaimOutcome> {
+  /**
+   * The outcome of a claim whose key is taken: a duplicate with the same payload hash, else a conflict.
+   * A key gone between the insert and the read was purged past its retention at that moment: it is
+   * claimed again, once.
+   */
+  async #existing(claim: IdempotencyClaim, again = true): Promise<ClaimOutcome> {
     const record = await this.get(claim.key);
     if (record === null) {
-      // Keys are never deleted while their claims can still arrive, so a vanished key means the data
-      // was removed behind the store's back: refuse rather than accept the message twice.
+      if (again) {
+        const [fate] = await this.#claims.submit([toDocument(claim)]);
+        return fate === 'inserted' ? { outcome: 'new' } : this.#existing(claim, false);
+      }
+      // Gone twice in a row: something removes keys behind the store's back. Refuse rather than accept
+      // the message twice.
       throw new StoreError(
         'inconsistent',
         `idempotency key ${claim.key} reported as duplicate but not found`,
@@ -202,6 +218,31 @@ export class IdempotencyRepository {
     return record.payloadHash === claim.payloadHash
       ? { outcome: 'duplicate', record }
       : { outcome: 'conflict', record };
+  }
+
+  /**
+   * Deletes at most `limit` message claims and "produced" markers received before `before`; returns how
+   * many. The keys of UETRs (`transactionKey`) stay whatever their age: they keep a UETR to the one
+   * transaction it names, and admit the banks' reports on it without reading its snapshot. A message sent
+   * again after its claim went is taken as new (a message that starts a transaction is still known by its
+   * UETR's key). Found by the index `ensurePurgeIndex` makes on MongoDB (the local stand-in scans), deleted
+   * by `_id` 25 a command.
+   */
+  async purge(before: Date, limit: number): Promise<number> {
+    try {
+      return await deleteFoundById(
+        this.#collection,
+        { receivedAt: { $lt: before }, _id: { $not: transactionKeyPrefix } },
+        { limit, chunkSize: purgeChunk, limits: this.#limits },
+      );
+    } catch (error) {
+      throw toStoreError(error, `purge idempotency keys received before ${before.toISOString()}`);
+    }
+  }
+
+  /** Creates the index the purge finds its keys by (`receivedAt_1`), unless it is there: only for a purge. */
+  async ensurePurgeIndex(): Promise<void> {
+    await ensureIndexOnce(this.#collection, purgeIndex, this.#limits, 'the idempotency keys purge index');
   }
 
   async get(key: string): Promise<IdempotencyRecord | null> {

@@ -753,6 +753,11 @@ export function registerIngressRoutes(app: Hono<AppEnv>, options: IngressRoutesO
       } else {
         claim = await idempotency.claim(messageClaim);
       }
+      if (claim.outcome === 'new' && held?.outcome === 'duplicate') {
+        // The same message again, after its claim went past the idempotency retention: its UETR's key,
+        // claimed with the same payload hash, still knows it. A resend, answered as the first time.
+        claim = held;
+      }
       if (claim.outcome === 'conflict') {
         log.info(
           { firstReceivedAt: claim.record.receivedAt },

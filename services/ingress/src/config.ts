@@ -56,6 +56,10 @@ export const ingressConfigSpec = defineConfig({
     min: 0,
     doc: 'Transactions this instance remembers having acknowledged (the last ones, with their first states; about 4 MB for 5,000), so that a bank reading one before its snapshot is written is answered 200 with that state; 0: such a read answers 503 with Retry-After',
   }),
+  IDEMPOTENCY_RETENTION: duration({
+    optional: true,
+    doc: 'How long a message\'s idempotency claim and its "produced" marker are kept after its receipt; a message sent again later is taken as new, but for one that starts a transaction, still known by its UETR (those keys are kept). Unset: kept',
+  }),
   SHUTDOWN_TIMEOUT: duration({
     default: 10_000,
     doc: 'How long requests in progress may take to finish at shutdown',

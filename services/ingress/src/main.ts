@@ -94,6 +94,9 @@ try {
     maxInFlight: config.MAX_IN_FLIGHT,
     claimCacheSize: config.CLAIM_CACHE_SIZE,
     acceptedCacheSize: config.ACCEPTED_CACHE_SIZE,
+    ...(config.IDEMPOTENCY_RETENTION === undefined
+      ? {}
+      : { idempotencyRetentionMs: config.IDEMPOTENCY_RETENTION }),
     ...(config.SENDER_RATE_LIMIT === undefined
       ? {}
       : {

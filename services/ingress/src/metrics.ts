@@ -67,6 +67,8 @@ export interface IngressMetrics {
   resendWaiting(operation: IngressOperation, change: 1 | -1): void;
   /** "Produced" markers written behind, or given up after a failed write. */
   markers(result: 'written' | 'failed', count: number): void;
+  /** Message claims and "produced" markers deleted past their retention. */
+  idempotencyKeysPurged(count: number): void;
   /** A bank's report checked against what is recorded of its transaction (see ReportCheck). */
   reportChecked(check: ReportCheck): void;
 }
@@ -103,6 +105,10 @@ export function ingressMetrics(metrics: Metrics): IngressMetrics {
     '"Produced" markers of acknowledged messages, by whether their write behind succeeded',
     ['result'],
   );
+  const keysPurged = metrics.counter(
+    'rp_ingress_idempotency_keys_purged_total',
+    'Message claims and "produced" markers deleted past their retention (IDEMPOTENCY_RETENTION)',
+  );
   const reportChecks = metrics.counter(
     'rp_ingress_report_checks_total',
     "Banks' reports by what the ingress checked them against: remembered, claim, snapshot or early",
@@ -116,5 +122,6 @@ export function ingressMetrics(metrics: Metrics): IngressMetrics {
     resendWaiting: (operation, change) => waiting.inc({ operation }, change),
     markers: (result, count) => markers.inc({ result }, count),
     reportChecked: (check) => reportChecks.inc({ check }),
+    idempotencyKeysPurged: (count) => keysPurged.inc(count),
   };
 }

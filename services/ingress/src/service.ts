@@ -9,6 +9,7 @@ import {
   type Health,
   type Logger,
   type Metrics,
+  purgeInRounds,
   systemClock,
   type Tracing,
 } from '@rp/runtime';
@@ -77,6 +78,14 @@ export interface IngressDeps {
   readonly maxBodyBytes?: number;
   /** How the "produced" markers are written behind (default: within 1 s, 100 a command). */
   readonly producedMarkers?: Partial<ProducedMarkersOptions>;
+  /**
+   * How long message claims and "produced" markers are kept after their receipt: a message sent again
+   * later is taken as new, but for one that starts a transaction, which its UETR's key (kept) still
+   * knows. Undefined (the default): kept. See `IdempotencyRepository.purge`.
+   */
+  readonly idempotencyRetentionMs?: number;
+  /** How often the keys past their retention are purged (also once at start). Default an hour. */
+  readonly idempotencyPurgeIntervalMs?: number;
 }
 
 export interface IngressService {
@@ -156,13 +165,38 @@ export function createIngressService(deps: IngressDeps): IngressService {
     },
   });
 
+  const retentionMs = idempotencyRetention(deps.idempotencyRetentionMs);
+  let purgeTimer: NodeJS.Timeout | undefined;
+  const purging = new AbortController();
+  let purge: Promise<number> | undefined;
+  const purgeOnce = (retention: number) => {
+    purge ??= purgeInRounds(
+      { clock, logger: deps.logger, retentionMs: retention, batch: 1_000 },
+      'idempotency keys',
+      (before, limit) => deps.store.idempotency.purge(before, limit),
+      (deleted) => routeMetrics.idempotencyKeysPurged(deleted),
+      purging.signal,
+    ).finally(() => {
+      purge = undefined;
+    });
+  };
+
   return {
     app,
     async start() {
+      if (retentionMs !== undefined) {
+        await deps.store.idempotency.ensurePurgeIndex();
+        purgeOnce(retentionMs);
+        purgeTimer = setInterval(() => purgeOnce(retentionMs), deps.idempotencyPurgeIntervalMs ?? 3_600_000);
+        purgeTimer.unref();
+      }
       accepting = true;
     },
     async stop() {
       accepting = false;
+      clearInterval(purgeTimer);
+      purging.abort();
+      await purge;
       if (inFlight > 0) {
         await new Promise<void>((resolve) => {
           drained = resolve;
@@ -172,4 +206,13 @@ export function createIngressService(deps: IngressDeps): IngressService {
       await markers.flush();
     },
   };
+}
+
+/** The retention of message claims and markers: undefined keeps them; a retention must be positive. */
+export function idempotencyRetention(retentionMs: number | undefined): number | undefined {
+  if (retentionMs === undefined) return undefined;
+  if (!(retentionMs > 0)) {
+    throw new RangeError(`idempotency key retention (${retentionMs} ms) must be longer than nothing`);
+  }
+  return retentionMs;
 }

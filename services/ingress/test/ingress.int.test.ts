@@ -85,7 +85,16 @@ let states: TopicReader<'rp.transaction.state.v1'>;
 async function startIngress(
   brokers: string[],
   deliveryTimeoutMs: number,
-  limits: Pick<IngressDeps, 'maxInFlight' | 'rateLimit' | 'bankAuth' | 'producedMarkers' | 'claimCacheSize'> &
+  limits: Pick<
+    IngressDeps,
+    | 'maxInFlight'
+    | 'rateLimit'
+    | 'bankAuth'
+    | 'producedMarkers'
+    | 'claimCacheSize'
+    | 'idempotencyRetentionMs'
+    | 'idempotencyPurgeIntervalMs'
+  > &
     Partial<Pick<IngressDeps, 'store'>> = {},
 ): Promise<Running> {
   const kafka = createKafka({ brokers, clientId: uniqueName('ingress-test'), connectionTimeoutMs: 1_000 });
@@ -432,6 +441,53 @@ describe('POST outbound/direct-debit', () => {
     expect(await store.idempotency.get(markerOf(debits.at(-1) as DirectDebit))).toMatchObject({
       uetr: (debits.at(-1) as DirectDebit).transactionIdentifiers.uetr,
     });
+  });
+
+  test("purges message claims and markers past their retention; a debit sent again after that is known by its UETR's key", async () => {
+    const purging = await startIngress(endpoints.kafkaBrokers, 10_000, {
+      idempotencyRetentionMs: 300,
+      idempotencyPurgeIntervalMs: 100,
+      producedMarkers: { delayMs: 10 },
+    });
+    const debit = debitBody();
+    const uetr = debit.transactionIdentifiers.uetr;
+    const claimKey = idempotencyKey('250655', debit.messageIdentifiers.messageIdentification);
+    try {
+      const first = await postDebit(debit, purging);
+      expect(first.status).toBe(202);
+      const acknowledgement = await first.json();
+      await markersWritten(purging, 1);
+      // Polled: the purge's own rounds are the signal.
+      while (
+        (await store.idempotency.get(claimKey)) !== null ||
+        (await store.idempotency.get(producedMarkerKey(claimKey))) !== null
+      ) {
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      const purged = (
+        await purging.metrics.registry.getSingleMetric('rp_ingress_idempotency_keys_purged_total')?.get()
+      )?.values[0]?.value;
+      expect(purged).toBeGreaterThanOrEqual(2);
+      expect(await store.idempotency.get(transactionKey(uetr))).toMatchObject({ uetr });
+
+      // The same debit again: answered as the first time, and produced again marked as a resend.
+      const again = await postDebit(debit, purging);
+      expect(again.status).toBe(202);
+      expect(await again.json()).toEqual(acknowledgement);
+      const resent = await received.waitFor(
+        (entry) => entry.key === uetr && entry.headers['rp-resent'] === 'true',
+      );
+      expect(resent.value).toEqual(canonicalAmounts(debit));
+      expect(await outcomes(purging)).toMatchObject({
+        'outboundDirectDebit:accepted': 1,
+        'outboundDirectDebit:reproduced': 1,
+      });
+      // Another debit naming the same UETR is still refused.
+      const other = debitBody({ transactionIdentifiers: debit.transactionIdentifiers });
+      expect((await postDebit(other, purging)).status).toBe(409);
+    } finally {
+      await stopIngress(purging);
+    }
   });
 
   test('a resend that arrives while the first attempt is in progress waits for it: one copy produced, the same 202', async () => {
