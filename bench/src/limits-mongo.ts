@@ -1,17 +1,25 @@
 import { randomUUID } from 'node:crypto';
+import { connectStore, type EventDeliveryRecord } from '@rp/store';
 import { MongoClient } from 'mongodb';
 import type { Row } from './report.ts';
 import { bounded, round, summarize } from './stats.ts';
 
 /**
  * The MongoDB-compatible server's raw limits for the operations the pipeline uses, at the concurrency
- * the services use: insert, update by `_id`, read by `_id`, on documents the size of a snapshot.
+ * the services use: insert, update by `_id`, read by `_id`, on documents the size of a snapshot; and the
+ * event publisher's busiest write, the delivery log's first attempts, through the store itself (its
+ * indexes, its insert commands of `bulkInsertSize`), a batch of `deliveryLogBatch` at a time: every
+ * posting delivered is one entry, so the postings a second can go no faster.
  */
 export async function mongoLimits(options: {
   uri: string;
   database: string;
   operations: number;
   concurrency: number;
+  /** Delivery log entries written (default five times `operations`). */
+  deliveryLogEntries?: number;
+  /** Entries a call of `recordFirstAttempts` (default 1,000: a commit interval's at 4,000 postings/s). */
+  deliveryLogBatch?: number;
 }): Promise<Row[]> {
   const client = new MongoClient(options.uri, { maxPoolSize: options.concurrency });
   await client.connect();
@@ -56,11 +64,74 @@ export async function mongoLimits(options: {
       ),
     );
     await measure('findOne by _id', (id) => collection.findOne({ _id: id }));
+    rows.push(
+      await deliveryLogLimit(
+        options.uri,
+        options.database,
+        options.deliveryLogEntries ?? options.operations * 5,
+        options.deliveryLogBatch ?? 1_000,
+      ),
+    );
   } finally {
     await db.dropDatabase().catch(() => undefined);
     await client.close();
   }
   return rows;
+}
+
+/** Entries a second the delivery log takes, written as the event publisher writes them. */
+async function deliveryLogLimit(uri: string, database: string, entries: number, batch: number): Promise<Row> {
+  const store = await connectStore({ uri, database, appName: 'bench-limits' });
+  try {
+    await store.ensureIndexes();
+    const calls: number[] = [];
+    const started = performance.now();
+    for (let first = 0; first < entries; first += batch) {
+      const records = Array.from({ length: Math.min(batch, entries - first) }, (_, index) =>
+        deliveryRecord(first + index),
+      );
+      const t = performance.now();
+      await store.deliveryLog.recordFirstAttempts(records);
+      calls.push(performance.now() - t);
+    }
+    const seconds = (performance.now() - started) / 1000;
+    const summary = summarize(calls);
+    return {
+      group: 'limit',
+      name: `mongodb delivery log first attempts (${batch} a call)`,
+      value: round(entries / seconds, 0),
+      unit: 'entries/s',
+      detail: `${entries} entries; a call p50 ${round(summary.p50, 0)} ms, p99 ${round(summary.p99, 0)} ms`,
+    };
+  } finally {
+    await store.close();
+  }
+}
+
+/** A delivered posting's record, as the event publisher logs it (two banks, twelve partitions). */
+function deliveryRecord(index: number): EventDeliveryRecord {
+  const at = new Date();
+  const memberId = index % 2 === 0 ? '250655' : '210000';
+  const postingId = `EVT${randomUUID().replace(/-/g, '')}`;
+  return {
+    posting: {
+      eventId: `${postingId}:${memberId}`,
+      uetr: randomUUID(),
+      memberId,
+      eventType: 'TRANSACTION_STATE_DEBIT_DELIVERED',
+      source: {
+        postingId,
+        eventClass: 'TRANSACTION_STATE',
+        stageVersion: 5,
+        topic: 'rp.events.v1',
+        partition: index % 12,
+        offset: index,
+        producedAt: at,
+      },
+    },
+    attempt: { at, httpStatus: 202, latencyMs: 3.2 },
+    outcome: 'delivered',
+  };
 }
 
 /**
