@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { connectStore, type EventDeliveryRecord } from '@rp/store';
 import { MongoClient } from 'mongodb';
+import { processTreeSeconds } from './cpu.ts';
 import type { Row } from './report.ts';
 import { bounded, round, summarize } from './stats.ts';
 
@@ -20,6 +21,8 @@ export async function mongoLimits(options: {
   deliveryLogEntries?: number;
   /** Entries a call of `recordFirstAttempts` (default 1,000: a commit interval's at 4,000 postings/s). */
   deliveryLogBatch?: number;
+  /** The server's processes on this machine (the local stack's FerretDB and PostgreSQL), for their CPU. */
+  serverProcesses?: ReadonlyMap<string, number>;
 }): Promise<Row[]> {
   const client = new MongoClient(options.uri, { maxPoolSize: options.concurrency });
   await client.connect();
@@ -70,6 +73,7 @@ export async function mongoLimits(options: {
         options.database,
         options.deliveryLogEntries ?? options.operations * 5,
         options.deliveryLogBatch ?? 1_000,
+        options.serverProcesses ?? new Map(),
       ),
     );
   } finally {
@@ -80,11 +84,18 @@ export async function mongoLimits(options: {
 }
 
 /** Entries a second the delivery log takes, written as the event publisher writes them. */
-async function deliveryLogLimit(uri: string, database: string, entries: number, batch: number): Promise<Row> {
+async function deliveryLogLimit(
+  uri: string,
+  database: string,
+  entries: number,
+  batch: number,
+  serverProcesses: ReadonlyMap<string, number>,
+): Promise<Row> {
   const store = await connectStore({ uri, database, appName: 'bench-limits' });
   try {
     await store.ensureIndexes();
     const calls: number[] = [];
+    const cpuBefore = processTreeSeconds(serverProcesses);
     const started = performance.now();
     for (let first = 0; first < entries; first += batch) {
       const records = Array.from({ length: Math.min(batch, entries - first) }, (_, index) =>
@@ -95,13 +106,20 @@ async function deliveryLogLimit(uri: string, database: string, entries: number, 
       calls.push(performance.now() - t);
     }
     const seconds = (performance.now() - started) / 1000;
+    const cpuAfter = processTreeSeconds(serverProcesses);
     const summary = summarize(calls);
+    const cpu = [...cpuAfter]
+      .map(
+        ([name, after]) =>
+          `${name} ${round(((after - (cpuBefore.get(name) ?? after)) * 1e6) / entries, 0)} µs`,
+      )
+      .join(', ');
     return {
       group: 'limit',
       name: `mongodb delivery log first attempts (${batch} a call)`,
       value: round(entries / seconds, 0),
       unit: 'entries/s',
-      detail: `${entries} entries; a call p50 ${round(summary.p50, 0)} ms, p99 ${round(summary.p99, 0)} ms`,
+      detail: `${entries} entries; a call p50 ${round(summary.p50, 0)} ms, p99 ${round(summary.p99, 0)} ms${cpu ? `; an entry: ${cpu} of CPU` : ''}`,
     };
   } finally {
     await store.close();

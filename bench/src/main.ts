@@ -213,6 +213,9 @@ if (settings.only === 'all' || settings.only === 'limits') {
       database: run.replace(/-/g, '_'),
       operations: settings.mongoOperations,
       concurrency: settings.mongoConcurrency,
+      serverProcesses: new Map(
+        [...(await localInfrastructure())].filter(([name]) => name === 'ferretdb' || name === 'postgres'),
+      ),
     })),
   );
   log(
