@@ -93,8 +93,8 @@ export interface IngressService {
   readonly app: Hono<AppEnv>;
   start(): Promise<void>;
   /**
-   * Refuses new messages and reads (503) and resolves once those in progress are answered and the
-   * "produced" markers written.
+   * Refuses new messages and reads (503) and resolves once those in progress are answered, the
+   * "produced" markers written and a purge of idempotency keys in progress has ended its round.
    */
   stop(): Promise<void>;
 }
@@ -194,9 +194,9 @@ export function createIngressService(deps: IngressDeps): IngressService {
     },
     async stop() {
       accepting = false;
+      // A purge stops after its current round; the requests in progress are not kept waiting for it.
       clearInterval(purgeTimer);
       purging.abort();
-      await purge;
       if (inFlight > 0) {
         await new Promise<void>((resolve) => {
           drained = resolve;
@@ -204,6 +204,7 @@ export function createIngressService(deps: IngressDeps): IngressService {
         drained = undefined;
       }
       await markers.flush();
+      await purge;
     },
   };
 }
