@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openTestStore, type TestStore } from '../test/store-fixture.ts';
-import { transactionKey } from './idempotency.ts';
+import { type IdempotencyDocument, IdempotencyRepository, transactionKey } from './idempotency.ts';
+import { defaultStoreLimits } from './limits.ts';
 
 describe('IdempotencyRepository', () => {
   let context: TestStore;
@@ -200,5 +201,49 @@ describe('IdempotencyRepository', () => {
     expect(
       (await idempotency.claim(received(transactionKey('0b6f5c3e-7d1a-4e2b-9c3d-5e6f7a8b9c0d'), 20))).outcome,
     ).toBe('duplicate');
+  });
+
+  it('claims a key again when a purge takes it between the insert and the read, and refuses one gone twice', async () => {
+    const raw = context.raw.db(context.databaseName).collection<IdempotencyDocument>('idempotency_keys');
+    await context.store.idempotency.claim(claim('MSG-GONE', 'hash-a'));
+    await context.store.idempotency.claim(claim('MSG-GONE-TWICE', 'hash-a'));
+    // The real collection, except that each read of a key first deletes it: a purge at that moment.
+    let reads = 0;
+    const purgedBeforeRead = new Proxy(raw, {
+      get(target, property, receiver) {
+        if (property !== 'findOne') return Reflect.get(target, property, receiver);
+        return async (filter: { _id: string }, options: object) => {
+          reads += 1;
+          await target.deleteOne({ _id: filter._id });
+          return target.findOne(filter, options);
+        };
+      },
+    });
+    const repository = new IdempotencyRepository(purgedBeforeRead, defaultStoreLimits);
+    expect(await repository.claim({ ...claim('MSG-GONE', 'hash-a'), receivedAt: new Date() })).toEqual({
+      outcome: 'new',
+    });
+    expect(reads).toBe(1);
+    expect(await raw.countDocuments({ _id: 'MSG-GONE' })).toBe(1);
+    // Each insert finds the key taken by another claim, and each read finds it gone: refused.
+    const racing = new Proxy(raw, {
+      get(target, property, receiver) {
+        if (property === 'findOne')
+          return async (filter: { _id: string }, options: object) => {
+            await target.deleteOne({ _id: filter._id });
+            return target.findOne(filter, options);
+          };
+        if (property === 'insertMany')
+          return async (documents: IdempotencyDocument[], options: object) => {
+            const { _id, ...rest } = documents[0] as IdempotencyDocument;
+            await target.updateOne({ _id }, { $setOnInsert: rest }, { upsert: true });
+            return target.insertMany(documents, options);
+          };
+        return Reflect.get(target, property, receiver);
+      },
+    });
+    await expect(
+      new IdempotencyRepository(racing, defaultStoreLimits).claim(claim('MSG-GONE-TWICE', 'hash-a')),
+    ).rejects.toMatchObject({ failure: 'inconsistent' });
   });
 });
