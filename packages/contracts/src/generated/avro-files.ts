@@ -2588,7 +2588,7 @@ export const avroFiles: readonly AvroFile[] = [
       "type": "record",
       "name": "Acknowledgement",
       "namespace": "za.rp.v1",
-      "doc": "Body of the engine's HTTP 202: the message is durably accepted (written to Kafka with acks=all). A resent message with the same messageIdentification and the same content gets the same acknowledgement.",
+      "doc": "Body of the engine's HTTP 202: the message is durably accepted (written to Kafka with acks=all). A resent message with the same messageIdentification and the same content gets the same acknowledgement: a DirectDebit or CreditTransfer always, any other message while the operator's idempotency retention (IDEMPOTENCY_RETENTION, unset by default) keeps its claim.",
       "fields": [
         {
           "name": "messageIdentification",

@@ -30,7 +30,7 @@ export interface AccountSchemeName {
   value: string;
 }
 
-/** Body of the engine's HTTP 202: the message is durably accepted (written to Kafka with acks=all). A resent message with the same messageIdentification and the same content gets the same acknowledgement. */
+/** Body of the engine's HTTP 202: the message is durably accepted (written to Kafka with acks=all). A resent message with the same messageIdentification and the same content gets the same acknowledgement: a DirectDebit or CreditTransfer always, any other message while the operator's idempotency retention (IDEMPOTENCY_RETENTION, unset by default) keeps its claim. */
 export interface Acknowledgement {
   /** messageIdentifiers.messageIdentification of the accepted message. */
   messageIdentification: string;
