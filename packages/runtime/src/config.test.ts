@@ -150,4 +150,12 @@ describe('parseDuration', () => {
     expect(parseDuration('5')).toBeUndefined();
     expect(parseDuration('soon')).toBeUndefined();
   });
+
+  it('refuses a duration below its minimum, naming the variable', () => {
+    const bounded = { RETENTION: duration({ optional: true, min: 1 }) };
+    expect(loadConfig(bounded, { RETENTION: '1ms' }).RETENTION).toBe(1);
+    expect(loadConfig(bounded, {}).RETENTION).toBeUndefined();
+    const err = configError(() => loadConfig(bounded, { RETENTION: '0s' }));
+    expect(err.message).toContain('RETENTION: expected a duration of at least 1 ms');
+  });
 });

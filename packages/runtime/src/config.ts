@@ -170,14 +170,17 @@ export function parseDuration(raw: string): number | undefined {
   return Number.isSafeInteger(total) ? total : undefined;
 }
 
-/** A duration such as `30s` or `1h30m`, as milliseconds. */
-export function duration<const O extends VariableOptions<number>>(
+/** A duration such as `30s` or `1h30m`, as milliseconds; `min` (milliseconds) refuses a shorter one. */
+export function duration<const O extends VariableOptions<number> & { min?: number }>(
   options?: O,
 ): Variable<Resolved<number, O>> {
+  const min = options?.min;
   return variable(options, (raw) => {
     const ms = parseDuration(raw);
-    return ms === undefined
-      ? new Refusal(`expected a duration such as 500ms, 30s, 5m or 1h30m, ${got(raw)}`)
+    if (ms === undefined)
+      return new Refusal(`expected a duration such as 500ms, 30s, 5m or 1h30m, ${got(raw)}`);
+    return min !== undefined && ms < min
+      ? new Refusal(`expected a duration of at least ${min} ms, ${got(raw)}`)
       : ms;
   });
 }

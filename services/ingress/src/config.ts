@@ -58,6 +58,7 @@ export const ingressConfigSpec = defineConfig({
   }),
   IDEMPOTENCY_RETENTION: duration({
     optional: true,
+    min: 1,
     doc: 'How long a message\'s idempotency claim and its "produced" marker are kept after its receipt; a message sent again later is taken as new, but for one that starts a transaction, still known by its UETR (those keys are kept). Unset: kept',
   }),
   SHUTDOWN_TIMEOUT: duration({
