@@ -608,10 +608,10 @@ async function eventPath(
   const made = Array.from({ length: copies }, () => copyJourney(journey));
   const keys = made.map((copy) => (copy[0] as RawRecord).key.toString());
   const expected = copies * journey.length;
-  // The delivery log's entries: the event publisher is the only service that writes them.
-  const logged = (statements: Readonly<Record<string, number>> = {}) =>
-    statements['event_delivery_log insert'] ?? 0;
-  const loggedNow = async () => logged(mongoStatementsOf(await probe.metrics('event-publisher')));
+  // The postings the delivery log holds: the event publisher is the only service that writes it.
+  const logged = (metrics: ReadonlyMap<string, number> = new Map()) =>
+    metricValue(metrics, 'rp_events_delivery_log_first_attempts_total');
+  const loggedNow = async () => logged(await probe.metrics('event-publisher'));
   // The backlog written while the event publisher is held, then the readings: the clock starts when the
   // event publisher goes on, so that the writing of the backlog (the load generator's and Kafka's work,
   // the tracker's in the whole journey) is not the phase's.
@@ -630,7 +630,7 @@ async function eventPath(
       const before = {
         accepted: bankBefore.routes.events.accepted,
         outOfOrder: bankBefore.outOfOrder,
-        logged: logged(services['event-publisher']?.statements),
+        logged: logged(services['event-publisher']?.metrics),
         mongo: await probe.mongoCommands(),
         services,
         postgres,

@@ -12,15 +12,21 @@ export interface PurgeRoundsOptions {
 }
 
 /**
+ * What a round deleted, and whether it took its limit (another round may find more); a bare count is
+ * full when it reaches the limit.
+ */
+export type PurgeRound = number | { readonly deleted: number; readonly full: boolean };
+
+/**
  * Rounds of `batch` deletions of what `round` finds before the cut (now less the retention), until a
- * round deletes fewer or `signal` aborts. `counted` is told each round's deletions (a metric). Returns how
+ * round is not full or `signal` aborts. `counted` is told each round's deletions (a metric). Returns how
  * many were deleted. A failure is logged and ends the purge (the next one tries again): a purge is
  * housekeeping, never a reason for a service to stop.
  */
 export async function purgeInRounds(
   options: PurgeRoundsOptions,
   what: string,
-  round: (before: Date, limit: number) => Promise<number>,
+  round: (before: Date, limit: number) => Promise<PurgeRound>,
   counted: (deleted: number) => void,
   signal?: AbortSignal,
 ): Promise<number> {
@@ -29,10 +35,11 @@ export async function purgeInRounds(
   try {
     for (;;) {
       if (signal?.aborted) break;
-      const deleted = await round(before, options.batch);
+      const result = await round(before, options.batch);
+      const deleted = typeof result === 'number' ? result : result.deleted;
       total += deleted;
       counted(deleted);
-      if (deleted < options.batch) break;
+      if (typeof result === 'number' ? deleted < options.batch : !result.full) break;
     }
   } catch (error) {
     options.logger.warn({ err: error, deleted: total }, `${what} not purged; the next purge tries again`);

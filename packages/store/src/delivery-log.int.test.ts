@@ -87,7 +87,7 @@ describe('DeliveryLogRepository', () => {
     expect((await log.get('evt-1'))?.outcome).toBe('expired');
   });
 
-  it('records many first attempts with one insert, appending where an entry was there already', async () => {
+  it('records many final first attempts as one batch, in one insert, read with an entry logged before', async () => {
     const uetr = randomUUID();
     const at = new Date(Date.UTC(2026, 10, 23, 9, 0, 0));
     const later = new Date(at.getTime() + 1_000);
@@ -113,9 +113,16 @@ describe('DeliveryLogRepository', () => {
         outcome: 'failed',
       },
     ]);
-    // One insert for the ten; the entry already logged and the repeat are appended by an update each.
+    // One insert of one batch for all eleven; the entry logged before is not written to.
     expect(context.commandCount('insert')).toBe(1);
-    expect(context.commandCount('update')).toBe(2);
+    expect(context.commandCount('update')).toBe(0);
+    const batches = await context.raw
+      .db(context.databaseName)
+      .collection('event_delivery_batches')
+      .find({ uetrs: uetr })
+      .toArray();
+    expect(batches.map((batch) => batch.entries.length)).toEqual([11]);
+    expect(batches[0]?.uetrs).toEqual([uetr]);
     const entries = await log.listByUetr(uetr, 20);
     expect(entries.map((entry) => entry.eventId).sort()).toEqual(
       Array.from({ length: 10 }, (_, index) => `evt-many-${index}`).sort(),
@@ -283,13 +290,13 @@ describe('DeliveryLogRepository', () => {
     expect(await log.listByUetr(uetr)).toEqual([]);
   });
 
-  it('purges entries whose delivery ended before the cut, in rounds of the limit, and keeps pending ones', async () => {
+  it('purges entries and batches whose delivery ended before the cut, in rounds of the limit, and keeps pending ones', async () => {
     const uetr = randomUUID();
     const at = (day: number) => new Date(Date.UTC(2026, 10, day, 9, 0, 0));
     const log = context.store.deliveryLog;
     const posting = (eventId: string) => ({ eventId, uetr, memberId: '210000', eventType: 'DEBIT_QUEUED' });
-    // Thirty old entries delivered on the 1st, one still pending since then, one failed on the 1st, one
-    // expired on the 2nd, and one delivered on the 10th.
+    // Thirty old postings delivered on the 1st (one batch), one still pending since then, one failed on
+    // the 1st, one expired on the 2nd, and one delivered on the 10th (entries of their own).
     await log.recordFirstAttempts(
       Array.from({ length: 30 }, (_, index) => ({
         posting: posting(`old-${index}`),
@@ -308,14 +315,173 @@ describe('DeliveryLogRepository', () => {
     expect(
       (await context.indexNames('event_delivery_log')).filter((index) => index === 'updatedAt_1'),
     ).toHaveLength(1);
-    // Before the 2nd: the thirty and the failed one, 20 and then 11.
-    expect(await log.purge(at(2), 20)).toBe(20);
-    expect(await log.purge(at(2), 20)).toBe(11);
-    expect(await log.purge(at(2), 20)).toBe(0);
+    // Before the 2nd: the failed entry, then the batch of thirty; a round takes at most one document.
+    expect(await log.purge(at(2), 1)).toEqual({ deleted: 1, full: true });
+    expect(await log.purge(at(2), 1)).toEqual({ deleted: 30, full: true });
+    expect(await log.purge(at(2), 1)).toEqual({ deleted: 0, full: false });
     const left = (await log.listByUetr(uetr)).map((entry) => entry.eventId).sort();
     expect(left).toEqual(['expired', 'pending', 'recent']);
+    expect(
+      (await context.indexNames('event_delivery_batches')).filter((index) => index === 'updatedAt_1'),
+    ).toHaveLength(1);
     // The expired entry ended on the 2nd: gone with a cut after it; the pending one stays.
-    expect(await log.purge(at(3), 20)).toBe(1);
+    expect(await log.purge(at(3), 20)).toEqual({ deleted: 1, full: false });
     expect((await log.listByUetr(uetr)).map((entry) => entry.eventId).sort()).toEqual(['pending', 'recent']);
+  });
+  it('splits batches by bank, by span of production time and by the bytes of their keys', async () => {
+    const log = context.store.deliveryLog;
+    const uetr = randomUUID();
+    const produced = (second: number) => new Date(Date.UTC(2026, 10, 24, 8, 0, second));
+    const record = (index: number, memberId: string, second: number) => {
+      const postingId = `EVT${randomUUID().replace(/-/g, '')}`;
+      return {
+        posting: {
+          eventId: `${postingId}:${memberId}`,
+          uetr: index % 3 === 0 ? uetr : randomUUID(),
+          memberId,
+          eventType: 'TRANSACTION_STATE_DEBIT_QUEUED',
+          source: {
+            postingId,
+            eventClass: 'TRANSACTION_STATE',
+            topic: 'rp.events.v1',
+            partition: 0,
+            offset: index,
+            producedAt: produced(second),
+          },
+        },
+        attempt: { at: produced(90), httpStatus: 202, latencyMs: 2 },
+        outcome: 'delivered' as const,
+      };
+    };
+    // 130 postings to one bank in the first minute, 3 in the next, 4 to another bank; one not final.
+    const records = [
+      ...Array.from({ length: 130 }, (_, index) => record(index, '210000', 10)),
+      ...Array.from({ length: 3 }, (_, index) => record(200 + index, '210000', 61)),
+      ...Array.from({ length: 4 }, (_, index) => record(300 + index, '250655', 10)),
+    ];
+    const pending = { ...record(400, '210000', 10), outcome: 'pending' as const };
+    context.resetCommands();
+    await log.recordFirstAttempts([...records, pending]);
+    expect(context.commandCount('insert')).toBe(2);
+    const batches = await context.raw
+      .db(context.databaseName)
+      .collection('event_delivery_batches')
+      .find({})
+      .toArray();
+    const sizes = (memberId: string, minute: number) =>
+      batches
+        .filter((batch) => batch.memberId === memberId && batch.producedFrom.getUTCMinutes() === minute)
+        .map((batch) => batch.entries.length);
+    // 42-byte event ids and 36-byte UETRs: at most 48 a batch, so 130 take three.
+    expect(sizes('210000', 0).sort((a, b) => a - b)).toEqual([34, 48, 48]);
+    expect(sizes('210000', 1)).toEqual([3]);
+    expect(sizes('250655', 0)).toEqual([4]);
+    for (const batch of batches) {
+      const bytes = (keys: string[]) => keys.reduce((sum, key) => sum + Buffer.byteLength(key) + 8, 0);
+      expect(bytes(batch.eventIds)).toBeLessThanOrEqual(2_400);
+      expect(bytes(batch.uetrs)).toBeLessThanOrEqual(2_400);
+      expect(batch.eventIds).toEqual(batch.entries.map((entry: { eventId: string }) => entry.eventId));
+    }
+    // The posting not final has an entry of its own; every posting is read back by its event id.
+    expect(
+      await context.raw
+        .db(context.databaseName)
+        .collection('event_delivery_log')
+        .countDocuments({ _id: pending.posting.eventId as never }),
+    ).toBe(1);
+    for (const record of [records[0], records[129], records[131], records[133], pending]) {
+      expect((await log.get(record?.posting.eventId ?? ''))?.memberId).toBe(record?.posting.memberId);
+    }
+    expect((await log.listByUetr(uetr, 500)).length).toBe(Math.ceil(130 / 3) + 1 + 1 + 1);
+  });
+
+  it('reads a batched posting with the attempts logged after it, and each attempt once', async () => {
+    const log = context.store.deliveryLog;
+    const uetr = randomUUID();
+    const at = (second: number) => new Date(Date.UTC(2026, 10, 24, 9, 0, second));
+    const posting = { eventId: 'evt-replayed:210000', uetr, memberId: '210000', eventType: 'DEBIT_QUEUED' };
+    const first = {
+      posting,
+      attempt: { at: at(1), httpStatus: 202, latencyMs: 4 },
+      outcome: 'delivered' as const,
+    };
+    await log.recordFirstAttempts([first]);
+    await log.recordFirstAttempts([first]);
+    expect(await log.get(posting.eventId)).toMatchObject({
+      outcome: 'delivered',
+      attemptCount: 1,
+      createdAt: at(1),
+      completedAt: at(1),
+    });
+    // A replay: refused once, then delivered, each by the posting's own entry.
+    await log.recordAttempt(posting, { at: at(5), httpStatus: 503, latencyMs: 3 }, 'pending');
+    const retried = await log.get(posting.eventId);
+    expect(retried).toMatchObject({
+      outcome: 'pending',
+      attemptCount: 2,
+      createdAt: at(1),
+      updatedAt: at(5),
+    });
+    expect(retried?.completedAt).toBeUndefined();
+    await log.recordAttempt(posting, { at: at(9), httpStatus: 202, latencyMs: 3 }, 'delivered');
+    const log3 = await log.get(posting.eventId);
+    expect(log3).toMatchObject({
+      outcome: 'delivered',
+      attemptCount: 3,
+      completedAt: at(9),
+      updatedAt: at(9),
+    });
+    // Two kept: the newest.
+    expect(log3?.attempts.map((attempt) => attempt.httpStatus)).toEqual([503, 202]);
+    expect((await log.listByUetr(uetr)).map((entry) => entry.attemptCount)).toEqual([3]);
+    expect(await log.get('evt-never:210000')).toBeNull();
+  });
+
+  it('replays a time range across many batches, the earliest postings first, up to the limit', async () => {
+    const log = context.store.deliveryLog;
+    const memberId = `21${randomUUID().slice(0, 4)}`;
+    const produced = (second: number) => new Date(Date.UTC(2026, 10, 24, 10, 0, 0) + second * 1_000);
+    const record = (offset: number, second: number) => ({
+      posting: {
+        eventId: `p-${offset}:${memberId}`,
+        uetr: randomUUID(),
+        memberId,
+        eventType: 'TRANSACTION_STATE_DEBIT_QUEUED',
+        source: {
+          postingId: `p-${offset}`,
+          eventClass: 'TRANSACTION_STATE',
+          topic: 'rp.events.v1',
+          partition: offset % 4,
+          offset,
+          producedAt: produced(second),
+        },
+      },
+      attempt: { at: produced(600), httpStatus: 202, latencyMs: 2 },
+      outcome: 'delivered' as const,
+    });
+    // Written in three calls, out of time order: batches that overlap in time, across minutes.
+    await log.recordFirstAttempts(Array.from({ length: 60 }, (_, index) => record(index, 50 + index * 2)));
+    await log.recordFirstAttempts(
+      Array.from({ length: 60 }, (_, index) => record(100 + index, 51 + index * 2)),
+    );
+    await log.recordFirstAttempts([record(200, 10), record(201, 400)]);
+    // A posting retried and then delivered, produced in the range: an entry of its own.
+    await log.recordAttempt(
+      record(300, 99).posting,
+      { at: produced(700), httpStatus: 202, latencyMs: 1 },
+      'delivered',
+    );
+    const expected = [
+      ...Array.from({ length: 60 }, (_, index) => ({ offset: index, second: 50 + index * 2 })),
+      ...Array.from({ length: 60 }, (_, index) => ({ offset: 100 + index, second: 51 + index * 2 })),
+      { offset: 300, second: 99 },
+    ]
+      .filter(({ second }) => second >= 55 && second < 150)
+      .sort((a, b) => a.second - b.second)
+      .map(({ offset }) => `p-${offset}`);
+    const all = await log.listForReplay(memberId, { from: produced(55), to: produced(150) }, 1_000);
+    expect(all.map((entry) => entry.source?.postingId)).toEqual(expected);
+    const some = await log.listForReplay(memberId, { from: produced(55), to: produced(150) }, 25);
+    expect(some.map((entry) => entry.source?.postingId)).toEqual(expected.slice(0, 25));
   });
 });

@@ -1,5 +1,20 @@
 import { type Collection, type Document, MongoBulkWriteError, MongoServerError } from 'mongodb';
 import { type BoundedPush, pushBounded } from './bounded-list.ts';
+import {
+  attemptEntry,
+  attemptKey,
+  type BatchedAttempt,
+  type BatchedAttemptOf,
+  batchSpanMs,
+  type DeliveryBatchDocument,
+  entriesOf,
+  foldAll,
+  insertBatches,
+  isBatchable,
+  postingSourceOf,
+  type SingleEntry,
+  toBatches,
+} from './delivery-batches.ts';
 import { isDuplicateKey, StoreError, toStoreError } from './errors.ts';
 import { chunk, mapBounded, type StoreLimits } from './limits.ts';
 import { deleteFoundById, ensureIndexOnce } from './retention.ts';
@@ -87,19 +102,32 @@ const purgeIndex = { key: { updatedAt: 1 }, name: 'updatedAt_1' } as const;
 const finalOutcomes: readonly EventDeliveryOutcome[] = ['delivered', 'failed', 'expired'];
 
 /**
- * Delivery log of event postings, `_id` = event id, listed per transaction. A posting's first attempts
- * are usually recorded many at a time (`recordFirstAttempts`: one insert command for a consumer batch,
- * or for the postings of a parked transaction that waited without an attempt); the attempts of a parked
- * transaction's postings that were tried before together (`recordAttempts`: one upsert each, side by
- * side); any other attempt is one upsert.
+ * Delivery log of event postings, one posting to one bank known by its event id, listed per transaction.
+ * Two collections hold it:
+ * - `event_delivery_batches`: first attempts that were final at once (delivered, or refused for good),
+ *   a few dozen postings to one bank a document (`recordFirstAttempts`, one insert command for a consumer
+ *   batch's postings): nearly every posting, at a document per few dozen;
+ * - `event_delivery_log`, `_id` = event id: a posting's own entry, for every other attempt (a retry, an
+ *   attempt not final, a replay's), upserted one at a time (`recordAttempt`), or side by side for a
+ *   parked transaction's postings (`recordAttempts`), and for an outcome without an attempt.
+ * Every read folds a posting's entry and its batched attempts into one `EventDeliveryLog`.
  */
 export class DeliveryLogRepository {
   readonly #collection: Collection<DeliveryLogDocument>;
+  readonly #batches: Collection<DeliveryBatchDocument>;
   readonly #limits: StoreLimits;
   readonly #attemptsKept: number;
 
-  constructor(collection: Collection<DeliveryLogDocument>, limits: StoreLimits, attemptsKept: number) {
-    this.#collection = collection;
+  constructor(
+    collections: {
+      readonly entries: Collection<DeliveryLogDocument>;
+      readonly batches: Collection<DeliveryBatchDocument>;
+    },
+    limits: StoreLimits,
+    attemptsKept: number,
+  ) {
+    this.#collection = collections.entries;
+    this.#batches = collections.batches;
     this.#limits = limits;
     this.#attemptsKept = attemptsKept;
   }
@@ -161,20 +189,25 @@ export class DeliveryLogRepository {
   }
 
   /**
-   * Records postings' first attempts together: their entries are created by unordered inserts of
-   * `bulkInsertSize` documents (one command for a consumer batch's postings, where one upsert each cost
-   * the local server a read and a write apiece). An entry that exists already (a redelivered record, a
-   * posting logged twice in `records`) is appended to by its own upsert, as `recordAttempt` does, in the
-   * order of `records`. Resolves once every record is written; a failure leaves the records that were
-   * written in place. Recording records again after a failure (a write-behind tries its whole batch
-   * again) adds nothing twice: an attempt the entry holds already (same time) is not appended.
+   * Records postings' first attempts together. Those final at once go to batch documents (a few dozen
+   * postings to one bank each; one insert command of up to `bulkInsertSize` of them), whether or not the
+   * posting was logged before: a posting's reads fold them in. Any other becomes its posting's entry, by
+   * unordered inserts of `bulkInsertSize` (an entry that exists already is appended to by its own upsert,
+   * in the order of `records`). Resolves once every record is written; a failure leaves the records that
+   * were written in place. Recording records again after a failure (a write-behind tries its whole batch
+   * again) adds nothing twice: reads count an attempt written twice (same time, answer and latency) once,
+   * and an entry's upsert skips an attempt it holds already.
    */
   async recordFirstAttempts(records: readonly EventDeliveryRecord[]): Promise<void> {
     for (const record of records) checkPosting(record.posting);
+    for (const group of chunk(toBatches(records.filter(isBatchable)), this.#limits.bulkInsertSize)) {
+      await insertBatches(this.#batches, group, this.#limits);
+    }
     const firsts: EventDeliveryRecord[] = [];
     const later: EventDeliveryRecord[] = [];
     const seen = new Set<string>();
     for (const record of records) {
+      if (isBatchable(record)) continue;
       if (seen.has(record.posting.eventId)) later.push(record);
       else {
         seen.add(record.posting.eventId);
@@ -281,30 +314,49 @@ export class DeliveryLogRepository {
   }
 
   /**
-   * Creates the index the purge finds its entries by (`updatedAt_1`), unless it is there. Not one of the
-   * store's own indexes: every write to the log would pay for it (on the local stand-in twice, with the
-   * GIN twin its stack gives each index's leading key), so only a deployment that purges makes it.
+   * Creates the index the purge finds its entries and batches by (`updatedAt_1`), unless it is there. Not
+   * one of the store's own indexes: every write to the log would pay for it (on the local stand-in twice,
+   * with the GIN twin its stack gives each index's leading key), so only a deployment that purges makes it.
    */
   async ensurePurgeIndex(): Promise<void> {
     await ensureIndexOnce(this.#collection, purgeIndex, this.#limits, 'the delivery log purge index');
+    await ensureIndexOnce(this.#batches, purgeIndex, this.#limits, 'the delivery batches purge index');
   }
 
   /**
-   * Deletes at most `limit` entries whose delivery ended (delivered, failed or expired) and that were
-   * last changed before `before`; returns how many. Entries still pending stay whatever their age. They
-   * are found by the index `ensurePurgeIndex` makes on MongoDB; the local MongoDB-compatible server
-   * scans the collection, stopping at `limit` (a round that finds fewer than `limit` reads every entry).
-   * They are deleted by `_id` alone, 25 a command (on the local server a delete filtered by more than
-   * `_id` scans), so an entry changed between the read and its delete (an operator's replay of that very
-   * posting at that moment) goes too.
+   * One round of the purge: deletes at most `limit` documents, entries whose delivery ended (delivered,
+   * failed or expired) and batches, last changed before `before`. Says how many postings' records went
+   * (a batch counts its entries) and whether the round took its limit (another may find more). Entries
+   * still pending stay whatever their age; a batch holds only final attempts. They are found by the index
+   * `ensurePurgeIndex` makes on MongoDB; the local MongoDB-compatible server scans each collection,
+   * stopping at the limit (a round that finds fewer reads every document). They are deleted by `_id`
+   * alone, 25 a command (on the local server a delete filtered by more than `_id` scans), so an entry
+   * changed between the read and its delete (an operator's replay of that very posting at that moment)
+   * goes too.
    */
-  async purge(before: Date, limit: number): Promise<number> {
+  async purge(before: Date, limit: number): Promise<DeliveryLogPurgeRound> {
     try {
-      return await deleteFoundById(
+      const entries = await deleteFoundById(
         this.#collection,
         { updatedAt: { $lt: before }, outcome: { $in: [...finalOutcomes] } },
         { limit, chunkSize: purgeChunk, limits: this.#limits },
       );
+      if (entries >= limit) return { deleted: entries, full: true };
+      let batches = 0;
+      const batched = await deleteFoundById(
+        this.#batches,
+        { updatedAt: { $lt: before } },
+        {
+          limit: limit - entries,
+          chunkSize: purgeChunk,
+          limits: this.#limits,
+          weigh: { projection: { eventIds: 1 }, of: (batch) => batch.eventIds.length },
+          onDeleted: (ids) => {
+            batches += ids.length;
+          },
+        },
+      );
+      return { deleted: entries + batched, full: entries + batches >= limit };
     } catch (error) {
       throw toStoreError(error, `purge delivery log entries last changed before ${before.toISOString()}`);
     }
@@ -312,11 +364,16 @@ export class DeliveryLogRepository {
 
   async get(eventId: string): Promise<EventDeliveryLog | null> {
     try {
-      const document = await this.#collection.findOne(
-        { _id: eventId },
-        { maxTimeMS: this.#limits.operationMaxTimeMs },
+      const [document, batches] = await Promise.all([
+        this.#collection.findOne({ _id: eventId }, { maxTimeMS: this.#limits.operationMaxTimeMs }),
+        this.#batches.find({ eventIds: eventId }, { maxTimeMS: this.#limits.queryMaxTimeMs }).toArray(),
+      ]);
+      const [log] = foldAll(
+        document === null ? [] : [toSingle(document)],
+        entriesOf(batches, (entry) => entry.eventId === eventId),
+        this.#attemptsKept,
       );
-      return document === null ? null : toLog(document, this.#attemptsKept);
+      return log ?? null;
     } catch (error) {
       throw toStoreError(error, `read delivery log of event ${eventId}`);
     }
@@ -324,21 +381,32 @@ export class DeliveryLogRepository {
 
   /** A transaction's postings, oldest first. */
   async listByUetr(uetr: string, limit = 100): Promise<EventDeliveryLog[]> {
+    const bounded = Math.min(Math.max(1, limit), maxListLimit);
     try {
-      const documents = await this.#collection
-        .find({ uetr }, { maxTimeMS: this.#limits.queryMaxTimeMs })
-        .sort({ createdAt: 1, _id: 1 })
-        .limit(Math.min(Math.max(1, limit), maxListLimit))
-        .toArray();
-      return documents.map((document) => toLog(document, this.#attemptsKept));
+      const [documents, batches] = await Promise.all([
+        this.#collection
+          .find({ uetr }, { maxTimeMS: this.#limits.queryMaxTimeMs })
+          .sort({ createdAt: 1, _id: 1 })
+          .limit(bounded)
+          .toArray(),
+        this.#batches.find({ uetrs: uetr }, { maxTimeMS: this.#limits.queryMaxTimeMs }).toArray(),
+      ]);
+      return foldAll(
+        documents.map(toSingle),
+        entriesOf(batches, (entry) => entry.uetr === uetr),
+        this.#attemptsKept,
+      )
+        .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || compare(a.eventId, b.eventId))
+        .slice(0, bounded);
     } catch (error) {
       throw toStoreError(error, `list delivery logs of transaction ${uetr}`);
     }
   }
 
   /**
-   * A bank's entries that a replay sends again (those that name their source), oldest posting first: one
-   * transaction's (by the UETR index), or those produced in [from, to) (by the bank and production time).
+   * A bank's postings that a replay sends again (those that name their source), oldest posting first: one
+   * transaction's (by the UETR indexes), or those produced in [from, to) (by the bank and production
+   * time; a batch starts at most `batchSpanMs` before any of its postings).
    */
   async listForReplay(
     memberId: string,
@@ -346,32 +414,93 @@ export class DeliveryLogRepository {
     limit: number,
   ): Promise<EventDeliveryLog[]> {
     const bounded = Math.max(1, limit);
+    const options = { maxTimeMS: this.#limits.queryMaxTimeMs };
     try {
-      const documents =
-        'uetr' in selection
-          ? (
-              await this.#collection
-                .find(
-                  { uetr: selection.uetr, memberId, source: { $exists: true } },
-                  { maxTimeMS: this.#limits.queryMaxTimeMs },
-                )
-                .toArray()
-            )
-              .sort((a, b) => (a.source?.offset ?? 0) - (b.source?.offset ?? 0))
-              .slice(0, bounded)
-          : await this.#collection
-              .find(
-                { memberId, 'source.producedAt': { $gte: selection.from, $lt: selection.to } },
-                { maxTimeMS: this.#limits.queryMaxTimeMs },
-              )
-              .sort({ 'source.producedAt': 1, _id: 1 })
-              .limit(bounded)
-              .toArray();
-      return documents.map((document) => toLog(document, this.#attemptsKept));
+      if ('uetr' in selection) {
+        const { uetr } = selection;
+        const [documents, batches] = await Promise.all([
+          this.#collection.find({ uetr, memberId, source: { $exists: true } }, options).toArray(),
+          this.#batches.find({ uetrs: uetr, memberId }, options).toArray(),
+        ]);
+        return foldAll(
+          documents.map(toSingle),
+          entriesOf(batches, (entry) => entry.uetr === uetr && entry.source !== undefined),
+          this.#attemptsKept,
+        )
+          .sort((a, b) => (a.source?.offset ?? 0) - (b.source?.offset ?? 0))
+          .slice(0, bounded);
+      }
+      const { from, to } = selection;
+      const inRange = (source: EventPostingSource | undefined) =>
+        source !== undefined && source.producedAt >= from && source.producedAt < to;
+      const [documents, batched] = await Promise.all([
+        this.#collection
+          .find({ memberId, 'source.producedAt': { $gte: from, $lt: to } }, options)
+          .sort({ 'source.producedAt': 1, _id: 1 })
+          .limit(bounded)
+          .toArray(),
+        this.#batchedInRange(memberId, selection, bounded, (entry) => inRange(entry.source)),
+      ]);
+      return foldAll(documents.map(toSingle), batched, this.#attemptsKept)
+        .filter((log) => inRange(log.source))
+        .sort(
+          (a, b) =>
+            (a.source as EventPostingSource).producedAt.getTime() -
+              (b.source as EventPostingSource).producedAt.getTime() || compare(a.eventId, b.eventId),
+        )
+        .slice(0, bounded);
     } catch (error) {
       throw toStoreError(error, `list the postings of bank ${memberId} to replay`);
     }
   }
+
+  /**
+   * The batched attempts of a bank's postings produced in [from, to), at least the `limit` earliest: the
+   * batches are read in the order of their earliest posting, until the next one starts after the
+   * `limit`-th earliest posting found.
+   */
+  async #batchedInRange(
+    memberId: string,
+    { from, to }: { readonly from: Date; readonly to: Date },
+    limit: number,
+    keep: (entry: BatchedAttempt) => boolean,
+  ): Promise<BatchedAttemptOf[]> {
+    const cursor = this.#batches
+      .find(
+        { memberId, producedFrom: { $gt: new Date(from.getTime() - batchSpanMs), $lt: to } },
+        { maxTimeMS: this.#limits.queryMaxTimeMs },
+      )
+      .sort({ producedFrom: 1, _id: 1 });
+    const found: BatchedAttemptOf[] = [];
+    let cut: number | undefined;
+    try {
+      for await (const batch of cursor) {
+        if (cut !== undefined && batch.producedFrom.getTime() > cut) break;
+        const entries = entriesOf([batch], keep);
+        if (entries.length === 0) continue;
+        found.push(...entries);
+        if (found.length >= limit) {
+          const times = found.map((entry) => (entry.source as EventPostingSource).producedAt.getTime());
+          cut = times.sort((a, b) => a - b)[limit - 1];
+        }
+      }
+    } finally {
+      await cursor.close();
+    }
+    return found;
+  }
+}
+
+/** One round of `DeliveryLogRepository.purge`. */
+export interface DeliveryLogPurgeRound {
+  /** Postings' records deleted: an entry counts one, a batch its entries. */
+  readonly deleted: number;
+  /** Whether the round deleted its limit of documents: another may find more. */
+  readonly full: boolean;
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 function checkPosting(posting: EventPosting): void {
@@ -380,33 +509,7 @@ function checkPosting(posting: EventPosting): void {
   }
 }
 
-/** The fields of a posting's source, and only those, from anything that has them (a stored posting). */
-export function postingSourceOf(source: EventPostingSource): EventPostingSource {
-  return {
-    postingId: source.postingId,
-    eventClass: source.eventClass,
-    ...(source.stageVersion === undefined ? {} : { stageVersion: source.stageVersion }),
-    topic: source.topic,
-    partition: source.partition,
-    offset: source.offset,
-    producedAt: source.producedAt,
-  };
-}
-
-function attemptKey(attempt: EventDeliveryAttempt): string {
-  return `${new Date(attempt.at).getTime()}|${attempt.httpStatus}|${attempt.latencyMs}`;
-}
-
-function attemptEntry(attempt: EventDeliveryAttempt): EventDeliveryAttempt {
-  return {
-    at: attempt.at,
-    httpStatus: attempt.httpStatus,
-    latencyMs: attempt.latencyMs,
-    ...(attempt.error === undefined ? {} : { error: attempt.error }),
-  };
-}
-
-function toLog(document: DeliveryLogDocument, attemptsKept: number): EventDeliveryLog {
+function toSingle(document: DeliveryLogDocument): SingleEntry {
   return {
     eventId: document._id,
     uetr: document.uetr,
@@ -414,7 +517,7 @@ function toLog(document: DeliveryLogDocument, attemptsKept: number): EventDelive
     eventType: document.eventType,
     ...(document.source === undefined ? {} : { source: document.source }),
     outcome: document.outcome,
-    attempts: (document.attempts ?? []).slice(-attemptsKept),
+    attempts: document.attempts ?? [],
     attemptCount: document.attemptCount ?? 0,
     createdAt: document.createdAt,
     updatedAt: document.updatedAt,
@@ -423,3 +526,4 @@ function toLog(document: DeliveryLogDocument, attemptsKept: number): EventDelive
 }
 
 export type { DeliveryLogDocument };
+export { postingSourceOf };

@@ -17,7 +17,9 @@ export {
   isReadyToQueue,
   type QueuedDebit,
 } from './debit-queue.ts';
+export { batchSpanMs, type DeliveryBatchDocument } from './delivery-batches.ts';
 export {
+  type DeliveryLogPurgeRound,
   DeliveryLogRepository,
   type EventDeliveryAttempt,
   type EventDeliveryLog,

@@ -7,6 +7,7 @@ export const collectionNames = {
   debitQueue: 'debit_queue',
   reconciliationItems: 'reconciliation_items',
   eventDeliveryLog: 'event_delivery_log',
+  eventDeliveryBatches: 'event_delivery_batches',
   operatorAudit: 'operator_audit',
   windowOverrides: 'window_overrides',
 } as const;
@@ -44,6 +45,14 @@ export const storeIndexes: Record<CollectionName, IndexDescription[]> = {
     { key: { uetr: 1, createdAt: 1, _id: 1 }, name: 'uetr_1_createdAt_1__id_1' },
     // listForReplay of a time range, oldest posting first
     { key: { memberId: 1, 'source.producedAt': 1, _id: 1 }, name: 'memberId_1_source.producedAt_1__id_1' },
+  ],
+  [collectionNames.eventDeliveryBatches]: [
+    // get: the batches that hold a posting (multikey)
+    { key: { eventIds: 1 }, name: 'eventIds_1' },
+    // listByUetr and listForReplay of a transaction: the batches that hold its postings (multikey)
+    { key: { uetrs: 1 }, name: 'uetrs_1' },
+    // listForReplay of a time range: a bank's batches by their earliest posting
+    { key: { memberId: 1, producedFrom: 1, _id: 1 }, name: 'memberId_1_producedFrom_1__id_1' },
   ],
   [collectionNames.operatorAudit]: [
     // list, newest first (all actions, or one)

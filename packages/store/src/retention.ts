@@ -3,7 +3,7 @@ import { toStoreError } from './errors.ts';
 import { chunk, type StoreLimits } from './limits.ts';
 
 /** How a purge finds what it deletes, and how much it takes at once. */
-export interface DeleteFoundOptions {
+export interface DeleteFoundOptions<T = { _id: string }> {
   /** Most documents found, and so deleted, by one call. */
   limit: number;
   /** Most deletes in one bulk command (the local MongoDB-compatible server stalls above a few dozen). */
@@ -11,6 +11,12 @@ export interface DeleteFoundOptions {
   limits: StoreLimits;
   /** Told the `_id`s of each bulk command once it is answered (to forget them in a cache, say). */
   onDeleted?: (ids: readonly string[]) => void;
+  /**
+   * What a document found counts for in the returned total (default 1 each), from the fields `projection`
+   * reads besides `_id`. A command that deletes fewer than it was sent (another purge took some) counts
+   * what it deleted as one each.
+   */
+  weigh?: { readonly projection: Record<string, 1>; readonly of: (document: T) => number };
 }
 
 /**
@@ -23,26 +29,29 @@ export interface DeleteFoundOptions {
 export async function deleteFoundById<T extends { _id: string }>(
   collection: Collection<T>,
   filter: Filter<T>,
-  options: DeleteFoundOptions,
+  options: DeleteFoundOptions<T>,
 ): Promise<number> {
   const untyped = collection as unknown as Collection<{ _id: string }>;
-  const ids = (
-    await untyped
-      .find(filter as Filter<{ _id: string }>, {
-        projection: { _id: 1 },
-        limit: options.limit,
-        maxTimeMS: options.limits.queryMaxTimeMs,
-      })
-      .toArray()
-  ).map((document) => document._id);
+  const found = (await untyped
+    .find(filter as Filter<{ _id: string }>, {
+      projection: { ...options.weigh?.projection, _id: 1 },
+      limit: options.limit,
+      maxTimeMS: options.limits.queryMaxTimeMs,
+    })
+    .toArray()) as unknown as T[];
   let deleted = 0;
-  for (const group of chunk(ids, options.chunkSize)) {
+  for (const group of chunk(found, options.chunkSize)) {
+    const ids = group.map((document) => document._id);
     const result = await untyped.bulkWrite(
-      group.map((id) => ({ deleteOne: { filter: { _id: id } } })),
+      ids.map((id) => ({ deleteOne: { filter: { _id: id } } })),
       { ordered: false, maxTimeMS: options.limits.operationMaxTimeMs },
     );
-    deleted += result.deletedCount;
-    options.onDeleted?.(group);
+    const weigh = options.weigh;
+    deleted +=
+      weigh === undefined || result.deletedCount < group.length
+        ? result.deletedCount
+        : group.reduce((sum, document) => sum + weigh.of(document), 0);
+    options.onDeleted?.(ids);
   }
   return deleted;
 }

@@ -3,6 +3,7 @@ import { type AuditDocument, AuditRepository } from './audit.ts';
 import { watchCommands } from './command-metrics.ts';
 import { guardWrites, pendingWritesOf } from './deadline.ts';
 import { type DebitQueueDocument, DebitQueueRepository } from './debit-queue.ts';
+import type { DeliveryBatchDocument } from './delivery-batches.ts';
 import { type DeliveryLogDocument, DeliveryLogRepository } from './delivery-log.ts';
 import { toStoreError } from './errors.ts';
 import { type IdempotencyDocument, IdempotencyRepository } from './idempotency.ts';
@@ -196,7 +197,10 @@ class MongoStore implements Store {
       limits,
     );
     this.deliveryLog = new DeliveryLogRepository(
-      collection<DeliveryLogDocument>(collectionNames.eventDeliveryLog),
+      {
+        entries: collection<DeliveryLogDocument>(collectionNames.eventDeliveryLog),
+        batches: collection<DeliveryBatchDocument>(collectionNames.eventDeliveryBatches),
+      },
       limits,
       attemptsKept,
     );

@@ -179,7 +179,10 @@ export class Delivery {
    * new entries in one insert (an entry that exists after all is appended to instead).
    */
   async record(records: DeliveryRecords, firsts: DeliveryRecords = []): Promise<void> {
-    if (firsts.length > 0) await this.#deps.deliveryLog.recordFirstAttempts(firsts);
+    if (firsts.length > 0) {
+      await this.#deps.deliveryLog.recordFirstAttempts(firsts);
+      this.#deps.metrics.firstAttemptsLogged(firsts.length);
+    }
     if (records.length > 0) await this.#deps.deliveryLog.recordAttempts(records);
   }
 

@@ -41,10 +41,12 @@ const record = (index: number): EventDeliveryRecord => ({
 describe('the delivery log written behind', () => {
   it('writes what several batches handed over in one insert, and makes room by writing', async () => {
     const reported: number[] = [];
+    const written: number[] = [];
     const log = new FirstAttemptLog({
       deliveryLog: store.deliveryLog,
       maxWaiting: 5,
       onWaiting: (waiting) => reported.push(waiting),
+      onWritten: (records) => written.push(records),
     });
     log.add([record(0), record(1)]);
     const unnamed = record(9);
@@ -58,10 +60,11 @@ describe('the delivery log written behind', () => {
     writes = [];
     await log.flush();
     expect(commands.filter((name) => name === 'insert')).toHaveLength(1);
-    // The command metrics count what the insert carried: the three entries, in the delivery log.
+    // The command metrics count what the insert carried: the three postings' first attempts, one batch.
     expect(writes.filter((event) => event.commandName === 'insert')).toEqual([
-      expect.objectContaining({ collection: 'event_delivery_log', statements: 3, ok: true }),
+      expect.objectContaining({ collection: 'event_delivery_batches', statements: 1, ok: true }),
     ]);
+    expect(written).toEqual([3]);
     expect(log.size).toBe(0);
     expect((await store.deliveryLog.listByUetr(uetr)).map((entry) => entry.eventId)).toEqual(
       [0, 1, 2].map((index) => record(index).posting.eventId),
@@ -72,6 +75,7 @@ describe('the delivery log written behind', () => {
     expect(await store.deliveryLog.listByUetr(uetr)).toHaveLength(8);
     // What the rp_events_delivery_log_waiting gauge showed: 2, 3, written, 5, written.
     expect(reported).toEqual([2, 3, 0, 5, 0]);
+    expect(written).toEqual([3, 5]);
   });
 
   it('keeps records whose write failed for the next write, and stops waiting for room when aborted', async () => {

@@ -6,6 +6,8 @@ export interface FirstAttemptLogDeps {
   readonly maxWaiting: number;
   /** Told how many records wait (not counting a write in progress) each time that changes. */
   readonly onWaiting?: (waiting: number) => void;
+  /** Told how many records each write wrote, once it has. */
+  readonly onWritten?: (records: number) => void;
 }
 
 /**
@@ -64,6 +66,7 @@ export class FirstAttemptLog {
         this.#deps.onWaiting?.(0);
         try {
           await this.#deps.deliveryLog.recordFirstAttempts(batch);
+          this.#deps.onWritten?.(batch.length);
         } catch (error) {
           this.#waiting = [...batch, ...this.#waiting];
           this.#deps.onWaiting?.(this.#waiting.length);

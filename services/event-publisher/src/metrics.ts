@@ -29,6 +29,8 @@ export interface PublisherMetrics {
   deliveryLogPurged(count: number): void;
   /** Delivery log records of postings sent at once that wait to be written (behind, before a commit). */
   deliveryLogWaiting(records: number): void;
+  /** First attempts written to the delivery log together (`recordFirstAttempts`). */
+  firstAttemptsLogged(records: number): void;
 }
 
 export function publisherMetrics(metrics: Metrics): PublisherMetrics {
@@ -111,6 +113,10 @@ export function publisherMetrics(metrics: Metrics): PublisherMetrics {
     'rp_events_delivery_log_waiting',
     'Delivery log records of postings sent at once that wait to be written (before the next commit)',
   );
+  const firstAttemptsLogged = metrics.counter(
+    'rp_events_delivery_log_first_attempts_total',
+    "Postings' first attempts written to the delivery log together (those sent at once, and a parked transaction's not attempted before); every other attempt is written on its own",
+  );
   const knownBanks = new Set<string>();
 
   return {
@@ -150,6 +156,7 @@ export function publisherMetrics(metrics: Metrics): PublisherMetrics {
     purged: (count) => purged.inc(count),
     deliveryLogPurged: (count) => logPurged.inc(count),
     deliveryLogWaiting: (records) => logWaiting.set(records),
+    firstAttemptsLogged: (records) => firstAttemptsLogged.inc(records),
   };
 }
 

@@ -58,17 +58,21 @@ describe('posting purge', () => {
     expect(() => deliveryLogRetention(48 * hour, 48 * hour)).toThrow(/delivery log retention.*maximum age/);
   });
 
-  it('purges the delivery log in rounds, counted apart from the stored postings', async () => {
+  it('purges the delivery log in rounds while they are full, counting postings apart from the stored ones', async () => {
     const now = new Date(Date.UTC(2026, 11, 3, 12));
     const cuts: Date[] = [];
-    const left = [2, 1];
+    // A round's limit is in documents: one that took its two (an entry and a batch of 49) goes on.
+    const left = [
+      { deleted: 50, full: true },
+      { deleted: 1, full: false },
+    ];
     const counted = { postings: 0, log: 0 };
     const total = await purgeDeliveryLog({
       deliveryLog: {
         purge: async (before, limit) => {
           cuts.push(before);
           expect(limit).toBe(2);
-          return left.shift() ?? 0;
+          return left.shift() ?? { deleted: 0, full: false };
         },
       },
       clock: { now: () => now },
@@ -77,8 +81,8 @@ describe('posting purge', () => {
       retentionMs: 30 * 24 * hour,
       batch: 2,
     });
-    expect(total).toBe(3);
-    expect(counted).toEqual({ postings: 0, log: 3 });
+    expect(total).toBe(51);
+    expect(counted).toEqual({ postings: 0, log: 51 });
     expect(cuts).toEqual([
       new Date(now.getTime() - 30 * 24 * hour),
       new Date(now.getTime() - 30 * 24 * hour),
@@ -94,7 +98,7 @@ describe('posting purge', () => {
         deliveryLog: {
           purge: async () => {
             rounds += 1;
-            return 5;
+            return { deleted: 5, full: true };
           },
         },
         clock: { now: () => new Date() },

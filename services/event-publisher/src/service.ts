@@ -215,6 +215,7 @@ export function createEventPublisherService(deps: EventPublisherDeps): EventPubl
     deliveryLog: deps.store.deliveryLog,
     maxWaiting: options.deliveryLogMaxWaiting ?? 2_000,
     onWaiting: (waiting) => metrics.deliveryLogWaiting(waiting),
+    onWritten: (records) => metrics.firstAttemptsLogged(records),
   });
   const handler = createPostingHandler({
     store: deps.deliveries,
