@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type Collection, MongoBulkWriteError, MongoServerError } from 'mongodb';
+import { Binary, BSON, type Collection, MongoBulkWriteError, MongoServerError } from 'mongodb';
 import type {
   EventDeliveryAttempt,
   EventDeliveryLog,
@@ -23,8 +23,11 @@ export interface BatchedAttempt {
 /**
  * The first attempts of many postings to one bank, each final at once (delivered, or refused for good):
  * what the event publisher logs for nearly every posting. One document holds a few dozen, so the log
- * costs the server a document per few dozen postings instead of one each (measured on the local
- * stand-in: half its CPU a posting). A batch is never changed; it goes whole when its retention ends.
+ * costs the server a document per few dozen postings instead of one each. A batch is never changed; it
+ * goes whole when its retention ends. Its entries are one BSON document in a binary field, as MongoDB's
+ * own time-series buckets keep theirs: the fields the reads select by are top-level, and the local
+ * stand-in converts every field of a document it stores one by one (measured: the entries as fields cost
+ * it two to three times what the same entries as one binary do).
  */
 export interface DeliveryBatchDocument {
   /** A hash of the bank and its entries: the same batch written again is the same document. */
@@ -37,7 +40,14 @@ export interface DeliveryBatchDocument {
   /** Its entries' event ids and (distinct) UETRs, indexed (multikey) for the reads by each. */
   eventIds: string[];
   uetrs: string[];
-  entries: BatchedAttempt[];
+  /** BSON of `{ entries: BatchedAttempt[] }`, in the order they were recorded (`entriesOfBatch`). */
+  entries: Binary;
+}
+
+/** A batch's entries, decoded. */
+export function entriesOfBatch(batch: Pick<DeliveryBatchDocument, 'entries'>): BatchedAttempt[] {
+  const bytes = batch.entries.read(0, batch.entries.length());
+  return (BSON.deserialize(bytes) as { entries: BatchedAttempt[] }).entries;
 }
 
 /**
@@ -130,7 +140,7 @@ function batchOf(records: readonly EventDeliveryRecord[]): DeliveryBatchDocument
     updatedAt,
     eventIds: entries.map((entry) => entry.eventId),
     uetrs: [...new Set(entries.map((entry) => entry.uetr))],
-    entries,
+    entries: new Binary(BSON.serialize({ entries }, { ignoreUndefined: true })),
   };
 }
 
@@ -144,7 +154,7 @@ export async function insertBatches(
   limits: StoreLimits,
 ): Promise<void> {
   if (batches.length === 0) return;
-  const operation = `record the first delivery attempts of ${batches.reduce((sum, batch) => sum + batch.entries.length, 0)} postings`;
+  const operation = `record the first delivery attempts of ${batches.reduce((sum, batch) => sum + batch.eventIds.length, 0)} postings`;
   try {
     await collection.insertMany([...batches], { ordered: false, maxTimeMS: limits.operationMaxTimeMs });
   } catch (error) {
@@ -172,7 +182,9 @@ export function entriesOf(
   keep: (entry: BatchedAttempt) => boolean,
 ): BatchedAttemptOf[] {
   return batches.flatMap((batch) =>
-    batch.entries.filter(keep).map((entry) => ({ ...entry, memberId: batch.memberId })),
+    entriesOfBatch(batch)
+      .filter(keep)
+      .map((entry) => ({ ...entry, memberId: batch.memberId })),
   );
 }
 
