@@ -17,7 +17,7 @@ export {
   isReadyToQueue,
   type QueuedDebit,
 } from './debit-queue.ts';
-export { batchSpanMs, type DeliveryBatchDocument, entriesOfBatch } from './delivery-batches.ts';
+export { type DeliveryBatchDocument, entriesOfBatch } from './delivery-batches.ts';
 export {
   type DeliveryLogPurgeRound,
   DeliveryLogRepository,
