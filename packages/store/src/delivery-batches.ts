@@ -7,7 +7,7 @@ import type {
   EventDeliveryRecord,
   EventPostingSource,
 } from './delivery-log.ts';
-import { isDuplicateKey, toStoreError } from './errors.ts';
+import { onlyDuplicateKeys, toStoreError } from './errors.ts';
 import type { StoreLimits } from './limits.ts';
 
 /** One posting's first attempt, final at once, as a batch document holds it. */
@@ -158,16 +158,7 @@ export async function insertBatches(
   try {
     await collection.insertMany([...batches], { ordered: false, maxTimeMS: limits.operationMaxTimeMs });
   } catch (error) {
-    if (isDuplicateKey(error) && batches.length === 1) return;
-    if (!(error instanceof MongoBulkWriteError) || error.writeConcernError !== undefined) {
-      throw toStoreError(error, operation);
-    }
-    const writeErrors = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
-    if (writeErrors.length === 0) throw toStoreError(error, operation);
-    for (const writeError of writeErrors) {
-      const serverError = new MongoServerError({ message: writeError.errmsg ?? '', code: writeError.code });
-      if (!isDuplicateKey(serverError)) throw toStoreError(serverError, operation);
-    }
+    if (!onlyDuplicateKeys(error)) throw toStoreError(error, operation);
   }
 }
 
@@ -188,21 +179,6 @@ export function entriesOf(
   );
 }
 
-/** What a posting's own entry holds, as `fold` reads it. */
-export interface SingleEntry {
-  eventId: string;
-  uetr: string;
-  memberId: string;
-  eventType: string;
-  source?: EventPostingSource;
-  outcome: EventDeliveryOutcome;
-  attempts: EventDeliveryAttempt[];
-  attemptCount: number;
-  createdAt: Date;
-  updatedAt: Date;
-  completedAt?: Date;
-}
-
 /**
  * One posting's log: its own entry (its retries, a replay's attempts, an outcome without an attempt) and
  * its batched first attempts, as one. An attempt is known by its time, answer and latency, so one written
@@ -210,7 +186,7 @@ export interface SingleEntry {
  * a posting's entry is made when its first attempt was not final, so the batched one came after it).
  */
 export function fold(
-  single: SingleEntry | undefined,
+  single: EventDeliveryLog | undefined,
   batched: readonly BatchedAttemptOf[],
   attemptsKept: number,
 ): EventDeliveryLog | undefined {
@@ -258,11 +234,11 @@ export function fold(
 
 /** Folds each posting's entry and batched attempts (postings in either), in no particular order. */
 export function foldAll(
-  singles: readonly SingleEntry[],
+  singles: readonly EventDeliveryLog[],
   batched: readonly BatchedAttemptOf[],
   attemptsKept: number,
 ): EventDeliveryLog[] {
-  const byId = new Map<string, { single?: SingleEntry; batched: BatchedAttemptOf[] }>();
+  const byId = new Map<string, { single?: EventDeliveryLog; batched: BatchedAttemptOf[] }>();
   for (const single of singles) byId.set(single.eventId, { single, batched: [] });
   for (const entry of batched) {
     const known = byId.get(entry.eventId);

@@ -425,15 +425,15 @@ describe('DeliveryLogRepository', () => {
     });
     expect(retried?.completedAt).toBeUndefined();
     await log.recordAttempt(posting, { at: at(9), httpStatus: 202, latencyMs: 3 }, 'delivered');
-    const log3 = await log.get(posting.eventId);
-    expect(log3).toMatchObject({
+    const delivered = await log.get(posting.eventId);
+    expect(delivered).toMatchObject({
       outcome: 'delivered',
       attemptCount: 3,
       completedAt: at(9),
       updatedAt: at(9),
     });
     // Two kept: the newest.
-    expect(log3?.attempts.map((attempt) => attempt.httpStatus)).toEqual([503, 202]);
+    expect(delivered?.attempts.map((attempt) => attempt.httpStatus)).toEqual([503, 202]);
     expect((await log.listByUetr(uetr)).map((entry) => entry.attemptCount)).toEqual([3]);
     expect(await log.get('evt-never:210000')).toBeNull();
   });

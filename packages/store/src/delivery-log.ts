@@ -12,7 +12,6 @@ import {
   insertBatches,
   isBatchable,
   postingSourceOf,
-  type SingleEntry,
   toBatches,
 } from './delivery-batches.ts';
 import { isDuplicateKey, StoreError, toStoreError } from './errors.ts';
@@ -509,7 +508,7 @@ function checkPosting(posting: EventPosting): void {
   }
 }
 
-function toSingle(document: DeliveryLogDocument): SingleEntry {
+function toSingle(document: DeliveryLogDocument): EventDeliveryLog {
   return {
     eventId: document._id,
     uetr: document.uetr,
