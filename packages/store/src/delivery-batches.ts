@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Binary, BSON, type Collection, MongoBulkWriteError, MongoServerError } from 'mongodb';
+import { Binary, BSON, type Collection } from 'mongodb';
 import type {
   EventDeliveryAttempt,
   EventDeliveryLog,
