@@ -99,11 +99,9 @@ export function toBatches(records: readonly EventDeliveryRecord[]): DeliveryBatc
         uetrBytes = 0;
       }
       part.push(record);
-      idBytes += Buffer.byteLength(record.posting.eventId) + 8;
-      if (!uetrs.has(record.posting.uetr)) {
-        uetrs.add(record.posting.uetr);
-        uetrBytes += Buffer.byteLength(record.posting.uetr) + 8;
-      }
+      idBytes += idCost;
+      uetrBytes += uetrs.has(record.posting.uetr) ? 0 : Buffer.byteLength(record.posting.uetr) + 8;
+      uetrs.add(record.posting.uetr);
     }
     if (part.length > 0) batches.push(batchOf(part));
   }
