@@ -329,9 +329,8 @@ export class DeliveryLogRepository {
    * still pending stay whatever their age; a batch holds only final attempts. They are found by the index
    * `ensurePurgeIndex` makes on MongoDB; the local MongoDB-compatible server scans each collection,
    * stopping at the limit (a round that finds fewer reads every document). They are deleted by `_id`
-   * alone, 25 a command (on the local server a delete filtered by more than `_id` scans), so an entry
-   * changed between the read and its delete (an operator's replay of that very posting at that moment)
-   * goes too.
+   * under the same filter, 25 a command, so an entry changed between the read and its delete (an
+   * operator's replay of that very posting at that moment) stays.
    */
   async purge(before: Date, limit: number): Promise<DeliveryLogPurgeRound> {
     try {

@@ -226,7 +226,7 @@ export class IdempotencyRepository {
    * transaction it names, and admit the banks' reports on it without reading its snapshot. A message sent
    * again after its claim went is taken as new (a message that starts a transaction is still known by its
    * UETR's key). Found by the index `ensurePurgeIndex` makes on MongoDB (the local stand-in scans), deleted
-   * by `_id` 25 a command.
+   * by `_id` under the same filter 25 a command, so a key claimed again after another purge took it stays.
    */
   async purge(before: Date, limit: number): Promise<number> {
     try {

@@ -9,22 +9,27 @@ export interface DeleteFoundOptions<T = { _id: string }> {
   /** Most deletes in one bulk command (the local MongoDB-compatible server stalls above a few dozen). */
   chunkSize: number;
   limits: StoreLimits;
-  /** Told the `_id`s of each bulk command once it is answered (to forget them in a cache, say). */
+  /**
+   * Told the `_id`s of each bulk command once it is answered (to forget them in a cache, say); one that
+   * changed since it was found is among them, though it stayed.
+   */
   onDeleted?: (ids: readonly string[]) => void;
   /**
    * What a document found counts for in the returned total (default 1 each), from the fields `projection`
-   * reads besides `_id`. A command that deletes fewer than it was sent (another purge took some) counts
-   * what it deleted as one each.
+   * reads besides `_id`. A command that deletes fewer than it was sent (another purge took some, or some
+   * changed since they were found) counts what it deleted as one each.
    */
   weigh?: { readonly projection: Record<string, 1>; readonly of: (document: T) => number };
 }
 
 /**
- * Finds at most `limit` documents matching `filter` (their `_id`s alone) and deletes them by `_id`,
- * `chunkSize` a command; returns how many went. Deleting by `_id` alone keeps each delete an index
- * lookup on the local MongoDB-compatible server, where a delete filtered by more than `_id` scans. The
- * price: a document changed between the read and its delete goes too, so `filter` must pick documents
- * no one changes any more. Errors are the driver's: the caller names the operation.
+ * Finds at most `limit` documents matching `filter` (their `_id`s and what `weigh` reads) and deletes
+ * them, `chunkSize` a command; returns how many went. Each delete names its document's `_id` and repeats
+ * `filter`, so a document changed between the read and its delete (a posting stored again, a log entry a
+ * replay added to, a key claimed again after another purge took it) stays when it no longer matches.
+ * The `_id` keeps each delete an index lookup on the local MongoDB-compatible server too, which checks
+ * the rest of the filter on the one document it finds (a delete without `_id` scans the collection
+ * there). Errors are the driver's: the caller names the operation.
  */
 export async function deleteFoundById<T extends { _id: string }>(
   collection: Collection<T>,
@@ -43,7 +48,7 @@ export async function deleteFoundById<T extends { _id: string }>(
   for (const group of chunk(found, options.chunkSize)) {
     const ids = group.map((document) => document._id);
     const result = await untyped.bulkWrite(
-      ids.map((id) => ({ deleteOne: { filter: { _id: id } } })),
+      ids.map((id) => ({ deleteOne: { filter: { ...filter, _id: id } as Filter<{ _id: string }> } })),
       { ordered: false, maxTimeMS: options.limits.operationMaxTimeMs },
     );
     const weigh = options.weigh;

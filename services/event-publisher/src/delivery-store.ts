@@ -277,7 +277,7 @@ export class DeliveryStore {
   /**
    * Deletes the postings last stored before `before`, at most `limit` of them; returns how many. Run with
    * `before` past the retry schedule's maximum age, a posting deleted is named by no lane any more (its
-   * entries expired).
+   * entries expired). One stored again between the purge's read and its delete (a replay of it) stays.
    */
   async purgePostings(before: Date, limit: number): Promise<number> {
     try {
