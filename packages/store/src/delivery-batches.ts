@@ -90,17 +90,20 @@ export function toBatches(records: readonly EventDeliveryRecord[]): DeliveryBatc
     let uetrBytes = 0;
     for (const record of group) {
       const idCost = Buffer.byteLength(record.posting.eventId) + 8;
-      const uetrCost = uetrs.has(record.posting.uetr) ? 0 : Buffer.byteLength(record.posting.uetr) + 8;
+      const fullUetrCost = Buffer.byteLength(record.posting.uetr) + 8;
+      let uetrCost = uetrs.has(record.posting.uetr) ? 0 : fullUetrCost;
       if (part.length > 0 && (idBytes + idCost > maxKeyBytes || uetrBytes + uetrCost > maxKeyBytes)) {
         batches.push(batchOf(part));
         part = [];
         idBytes = 0;
         uetrs = new Set();
         uetrBytes = 0;
+        // The new batch has not met this UETR yet.
+        uetrCost = fullUetrCost;
       }
       part.push(record);
       idBytes += idCost;
-      uetrBytes += uetrs.has(record.posting.uetr) ? 0 : Buffer.byteLength(record.posting.uetr) + 8;
+      uetrBytes += uetrCost;
       uetrs.add(record.posting.uetr);
     }
     if (part.length > 0) batches.push(batchOf(part));

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openTestStore, type TestStore } from '../test/store-fixture.ts';
-import { entriesOfBatch } from './delivery-batches.ts';
+import { type DeliveryBatchDocument, entriesOfBatch } from './delivery-batches.ts';
 
 describe('DeliveryLogRepository', () => {
   let context: TestStore;
@@ -119,10 +119,10 @@ describe('DeliveryLogRepository', () => {
     expect(context.commandCount('update')).toBe(0);
     const batches = await context.raw
       .db(context.databaseName)
-      .collection('event_delivery_batches')
+      .collection<DeliveryBatchDocument>('event_delivery_batches')
       .find({ uetrs: uetr })
       .toArray();
-    expect(batches.map((batch) => entriesOfBatch(batch as never).length)).toEqual([11]);
+    expect(batches.map((batch) => entriesOfBatch(batch).length)).toEqual([11]);
     expect(batches[0]?.uetrs).toEqual([uetr]);
     const entries = await log.listByUetr(uetr, 20);
     expect(entries.map((entry) => entry.eventId).sort()).toEqual(
@@ -366,13 +366,13 @@ describe('DeliveryLogRepository', () => {
     expect(context.commandCount('insert')).toBe(2);
     const batches = await context.raw
       .db(context.databaseName)
-      .collection('event_delivery_batches')
+      .collection<DeliveryBatchDocument>('event_delivery_batches')
       .find({})
       .toArray();
     const sizes = (memberId: string, minute: number) =>
       batches
         .filter((batch) => batch.memberId === memberId && batch.producedFrom.getUTCMinutes() === minute)
-        .map((batch) => entriesOfBatch(batch as never).length);
+        .map((batch) => entriesOfBatch(batch).length);
     // 42-byte event ids and 36-byte UETRs: at most 48 a batch, so 130 take three.
     expect(sizes('210000', 0).sort((a, b) => a - b)).toEqual([34, 48, 48]);
     expect(sizes('210000', 1)).toEqual([3]);
@@ -381,7 +381,7 @@ describe('DeliveryLogRepository', () => {
       const bytes = (keys: string[]) => keys.reduce((sum, key) => sum + Buffer.byteLength(key) + 8, 0);
       expect(bytes(batch.eventIds)).toBeLessThanOrEqual(2_400);
       expect(bytes(batch.uetrs)).toBeLessThanOrEqual(2_400);
-      expect(batch.eventIds).toEqual(entriesOfBatch(batch as never).map((entry) => entry.eventId));
+      expect(batch.eventIds).toEqual(entriesOfBatch(batch).map((entry) => entry.eventId));
     }
     // The posting not final has an entry of its own; every posting is read back by its event id.
     expect(
