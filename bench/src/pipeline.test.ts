@@ -345,6 +345,7 @@ describe('when no rate tried kept up', () => {
       outOfOrder: 0,
       incomplete: 0,
       firstPosting: summarize([10, 20]),
+      firstReceived: [],
       toCompleted: summarize([9_000, 12_000]),
     },
     resends: 0,

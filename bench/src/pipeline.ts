@@ -15,6 +15,7 @@ import { Kafka, logLevel } from 'kafkajs';
 import { MongoClient } from 'mongodb';
 import { Pool } from 'undici';
 import { machineCpu, processTreeSeconds } from './cpu.ts';
+import { firstPostingSplitRow, firstRecordTimes, splitFirstPostings } from './path-times.ts';
 import { type PostgresCounters, postgresRows } from './postgres.ts';
 import { CopyWriter, copyJourney, type RawRecord, readJourney } from './postings.ts';
 import { type ProfileSummary, summarizeProfiles } from './profile.ts';
@@ -338,6 +339,14 @@ class Probe {
     this.#ingress = new Pool(pipeline.url('ingress'), { connections: 256, keepAliveTimeout: 30_000 });
   }
 
+  /**
+   * The earliest timestamp of each of `uetrs` on the run's topic `topic` (`rp.events.v1`, ...) among
+   * the records written since `since` (epoch ms).
+   */
+  firstRecords(topic: string, since: number, uetrs: ReadonlySet<string>): Promise<Map<string, number>> {
+    return firstRecordTimes(this.#kafka, `${this.pipeline.run}.${topic}`, since, uetrs);
+  }
+
   async close() {
     await this.#ingress.close();
     await this.#mongo.close();
@@ -556,6 +565,7 @@ async function examine(probe: Probe, sent: readonly Sent[], sampleSize: number) 
   const step = Math.max(1, Math.floor(sent.length / sampleSize));
   const sample = sent.filter((_, index) => index % step === 0).slice(0, sampleSize);
   const firstPosting: number[] = [];
+  const firstReceived: { uetr: string; acceptedAt: number; receivedAt: number }[] = [];
   const toCompleted: number[] = [];
   let outOfOrder = 0;
   let incomplete = 0;
@@ -575,7 +585,11 @@ async function examine(probe: Probe, sent: readonly Sent[], sampleSize: number) 
         completedAt = Date.parse(received.receivedAt);
     }
     const first = postings[0];
-    if (first) firstPosting.push(Date.parse(first.receivedAt) - entry.acceptedAt);
+    if (first) {
+      const receivedAt = Date.parse(first.receivedAt);
+      firstPosting.push(receivedAt - entry.acceptedAt);
+      firstReceived.push({ uetr: entry.uetr, acceptedAt: entry.acceptedAt, receivedAt });
+    }
     if (completedAt === undefined) incomplete += 1;
     else toCompleted.push(completedAt - entry.acceptedAt);
   });
@@ -584,6 +598,7 @@ async function examine(probe: Probe, sent: readonly Sent[], sampleSize: number) 
     outOfOrder,
     incomplete,
     firstPosting: summarize(firstPosting),
+    firstReceived,
     toCompleted: summarize(toCompleted),
   };
 }
@@ -980,6 +995,7 @@ export async function pipelineBench(
     const paced: Sent[] = [];
     const ingressTimes: number[] = [];
     const interval = 1000 / halfRate;
+    const pacedSince = Date.now();
     const pacedStart = performance.now();
     const total = Math.round(halfRate * options.durationSeconds);
     const inFlight: Promise<void>[] = [];
@@ -1004,6 +1020,21 @@ export async function pipelineBench(
     // Every journey of the phase, not a sample: its p99 is then the phase's, not the third worst of 300.
     const latency = await examine(probe, paced, paced.length);
     const latencyBank = await probe.bank.stats();
+    const pacedUetrs = new Set(paced.map((entry) => entry.uetr));
+    const [stateTimes, eventTimes] = await Promise.all([
+      probe.firstRecords('rp.transaction.state.v1', pacedSince, pacedUetrs),
+      probe.firstRecords('rp.events.v1', pacedSince, pacedUetrs),
+    ]);
+    const split = splitFirstPostings(
+      latency.firstReceived.map((entry) => ({
+        ...entry,
+        stateAt: stateTimes.get(entry.uetr),
+        eventAt: eventTimes.get(entry.uetr),
+      })),
+    );
+    log(
+      `  the slowest first postings (s into the phase: ms to the bank, at the tracker, after it): ${split.slowest.each.map((entry) => entry.join(':')).join(' ')}`,
+    );
     const ingress = summarize(ingressTimes);
     const ms = (value: number) => round(value, 0);
     rows.push(
@@ -1021,6 +1052,7 @@ export async function pipelineBench(
         unit: 'ms (p99)',
         detail: `${ms(latency.firstPosting.p50)} / ${ms(latency.firstPosting.p95)} / ${ms(latency.firstPosting.p99)} ms over ${latency.firstPosting.count}`,
       },
+      firstPostingSplitRow(split),
       {
         group: 'pipeline',
         name: '202 to DEBIT_COMPLETED at the bank, p50 / p95 / p99',

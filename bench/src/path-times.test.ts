@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { type FirstPostingPath, firstPostingSplitRow, splitFirstPostings } from './path-times.ts';
+
+/** A journey sent `second` s into the phase whose first posting took `tracker` then `publisher` ms. */
+const path = (second: number, tracker: number, publisher: number, uetr = `u${second}`): FirstPostingPath => {
+  const stateAt = 1_000_000 + second * 1000;
+  return {
+    uetr,
+    acceptedAt: stateAt + 2,
+    stateAt,
+    eventAt: stateAt + tracker,
+    receivedAt: stateAt + tracker + publisher,
+  };
+};
+
+describe('the split of 202 to first posting', () => {
+  it('splits each journey at its records and finds where the slowest fell', () => {
+    const paths = [
+      ...Array.from({ length: 99 }, (_, index) => path(index / 10, 5, 10)),
+      path(9.9, 300, 20),
+      { ...path(5, 1, 1, 'missing'), eventAt: undefined },
+    ];
+    const split = splitFirstPostings(paths);
+    expect(split.count).toBe(100);
+    expect(split.toReply.p50).toBe(2);
+    expect(split.tracker.p50).toBe(5);
+    expect(split.tracker.max).toBe(300);
+    expect(split.publisher.p99).toBe(10);
+    expect(split.slowest.count).toBe(1);
+    expect(split.slowest.firstPosting).toBe(318);
+    expect(split.slowest.tracker).toBe(300);
+    expect(split.slowest.publisher).toBe(20);
+    expect(split.slowest.from).toBe(9.9);
+    expect(split.slowest.tenths).toEqual([0, 0, 0, 0, 0, 0, 0, 0, 0, 1]);
+    expect(split.slowest.each).toEqual([[9.9, 318, 300, 20]]);
+    const row = firstPostingSplitRow(split);
+    expect(row.value).toBe(5);
+    expect(row.detail).toContain('spent 300 ms at the tracker and 20 ms after it');
+  });
+
+  it('takes the slowest hundredth, one at least, and places each in its tenth of the phase', () => {
+    const few = splitFirstPostings([path(0, 10, 10), path(1, 30, 10), path(2, 1, 1)]);
+    expect(few.slowest.count).toBe(1);
+    expect(few.slowest.tenths).toEqual([0, 0, 0, 0, 0, 1, 0, 0, 0, 0]);
+    const many = splitFirstPostings(Array.from({ length: 201 }, (_, index) => path(index, index, 1)));
+    expect(many.slowest.count).toBe(3);
+    expect(many.slowest.each.map(([second]) => second)).toEqual([200, 199, 198]);
+  });
+});

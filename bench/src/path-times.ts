@@ -1,0 +1,169 @@
+/**
+ * Where the time from a debit's 202 to its first posting at the bank goes: the first record of each
+ * transaction on the state topic (the ingress's, written before its 202) and on rp.events.v1 (the
+ * tracker's), by the records' own timestamps (the producers' create times), between the 202 and the
+ * bank's receipt. Every clock read is this machine's.
+ */
+import { readOnce } from '@rp/kafka';
+import type { Kafka } from 'kafkajs';
+import type { Row } from './report.ts';
+import { round, type Summary, summarize } from './stats.ts';
+
+/**
+ * The earliest record timestamp of each of `keys` among the records `topic` took from `since` (epoch
+ * ms) to the moment of the call, read as the project reads a topic off the hot path (`readOnce`).
+ */
+export async function firstRecordTimes(
+  kafka: Kafka,
+  topic: string,
+  since: number,
+  keys: ReadonlySet<string>,
+  timeoutMs = 120_000,
+): Promise<Map<string, number>> {
+  const admin = kafka.admin();
+  await admin.connect();
+  const found = new Map<string, number>();
+  try {
+    const starts = await admin.fetchTopicOffsetsByTimestamp(topic, since);
+    const ends = new Map(
+      (await admin.fetchTopicOffsets(topic)).map((entry) => [entry.partition, entry.high]),
+    );
+    // Partitions with records to read, and the last offset each is read to.
+    const remaining = new Map<number, bigint>();
+    for (const start of starts) {
+      const end = BigInt(ends.get(start.partition) ?? start.offset);
+      if (start.offset !== '-1' && BigInt(start.offset) < end) remaining.set(start.partition, end - 1n);
+    }
+    if (remaining.size === 0) return found;
+    await readOnce(
+      { kafka, admin: async () => admin },
+      {
+        topic,
+        groupPrefix: 'bench-path-times',
+        fromBeginning: false,
+        starts: new Map(
+          starts.filter((start) => remaining.has(start.partition)).map((s) => [s.partition, s.offset]),
+        ),
+        timeoutMs,
+        what: `the first records of ${keys.size} transactions`,
+      },
+      (batch, pause) => {
+        const last = remaining.get(batch.partition);
+        if (last === undefined) return remaining.size === 0;
+        for (const message of batch.messages) {
+          const key = message.key?.toString();
+          if (key === undefined || !keys.has(key)) continue;
+          const at = Number(message.timestamp);
+          const earlier = found.get(key);
+          if (earlier === undefined || at < earlier) found.set(key, at);
+        }
+        if (BigInt(batch.lastOffset()) >= last) {
+          remaining.delete(batch.partition);
+          pause();
+        }
+        return remaining.size === 0;
+      },
+    );
+  } finally {
+    await admin.disconnect();
+  }
+  return found;
+}
+
+/** One journey's first posting, and when its first records were written (epoch ms). */
+export interface FirstPostingPath {
+  readonly uetr: string;
+  /** When the load generator had the 202. */
+  readonly acceptedAt: number;
+  /** When the bank received the first posting. */
+  readonly receivedAt: number;
+  /** The ingress's first record on the state topic. */
+  readonly stateAt: number | undefined;
+  /** The tracker's first record on rp.events.v1. */
+  readonly eventAt: number | undefined;
+}
+
+export interface PathSplit {
+  /** Journeys with both records found. */
+  readonly count: number;
+  /** The state record to the 202 at the load generator (the ingress's reply after its produce). */
+  readonly toReply: Summary;
+  /** The state record to the tracker's posting record: the state consumer's fetch and the tracker's batch. */
+  readonly tracker: Summary;
+  /** The posting record to the bank's receipt: the event publisher's fetch, its log, the POST. */
+  readonly publisher: Summary;
+  /** The slowest hundredth by 202 to first posting: how their time splits (ms on average). */
+  readonly slowest: {
+    readonly count: number;
+    readonly firstPosting: number;
+    readonly tracker: number;
+    readonly publisher: number;
+    /** When in the phase they were sent (seconds from the phase's first 202), earliest and latest. */
+    readonly from: number;
+    readonly to: number;
+    /** The phase's tenths (by 202) they fell in, with how many in each. */
+    readonly tenths: readonly number[];
+    /** Each of them: seconds into the phase, then ms to the first posting, at the tracker, after it. */
+    readonly each: readonly (readonly [number, number, number, number])[];
+  };
+}
+
+/** The split of each journey's 202-to-first-posting, over those whose two records were found. */
+export function splitFirstPostings(paths: readonly FirstPostingPath[]): PathSplit {
+  const whole = paths.filter(
+    (path): path is FirstPostingPath & { stateAt: number; eventAt: number } =>
+      path.stateAt !== undefined && path.eventAt !== undefined,
+  );
+  const firstPosting = (path: FirstPostingPath) => path.receivedAt - path.acceptedAt;
+  const phaseStart = Math.min(...whole.map((path) => path.acceptedAt));
+  const phaseEnd = Math.max(...whole.map((path) => path.acceptedAt));
+  const slow = [...whole]
+    .sort((a, b) => firstPosting(b) - firstPosting(a))
+    .slice(0, Math.ceil(whole.length / 100));
+  const mean = (values: readonly number[]) =>
+    values.length === 0
+      ? Number.NaN
+      : round(values.reduce((sum, value) => sum + value, 0) / values.length, 1);
+  const tenths = Array.from({ length: 10 }, () => 0);
+  const span = Math.max(1, phaseEnd - phaseStart);
+  for (const path of slow) {
+    const tenth = Math.min(9, Math.floor(((path.acceptedAt - phaseStart) / span) * 10));
+    tenths[tenth] = (tenths[tenth] ?? 0) + 1;
+  }
+  const sentAt = slow.map((path) => (path.acceptedAt - phaseStart) / 1000);
+  return {
+    count: whole.length,
+    toReply: summarize(whole.map((path) => path.acceptedAt - path.stateAt)),
+    tracker: summarize(whole.map((path) => path.eventAt - path.stateAt)),
+    publisher: summarize(whole.map((path) => path.receivedAt - path.eventAt)),
+    slowest: {
+      count: slow.length,
+      firstPosting: mean(slow.map(firstPosting)),
+      tracker: mean(slow.map((path) => path.eventAt - path.stateAt)),
+      publisher: mean(slow.map((path) => path.receivedAt - path.eventAt)),
+      from: slow.length === 0 ? Number.NaN : round(Math.min(...sentAt), 1),
+      to: slow.length === 0 ? Number.NaN : round(Math.max(...sentAt), 1),
+      tenths,
+      each: slow.map((path) => [
+        round((path.acceptedAt - phaseStart) / 1000, 2),
+        round(firstPosting(path), 0),
+        path.eventAt - path.stateAt,
+        path.receivedAt - path.eventAt,
+      ]),
+    },
+  };
+}
+
+/** The split as a row: the tracker's and the event publisher's parts, and where the slowest fell. */
+export function firstPostingSplitRow(split: PathSplit): Row {
+  const ms = (summary: Summary) =>
+    `${round(summary.p50, 0)} / ${round(summary.p95, 0)} / ${round(summary.p99, 0)}`;
+  const slow = split.slowest;
+  return {
+    group: 'pipeline',
+    name: '202 to the first posting, split: state record to posting record (tracker), p99',
+    value: round(split.tracker.p99, 0),
+    unit: 'ms (p99)',
+    detail: `over ${split.count} journeys, p50 / p95 / p99 ms: state record to 202 ${ms(split.toReply)}, to the tracker's posting record ${ms(split.tracker)}, that record to the bank ${ms(split.publisher)}; the slowest ${slow.count} (${round(slow.firstPosting, 0)} ms on average) spent ${round(slow.tracker, 0)} ms at the tracker and ${round(slow.publisher, 0)} ms after it, sent ${slow.from}-${slow.to} s into the phase (by tenth: ${slow.tenths.join(' ')})`,
+  };
+}
