@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { type FirstPostingPath, firstPostingSplitRow, splitFirstPostings } from './path-times.ts';
+import {
+  type FirstPostingPath,
+  firstPostingSplitRow,
+  slowestHundredth,
+  splitFirstPostings,
+} from './path-times.ts';
 
 /** A journey sent `second` s into the phase whose first posting took `tracker` then `publisher` ms. */
 const path = (second: number, tracker: number, publisher: number, uetr = `u${second}`): FirstPostingPath => {
@@ -33,6 +38,12 @@ describe('the split of 202 to first posting', () => {
     expect(split.slowest.from).toBe(9.9);
     expect(split.slowest.tenths).toEqual([0, 0, 0, 0, 0, 0, 0, 0, 0, 1]);
     expect(split.slowest.each).toEqual([[9.9, 318, 300, 20]]);
+    const slowest = paths[99] as FirstPostingPath;
+    const attempted = splitFirstPostings(
+      paths,
+      new Map([[slowest.uetr, { at: (slowest.eventAt as number) + 15, latencyMs: 9.6 }]]),
+    );
+    expect(attempted.slowest.each).toEqual([[9.9, 318, 300, 15, 5, 10]]);
     const row = firstPostingSplitRow(split);
     expect(row.value).toBe(5);
     expect(row.detail).toContain('spent 300 ms at the tracker and 20 ms after it');
@@ -45,5 +56,8 @@ describe('the split of 202 to first posting', () => {
     const many = splitFirstPostings(Array.from({ length: 201 }, (_, index) => path(index, index, 1)));
     expect(many.slowest.count).toBe(3);
     expect(many.slowest.each.map(([second]) => second)).toEqual([200, 199, 198]);
+    expect(slowestHundredth([{ ...path(0, 900, 1), eventAt: undefined }, path(1, 5, 5)])).toEqual([
+      path(1, 5, 5),
+    ]);
   });
 });

@@ -103,23 +103,50 @@ export interface PathSplit {
     readonly to: number;
     /** The phase's tenths (by 202) they fell in, with how many in each. */
     readonly tenths: readonly number[];
-    /** Each of them: seconds into the phase, then ms to the first posting, at the tracker, after it. */
-    readonly each: readonly (readonly [number, number, number, number])[];
+    /**
+     * Each of them: seconds into the phase, then ms to the first posting, at the tracker, and after it:
+     * in one figure, or, where its first attempt is known, to the attempt's start, from it to the bank's
+     * receipt, and the POST's whole round trip.
+     */
+    readonly each: readonly (readonly number[])[];
   };
 }
 
-/** The split of each journey's 202-to-first-posting, over those whose two records were found. */
-export function splitFirstPostings(paths: readonly FirstPostingPath[]): PathSplit {
-  const whole = paths.filter(
-    (path): path is FirstPostingPath & { stateAt: number; eventAt: number } =>
-      path.stateAt !== undefined && path.eventAt !== undefined,
+/** The event publisher's first attempt of a posting: when it began (epoch ms) and the POST's time. */
+export interface FirstAttempt {
+  readonly at: number;
+  readonly latencyMs: number;
+}
+
+type WholePath = FirstPostingPath & { stateAt: number; eventAt: number };
+
+const firstPosting = (path: FirstPostingPath) => path.receivedAt - path.acceptedAt;
+
+/** The journeys whose two records were found. */
+function wholePaths<T extends FirstPostingPath>(paths: readonly T[]): (T & WholePath)[] {
+  return paths.filter(
+    (path): path is T & WholePath => path.stateAt !== undefined && path.eventAt !== undefined,
   );
-  const firstPosting = (path: FirstPostingPath) => path.receivedAt - path.acceptedAt;
+}
+
+/** The slowest hundredth (one at least) by 202 to first posting, of the journeys whose two records were found. */
+export function slowestHundredth<T extends FirstPostingPath>(paths: readonly T[]): (T & WholePath)[] {
+  const whole = wholePaths(paths);
+  return whole.sort((a, b) => firstPosting(b) - firstPosting(a)).slice(0, Math.ceil(whole.length / 100));
+}
+
+/**
+ * The split of each journey's 202-to-first-posting, over those whose two records were found; the
+ * slowest split further at the event publisher's first attempt, where `attempts` (by UETR) has it.
+ */
+export function splitFirstPostings(
+  paths: readonly FirstPostingPath[],
+  attempts: ReadonlyMap<string, FirstAttempt> = new Map(),
+): PathSplit {
+  const whole = wholePaths(paths);
   const phaseStart = Math.min(...whole.map((path) => path.acceptedAt));
   const phaseEnd = Math.max(...whole.map((path) => path.acceptedAt));
-  const slow = [...whole]
-    .sort((a, b) => firstPosting(b) - firstPosting(a))
-    .slice(0, Math.ceil(whole.length / 100));
+  const slow = slowestHundredth(whole);
   const mean = (values: readonly number[]) =>
     values.length === 0
       ? Number.NaN
@@ -144,12 +171,17 @@ export function splitFirstPostings(paths: readonly FirstPostingPath[]): PathSpli
       from: slow.length === 0 ? Number.NaN : round(Math.min(...sentAt), 1),
       to: slow.length === 0 ? Number.NaN : round(Math.max(...sentAt), 1),
       tenths,
-      each: slow.map((path) => [
-        round((path.acceptedAt - phaseStart) / 1000, 2),
-        round(firstPosting(path), 0),
-        path.eventAt - path.stateAt,
-        path.receivedAt - path.eventAt,
-      ]),
+      each: slow.map((path) => {
+        const attempt = attempts.get(path.uetr);
+        return [
+          round((path.acceptedAt - phaseStart) / 1000, 2),
+          round(firstPosting(path), 0),
+          path.eventAt - path.stateAt,
+          ...(attempt === undefined
+            ? [path.receivedAt - path.eventAt]
+            : [attempt.at - path.eventAt, path.receivedAt - attempt.at, round(attempt.latencyMs, 0)]),
+        ];
+      }),
     },
   };
 }

@@ -15,7 +15,13 @@ import { Kafka, logLevel } from 'kafkajs';
 import { MongoClient } from 'mongodb';
 import { Pool } from 'undici';
 import { machineCpu, processTreeSeconds } from './cpu.ts';
-import { firstPostingSplitRow, firstRecordTimes, splitFirstPostings } from './path-times.ts';
+import {
+  type FirstAttempt,
+  firstPostingSplitRow,
+  firstRecordTimes,
+  slowestHundredth,
+  splitFirstPostings,
+} from './path-times.ts';
 import { type PostgresCounters, postgresRows } from './postgres.ts';
 import { CopyWriter, copyJourney, type RawRecord, readJourney } from './postings.ts';
 import { type ProfileSummary, summarizeProfiles } from './profile.ts';
@@ -347,6 +353,23 @@ class Probe {
     return firstRecordTimes(this.#kafka, `${this.pipeline.run}.${topic}`, since, uetrs);
   }
 
+  /**
+   * The event publisher's first attempt of a posting at a bank, from its delivery log: when it began
+   * (its concurrency slot at the bank taken, ms resolution) and how long the POST took.
+   */
+  async firstAttempt(eventId: string, memberId: string): Promise<FirstAttempt | undefined> {
+    const response = await fetch(
+      `${this.pipeline.url('event-publisher')}/admin/events/${encodeURIComponent(eventId)}/deliveries`,
+      { headers: { authorization: await this.pipeline.operatorAuthorization('operator.read') } },
+    );
+    if (!response.ok) return undefined;
+    const body = (await response.json()) as {
+      deliveries: { memberId: string; attempts: { at: string; latencyMs: number }[] }[];
+    };
+    const attempt = body.deliveries.find((delivery) => delivery.memberId === memberId)?.attempts[0];
+    return attempt && { at: Date.parse(attempt.at), latencyMs: attempt.latencyMs };
+  }
+
   async close() {
     await this.#ingress.close();
     await this.#mongo.close();
@@ -565,7 +588,13 @@ async function examine(probe: Probe, sent: readonly Sent[], sampleSize: number) 
   const step = Math.max(1, Math.floor(sent.length / sampleSize));
   const sample = sent.filter((_, index) => index % step === 0).slice(0, sampleSize);
   const firstPosting: number[] = [];
-  const firstReceived: { uetr: string; acceptedAt: number; receivedAt: number }[] = [];
+  const firstReceived: {
+    uetr: string;
+    acceptedAt: number;
+    receivedAt: number;
+    eventId: string;
+    memberId: string;
+  }[] = [];
   const toCompleted: number[] = [];
   let outOfOrder = 0;
   let incomplete = 0;
@@ -588,7 +617,13 @@ async function examine(probe: Probe, sent: readonly Sent[], sampleSize: number) 
     if (first) {
       const receivedAt = Date.parse(first.receivedAt);
       firstPosting.push(receivedAt - entry.acceptedAt);
-      firstReceived.push({ uetr: entry.uetr, acceptedAt: entry.acceptedAt, receivedAt });
+      firstReceived.push({
+        uetr: entry.uetr,
+        acceptedAt: entry.acceptedAt,
+        receivedAt,
+        eventId: first.eventId,
+        memberId: first.memberId,
+      });
     }
     if (completedAt === undefined) incomplete += 1;
     else toCompleted.push(completedAt - entry.acceptedAt);
@@ -1025,15 +1060,19 @@ export async function pipelineBench(
       probe.firstRecords('rp.transaction.state.v1', pacedSince, pacedUetrs),
       probe.firstRecords('rp.events.v1', pacedSince, pacedUetrs),
     ]);
-    const split = splitFirstPostings(
-      latency.firstReceived.map((entry) => ({
-        ...entry,
-        stateAt: stateTimes.get(entry.uetr),
-        eventAt: eventTimes.get(entry.uetr),
-      })),
-    );
+    const paths = latency.firstReceived.map((entry) => ({
+      ...entry,
+      stateAt: stateTimes.get(entry.uetr),
+      eventAt: eventTimes.get(entry.uetr),
+    }));
+    const attempts = new Map<string, FirstAttempt>();
+    for (const path of slowestHundredth(paths)) {
+      const attempt = await probe.firstAttempt(path.eventId, path.memberId);
+      if (attempt) attempts.set(path.uetr, attempt);
+    }
+    const split = splitFirstPostings(paths, attempts);
     log(
-      `  the slowest first postings (s into the phase: ms to the bank, at the tracker, after it): ${split.slowest.each.map((entry) => entry.join(':')).join(' ')}`,
+      `  the slowest first postings (s into the phase: ms to the bank, at the tracker, to the publisher's attempt, its POST to the bank's receipt, the POST's whole round trip): ${split.slowest.each.map((entry) => entry.join(':')).join(' ')}`,
     );
     const ingress = summarize(ingressTimes);
     const ms = (value: number) => round(value, 0);
