@@ -44,9 +44,15 @@ describe('the split of 202 to first posting', () => {
       new Map([[slowest.uetr, { at: (slowest.eventAt as number) + 15, latencyMs: 9.6 }]]),
     );
     expect(attempted.slowest.each).toEqual([[9.9, 318, 300, 15, 5, 10]]);
+    expect(attempted.slowest.attempted).toBe(1);
+    expect(firstPostingSplitRow(attempted).detail).toContain(
+      "(1 with the event publisher's first attempt read: 15 ms to its start, 5 ms from it to the bank)",
+    );
     const row = firstPostingSplitRow(split);
     expect(row.value).toBe(5);
-    expect(row.detail).toContain('spent 300 ms at the tracker and 20 ms after it');
+    expect(row.detail).toContain(
+      "spent 300 ms at the tracker and 20 ms after it (no first attempt of the event publisher's read)",
+    );
   });
 
   it('takes the slowest hundredth, one at least, and places each in its tenth of the phase', () => {

@@ -98,6 +98,10 @@ export interface PathSplit {
     readonly firstPosting: number;
     readonly tracker: number;
     readonly publisher: number;
+    /** Those whose first attempt is known: how many, and their ms on average to it and from it to the bank. */
+    readonly attempted: number;
+    readonly toAttempt: number;
+    readonly attemptToBank: number;
     /** When in the phase they were sent (seconds from the phase's first 202), earliest and latest. */
     readonly from: number;
     readonly to: number;
@@ -158,6 +162,10 @@ export function splitFirstPostings(
     tenths[tenth] = (tenths[tenth] ?? 0) + 1;
   }
   const sentAt = slow.map((path) => (path.acceptedAt - phaseStart) / 1000);
+  const attempted = slow.flatMap((path) => {
+    const attempt = attempts.get(path.uetr);
+    return attempt === undefined ? [] : [{ path, attempt }];
+  });
   return {
     count: whole.length,
     toReply: summarize(whole.map((path) => path.acceptedAt - path.stateAt)),
@@ -168,6 +176,9 @@ export function splitFirstPostings(
       firstPosting: mean(slow.map(firstPosting)),
       tracker: mean(slow.map((path) => path.eventAt - path.stateAt)),
       publisher: mean(slow.map((path) => path.receivedAt - path.eventAt)),
+      attempted: attempted.length,
+      toAttempt: mean(attempted.map(({ path, attempt }) => attempt.at - path.eventAt)),
+      attemptToBank: mean(attempted.map(({ path, attempt }) => path.receivedAt - attempt.at)),
       from: slow.length === 0 ? Number.NaN : round(Math.min(...sentAt), 1),
       to: slow.length === 0 ? Number.NaN : round(Math.max(...sentAt), 1),
       tenths,
@@ -191,11 +202,15 @@ export function firstPostingSplitRow(split: PathSplit): Row {
   const ms = (summary: Summary) =>
     `${round(summary.p50, 0)} / ${round(summary.p95, 0)} / ${round(summary.p99, 0)}`;
   const slow = split.slowest;
+  const attemptsRead =
+    slow.attempted === 0
+      ? "no first attempt of the event publisher's read"
+      : `${slow.attempted} with the event publisher's first attempt read: ${round(slow.toAttempt, 0)} ms to its start, ${round(slow.attemptToBank, 0)} ms from it to the bank`;
   return {
     group: 'pipeline',
     name: '202 to the first posting, split: state record to posting record (tracker), p99',
     value: round(split.tracker.p99, 0),
     unit: 'ms (p99)',
-    detail: `over ${split.count} journeys, p50 / p95 / p99 ms: state record to 202 ${ms(split.toReply)}, to the tracker's posting record ${ms(split.tracker)}, that record to the bank ${ms(split.publisher)}; the slowest ${slow.count} (${round(slow.firstPosting, 0)} ms on average) spent ${round(slow.tracker, 0)} ms at the tracker and ${round(slow.publisher, 0)} ms after it, sent ${slow.from}-${slow.to} s into the phase (by tenth: ${slow.tenths.join(' ')})`,
+    detail: `over ${split.count} journeys, p50 / p95 / p99 ms: state record to 202 ${ms(split.toReply)}, to the tracker's posting record ${ms(split.tracker)}, that record to the bank ${ms(split.publisher)}; the slowest ${slow.count} (${round(slow.firstPosting, 0)} ms on average) spent ${round(slow.tracker, 0)} ms at the tracker and ${round(slow.publisher, 0)} ms after it (${attemptsRead}), sent ${slow.from}-${slow.to} s into the phase (by tenth: ${slow.tenths.join(' ')})`,
   };
 }
