@@ -55,6 +55,12 @@ describe('the split of 202 to first posting', () => {
     );
   });
 
+  it('says why when nothing could be split', () => {
+    const none = firstPostingSplitRow(splitFirstPostings([{ ...path(0, 5, 5), stateAt: undefined }]));
+    expect(none.value).toBe(0);
+    expect(none.detail).toBe("not split: no journey's two records were found");
+  });
+
   it('takes the slowest hundredth, one at least, and places each in its tenth of the phase', () => {
     const few = splitFirstPostings([path(0, 10, 10), path(1, 30, 10), path(2, 1, 1)]);
     expect(few.slowest.count).toBe(1);

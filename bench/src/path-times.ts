@@ -90,7 +90,7 @@ export interface PathSplit {
   readonly toReply: Summary;
   /** The state record to the tracker's posting record: the state consumer's fetch and the tracker's batch. */
   readonly tracker: Summary;
-  /** The posting record to the bank's receipt: the event publisher's fetch, its log, the POST. */
+  /** The posting record to the bank's receipt: the event publisher's fetch, its batch, the POST. */
   readonly publisher: Summary;
   /** The slowest hundredth by 202 to first posting: how their time splits (ms on average). */
   readonly slowest: {
@@ -197,8 +197,25 @@ export function splitFirstPostings(
   };
 }
 
+const splitRowName = '202 to the first posting, split: state record to posting record (tracker), p99';
+
+/**
+ * The row when the split could not be made (the topics not read): the run goes on without it, and says
+ * why.
+ */
+export function firstPostingSplitMissing(reason: string): Row {
+  return {
+    group: 'pipeline',
+    name: splitRowName,
+    value: 0,
+    unit: 'ms (p99)',
+    detail: `not split: ${reason}`,
+  };
+}
+
 /** The split as a row: the tracker's and the event publisher's parts, and where the slowest fell. */
 export function firstPostingSplitRow(split: PathSplit): Row {
+  if (split.count === 0) return firstPostingSplitMissing("no journey's two records were found");
   const ms = (summary: Summary) =>
     `${round(summary.p50, 0)} / ${round(summary.p95, 0)} / ${round(summary.p99, 0)}`;
   const slow = split.slowest;
@@ -208,7 +225,7 @@ export function firstPostingSplitRow(split: PathSplit): Row {
       : `${slow.attempted} with the event publisher's first attempt read: ${round(slow.toAttempt, 0)} ms to its start, ${round(slow.attemptToBank, 0)} ms from it to the bank`;
   return {
     group: 'pipeline',
-    name: '202 to the first posting, split: state record to posting record (tracker), p99',
+    name: splitRowName,
     value: round(split.tracker.p99, 0),
     unit: 'ms (p99)',
     detail: `over ${split.count} journeys, p50 / p95 / p99 ms: state record to 202 ${ms(split.toReply)}, to the tracker's posting record ${ms(split.tracker)}, that record to the bank ${ms(split.publisher)}; the slowest ${slow.count} (${round(slow.firstPosting, 0)} ms on average) spent ${round(slow.tracker, 0)} ms at the tracker and ${round(slow.publisher, 0)} ms after it (${attemptsRead}), sent ${slow.from}-${slow.to} s into the phase (by tenth: ${slow.tenths.join(' ')})`,

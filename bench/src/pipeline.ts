@@ -17,6 +17,7 @@ import { Pool } from 'undici';
 import { machineCpu, processTreeSeconds } from './cpu.ts';
 import {
   type FirstAttempt,
+  firstPostingSplitMissing,
   firstPostingSplitRow,
   firstRecordTimes,
   slowestHundredth,
@@ -361,8 +362,8 @@ class Probe {
     const response = await fetch(
       `${this.pipeline.url('event-publisher')}/admin/events/${encodeURIComponent(eventId)}/deliveries`,
       { headers: { authorization: await this.pipeline.operatorAuthorization('operator.read') } },
-    );
-    if (!response.ok) return undefined;
+    ).catch(() => undefined);
+    if (!response?.ok) return undefined;
     const body = (await response.json()) as {
       deliveries: { memberId: string; attempts: { at: string; latencyMs: number }[] }[];
     };
@@ -636,6 +637,34 @@ async function examine(probe: Probe, sent: readonly Sent[], sampleSize: number) 
     firstReceived,
     toCompleted: summarize(toCompleted),
   };
+}
+
+/**
+ * The latency phase's 202-to-first-posting split at each journey's first records (the state topic's,
+ * rp.events.v1's) and, for the slowest hundredth, at the event publisher's first attempt.
+ */
+async function splitLatency(
+  probe: Probe,
+  since: number,
+  paced: readonly Sent[],
+  firstReceived: Awaited<ReturnType<typeof examine>>['firstReceived'],
+) {
+  const uetrs = new Set(paced.map((entry) => entry.uetr));
+  const [stateTimes, eventTimes] = await Promise.all([
+    probe.firstRecords('rp.transaction.state.v1', since, uetrs),
+    probe.firstRecords('rp.events.v1', since, uetrs),
+  ]);
+  const paths = firstReceived.map((entry) => ({
+    ...entry,
+    stateAt: stateTimes.get(entry.uetr),
+    eventAt: eventTimes.get(entry.uetr),
+  }));
+  const attempts = new Map<string, FirstAttempt>();
+  for (const path of slowestHundredth(paths)) {
+    const attempt = await probe.firstAttempt(path.eventId, path.memberId);
+    if (attempt) attempts.set(path.uetr, attempt);
+  }
+  return splitFirstPostings(paths, attempts);
 }
 
 /**
@@ -1055,24 +1084,15 @@ export async function pipelineBench(
     // Every journey of the phase, not a sample: its p99 is then the phase's, not the third worst of 300.
     const latency = await examine(probe, paced, paced.length);
     const latencyBank = await probe.bank.stats();
-    const pacedUetrs = new Set(paced.map((entry) => entry.uetr));
-    const [stateTimes, eventTimes] = await Promise.all([
-      probe.firstRecords('rp.transaction.state.v1', pacedSince, pacedUetrs),
-      probe.firstRecords('rp.events.v1', pacedSince, pacedUetrs),
-    ]);
-    const paths = latency.firstReceived.map((entry) => ({
-      ...entry,
-      stateAt: stateTimes.get(entry.uetr),
-      eventAt: eventTimes.get(entry.uetr),
-    }));
-    const attempts = new Map<string, FirstAttempt>();
-    for (const path of slowestHundredth(paths)) {
-      const attempt = await probe.firstAttempt(path.eventId, path.memberId);
-      if (attempt) attempts.set(path.uetr, attempt);
-    }
-    const split = splitFirstPostings(paths, attempts);
-    log(
-      `  the slowest first postings (s into the phase: ms to the bank, at the tracker, to the publisher's attempt, its POST to the bank's receipt, the POST's whole round trip): ${split.slowest.each.map((entry) => entry.join(':')).join(' ')}`,
+    // The split is a diagnosis: a failure to read the topics or the log costs its row, not the run.
+    const splitRow = await splitLatency(probe, pacedSince, paced, latency.firstReceived).then(
+      (split) => {
+        log(
+          `  the slowest first postings (s into the phase: ms to the bank, at the tracker, to the publisher's attempt, its POST to the bank's receipt, the POST's whole round trip): ${split.slowest.each.map((entry) => entry.join(':')).join(' ')}`,
+        );
+        return firstPostingSplitRow(split);
+      },
+      (error: unknown) => firstPostingSplitMissing(error instanceof Error ? error.message : String(error)),
     );
     const ingress = summarize(ingressTimes);
     const ms = (value: number) => round(value, 0);
@@ -1091,7 +1111,7 @@ export async function pipelineBench(
         unit: 'ms (p99)',
         detail: `${ms(latency.firstPosting.p50)} / ${ms(latency.firstPosting.p95)} / ${ms(latency.firstPosting.p99)} ms over ${latency.firstPosting.count}`,
       },
-      firstPostingSplitRow(split),
+      splitRow,
       {
         group: 'pipeline',
         name: '202 to DEBIT_COMPLETED at the bank, p50 / p95 / p99',
