@@ -2,9 +2,12 @@ import { describe, expect, it } from 'vitest';
 import {
   type FirstPostingPath,
   firstPostingSplitRow,
+  pauseReading,
+  pausesRow,
   slowestHundredth,
   splitFirstPostings,
 } from './path-times.ts';
+import { parsePrometheus } from './stats.ts';
 
 /** A journey sent `second` s into the phase whose first posting took `tracker` then `publisher` ms. */
 const path = (second: number, tracker: number, publisher: number, uetr = `u${second}`): FirstPostingPath => {
@@ -71,5 +74,34 @@ describe('the split of 202 to first posting', () => {
     expect(slowestHundredth([{ ...path(0, 900, 1), eventAt: undefined }, path(1, 5, 5)])).toEqual([
       path(1, 5, 5),
     ]);
+  });
+});
+
+describe("the services' pauses", () => {
+  it('reads the loop delay and the collections from the default metrics, and ranks the services', () => {
+    const metrics = (loopMax: number, count: number, under100: number, seconds: number) =>
+      parsePrometheus(
+        [
+          `nodejs_eventloop_lag_max_seconds ${loopMax}`,
+          `nodejs_gc_duration_seconds_bucket{le="0.1",kind="major"} ${under100 - 1}`,
+          `nodejs_gc_duration_seconds_bucket{le="0.1",kind="minor"} 1`,
+          `nodejs_gc_duration_seconds_bucket{le="1",kind="major"} ${count - 1}`,
+          `nodejs_gc_duration_seconds_sum{kind="major"} ${seconds}`,
+          `nodejs_gc_duration_seconds_count{kind="major"} ${count - 1}`,
+          `nodejs_gc_duration_seconds_count{kind="minor"} 1`,
+        ].join('\n'),
+      );
+    const before = {
+      tracker: pauseReading(metrics(0.5, 10, 10, 1)),
+      simulator: pauseReading(metrics(0.1, 4, 3, 2)),
+    };
+    expect(before.simulator).toEqual({ loopMaxMs: 100, gcCount: 4, gcOver100ms: 1, gcSeconds: 2 });
+    const after = {
+      tracker: pauseReading(metrics(0.012, 30, 30, 1.5)),
+      simulator: pauseReading(metrics(0.9, 9, 5, 3.25)),
+    };
+    const row = pausesRow('the latency phase', before, after);
+    expect(row.value).toBe(900);
+    expect(row.detail).toContain('simulator 900 ms (5, 3, 1.25 s); tracker 12 ms (20, 0, 0.5 s)');
   });
 });

@@ -7,7 +7,7 @@
 import { readOnce } from '@rp/kafka';
 import type { Kafka } from 'kafkajs';
 import type { Row } from './report.ts';
-import { round, type Summary, summarize } from './stats.ts';
+import { metricValue, round, type Summary, summarize } from './stats.ts';
 
 /**
  * The earliest record timestamp of each of `keys` among the records `topic` took from `since` (epoch
@@ -229,5 +229,61 @@ export function firstPostingSplitRow(split: PathSplit): Row {
     value: round(split.tracker.p99, 0),
     unit: 'ms (p99)',
     detail: `over ${split.count} journeys, p50 / p95 / p99 ms: state record to 202 ${ms(split.toReply)}, to the tracker's posting record ${ms(split.tracker)}, that record to the bank ${ms(split.publisher)}; the slowest ${slow.count} (${round(slow.firstPosting, 0)} ms on average) spent ${round(slow.tracker, 0)} ms at the tracker and ${round(slow.publisher, 0)} ms after it (${attemptsRead}), sent ${slow.from}-${slow.to} s into the phase (by tenth: ${slow.tenths.join(' ')})`,
+  };
+}
+
+/** What a service's own metrics say of its pauses: its event loop's longest delay, its collections. */
+export interface PauseReading {
+  /** The longest event-loop delay since the service's last scrape (ms; prom-client resets it on each). */
+  readonly loopMaxMs: number;
+  /** Collections so far: their count, those over 100 ms, and their seconds. */
+  readonly gcCount: number;
+  readonly gcOver100ms: number;
+  readonly gcSeconds: number;
+}
+
+export function pauseReading(metrics: ReadonlyMap<string, number>): PauseReading {
+  const count = metricValue(metrics, 'nodejs_gc_duration_seconds_count');
+  return {
+    loopMaxMs: metricValue(metrics, 'nodejs_eventloop_lag_max_seconds') * 1000,
+    gcCount: count,
+    gcOver100ms: count - metricValue(metrics, 'nodejs_gc_duration_seconds_bucket', { le: '0.1' }),
+    gcSeconds: metricValue(metrics, 'nodejs_gc_duration_seconds_sum'),
+  };
+}
+
+/**
+ * Each service's longest event-loop delay over a phase (the reading after it; the one before reset the
+ * services' gauges) and its collections between the two readings: a service that stopped for a while
+ * shows here, in its own figures.
+ */
+export function pausesRow(
+  phase: string,
+  before: Readonly<Record<string, PauseReading>>,
+  after: Readonly<Record<string, PauseReading>>,
+): Row {
+  const services = Object.entries(after)
+    .map(([service, reading]) => {
+      const earlier = before[service];
+      return {
+        service,
+        loopMaxMs: reading.loopMaxMs,
+        gcCount: reading.gcCount - (earlier?.gcCount ?? 0),
+        gcOver100ms: reading.gcOver100ms - (earlier?.gcOver100ms ?? 0),
+        gcSeconds: reading.gcSeconds - (earlier?.gcSeconds ?? 0),
+      };
+    })
+    .sort((a, b) => b.loopMaxMs - a.loopMaxMs);
+  return {
+    group: 'pipeline',
+    name: `the longest event-loop delay of a service in ${phase}`,
+    value: round(services[0]?.loopMaxMs ?? 0, 0),
+    unit: 'ms',
+    detail: `each service's own, longest first, with its collections (count, over 100 ms, seconds): ${services
+      .map(
+        (entry) =>
+          `${entry.service} ${round(entry.loopMaxMs, 0)} ms (${entry.gcCount}, ${entry.gcOver100ms}, ${round(entry.gcSeconds, 2)} s)`,
+      )
+      .join('; ')}`,
   };
 }

@@ -20,6 +20,8 @@ import {
   firstPostingSplitMissing,
   firstPostingSplitRow,
   firstRecordTimes,
+  pauseReading,
+  pausesRow,
   slowestHundredth,
   splitFirstPostings,
 } from './path-times.ts';
@@ -1059,6 +1061,8 @@ export async function pipelineBench(
     const paced: Sent[] = [];
     const ingressTimes: number[] = [];
     const interval = 1000 / halfRate;
+    // Read just before the phase: each service's longest event-loop delay then covers the phase alone.
+    const pausesBefore = await perRunningService(pipeline, pauseReading);
     const pacedSince = Date.now();
     const pacedStart = performance.now();
     const total = Math.round(halfRate * options.durationSeconds);
@@ -1080,6 +1084,11 @@ export async function pipelineBench(
       latencyBefore,
       paced.length,
       3_600_000,
+    );
+    const pauses = pausesRow(
+      'the latency phase',
+      pausesBefore,
+      await perRunningService(pipeline, pauseReading),
     );
     // Every journey of the phase, not a sample: its p99 is then the phase's, not the third worst of 300.
     const latency = await examine(probe, paced, paced.length);
@@ -1112,6 +1121,7 @@ export async function pipelineBench(
         detail: `${ms(latency.firstPosting.p50)} / ${ms(latency.firstPosting.p95)} / ${ms(latency.firstPosting.p99)} ms over ${latency.firstPosting.count}`,
       },
       splitRow,
+      pauses,
       {
         group: 'pipeline',
         name: '202 to DEBIT_COMPLETED at the bank, p50 / p95 / p99',
