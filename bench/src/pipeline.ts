@@ -545,6 +545,15 @@ interface Sent {
   readonly acceptedAt: number;
 }
 
+/** A journey sent, with its first posting as the bank received it (when, its event id, the bank). */
+interface FirstReceived {
+  readonly uetr: string;
+  readonly acceptedAt: number;
+  readonly receivedAt: number;
+  readonly eventId: string;
+  readonly memberId: string;
+}
+
 /**
  * The bank simulator checks each bank's postings of a transaction as they arrive, every one (its
  * `outOfOrder`): what a phase's postings came to.
@@ -591,13 +600,7 @@ async function examine(probe: Probe, sent: readonly Sent[], sampleSize: number) 
   const step = Math.max(1, Math.floor(sent.length / sampleSize));
   const sample = sent.filter((_, index) => index % step === 0).slice(0, sampleSize);
   const firstPosting: number[] = [];
-  const firstReceived: {
-    uetr: string;
-    acceptedAt: number;
-    receivedAt: number;
-    eventId: string;
-    memberId: string;
-  }[] = [];
+  const firstReceived: FirstReceived[] = [];
   const toCompleted: number[] = [];
   let outOfOrder = 0;
   let incomplete = 0;
@@ -645,13 +648,8 @@ async function examine(probe: Probe, sent: readonly Sent[], sampleSize: number) 
  * The latency phase's 202-to-first-posting split at each journey's first records (the state topic's,
  * rp.events.v1's) and, for the slowest hundredth, at the event publisher's first attempt.
  */
-async function splitLatency(
-  probe: Probe,
-  since: number,
-  paced: readonly Sent[],
-  firstReceived: Awaited<ReturnType<typeof examine>>['firstReceived'],
-) {
-  const uetrs = new Set(paced.map((entry) => entry.uetr));
+async function splitLatency(probe: Probe, since: number, firstReceived: readonly FirstReceived[]) {
+  const uetrs = new Set(firstReceived.map((entry) => entry.uetr));
   const [stateTimes, eventTimes] = await Promise.all([
     probe.firstRecords('rp.transaction.state.v1', since, uetrs),
     probe.firstRecords('rp.events.v1', since, uetrs),
@@ -1094,7 +1092,7 @@ export async function pipelineBench(
     const latency = await examine(probe, paced, paced.length);
     const latencyBank = await probe.bank.stats();
     // The split is a diagnosis: a failure to read the topics or the log costs its row, not the run.
-    const splitRow = await splitLatency(probe, pacedSince, paced, latency.firstReceived).then(
+    const splitRow = await splitLatency(probe, pacedSince, latency.firstReceived).then(
       (split) => {
         log(
           `  the slowest first postings (s into the phase: ms to the bank, at the tracker, to the publisher's attempt, its POST to the bank's receipt, the POST's whole round trip): ${split.slowest.each.map((entry) => entry.join(':')).join(' ')}`,
