@@ -53,7 +53,9 @@ const usage = `Usage: npm run bench -- [options]
   --queue N             debits queued behind a closed window, then drained (default 10000; 0: skip)
   --outage S            seconds the bank answers 503 under load in the recovery phase (default 60; 0: skip)
   --postings N          journeys whose rp.events.v1 records are copied as a backlog for the event path
-                        alone, the pipeline's last phase (default 2000, 36,000 postings; --quick 100; 0: skip)
+                        alone (default 2000, 36,000 postings; --quick 100; 0: skip)
+  --scheduler N         debits whose accepted record and report acknowledgement are copied as a backlog
+                        for the scheduler alone, the pipeline's last phase (default 1500; --quick 200; 0: skip)
   --sample N            transactions of a sustained window whose latency and posting order are followed (default 300; the latency phase follows all of its)
   --large-queue N       debits queued by --only queue-memory (default 1000000)
   --profile             every service under node --cpu-prof: its CPU by package, and the busiest
@@ -87,6 +89,7 @@ function parseOptions() {
       outage: { type: 'string' },
       sample: { type: 'string' },
       postings: { type: 'string' },
+      scheduler: { type: 'string' },
       profile: { type: 'boolean', default: false },
     },
   });
@@ -120,6 +123,7 @@ const settings = {
   outageSeconds: number(values.outage, quick ? 10 : 60, 'outage'),
   sample: number(values.sample, quick ? 100 : 300, 'sample'),
   postings: Math.floor(number(values.postings, quick ? 100 : 2_000, 'postings')),
+  scheduler: Math.floor(number(values.scheduler, quick ? 200 : 1_500, 'scheduler')),
   profile: values.profile === true,
   kafkaRecords: quick ? 20_000 : 200_000,
   mongoOperations: quick ? 1_000 : 5_000,
@@ -249,6 +253,7 @@ if (settings.only === 'all' || settings.only === 'pipeline') {
         outageSeconds: settings.outageSeconds,
         sample: settings.sample,
         postings: settings.postings,
+        scheduler: settings.scheduler,
         infrastructure: await localInfrastructure(),
         ...(usedLocally.has('kafka') ? { kafkaLogDir: kafkaLogDir(resolveStackConfig()) } : {}),
         ...(postgres === undefined ? {} : { postgres }),

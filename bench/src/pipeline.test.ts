@@ -11,6 +11,7 @@ import {
   mongoStatementsRow,
   publisherConsumerRow,
   type SteadyWindow,
+  schedulerAloneRows,
   settledBetween,
   settleRow,
   settleThreshold,
@@ -498,5 +499,71 @@ describe('publisherConsumerRow', () => {
     const row = publisherConsumerRow(same, same, 0, 4, '');
     expect(row.value).toBe(0);
     expect(row.detail).toContain('0 handler calls of 0 records (0 a call) from 0 fetches; 0 posts in flight');
+  });
+});
+
+describe('the scheduler alone', () => {
+  const cpu = (scheduler: number, kafka: number, busy: number, total: number) => ({
+    processes: new Map([
+      ['scheduler', scheduler],
+      ['kafka', kafka],
+    ]),
+    machine: { busySeconds: busy, totalSeconds: total, stealSeconds: 0 },
+  });
+
+  it("gives the rate from the backlog, one instance's ceiling by its own CPU, its writes and the CPU a debit", () => {
+    const rows = schedulerAloneRows({
+      copies: 3_000,
+      producedSeconds: 1.2,
+      seconds: 10,
+      released: 3_000,
+      atOnce: 2_900,
+      rounds: { count: 30, seconds: 6 },
+      kafkaRequests: { Produce: 300, Fetch: 600, OffsetCommit: 30, Heartbeat: 3, other: 0 },
+      writes: 150,
+      statements: { 'debit_queue update': 3_000, 'debit_queue insert': 300 },
+      // 3 s of the scheduler's CPU for 3,000 debits: 1 ms a debit, 1,000 a second on a core of its own.
+      cpu: { before: cpu(10, 50, 100, 1_000), after: cpu(13, 52, 116, 1_020) },
+    });
+    const byName = new Map(rows.map((row) => [row.name, row]));
+    const rate = byName.get('scheduler alone: debits made ready and released from a backlog');
+    expect(rate?.value).toBe(300);
+    expect(rate?.detail).toContain('3000 of 3000 debits');
+    expect(rate?.detail).toContain('2900 of them at once, the rest through the queue');
+    expect(rate?.detail).toContain('Kafka requests a debit: 0.31 (Produce 0.1, Fetch 0.2)');
+    expect(rate?.detail).toContain('30 release rounds of 100 debits on average, 200 ms each');
+    expect(rate?.detail).toContain('60% of the phase');
+    const ceiling = byName.get("scheduler alone: one instance's ceiling, debits a second of its own CPU");
+    expect(ceiling?.value).toBe(1_000);
+    expect(ceiling?.detail).toContain('1 ms a debit');
+    expect(byName.get('scheduler alone: mongodb write commands per debit')?.value).toBe(0.05);
+    expect(byName.get('scheduler alone: mongodb write statements per debit')?.value).toBe(1.1);
+    expect(byName.get('scheduler alone: CPU per debit: scheduler')?.value).toBe(1);
+    expect(byName.get('scheduler alone: CPU per debit: kafka')?.value).toBeCloseTo(0.7, 1);
+    expect(byName.get('scheduler alone: machine CPU busy')?.value).toBe(80);
+  });
+
+  it('leaves the ceiling out when the scheduler was not read', () => {
+    const rows = schedulerAloneRows({
+      copies: 10,
+      producedSeconds: 0.1,
+      seconds: 1,
+      released: 10,
+      atOnce: 10,
+      rounds: { count: 0, seconds: 0 },
+      kafkaRequests: undefined,
+      writes: 1,
+      statements: {},
+      cpu: {
+        before: { processes: new Map([['kafka', 1]]), machine: undefined },
+        after: { processes: new Map([['kafka', 2]]), machine: undefined },
+      },
+    });
+    expect(rows.map((row) => row.name)).not.toContain(
+      "scheduler alone: one instance's ceiling, debits a second of its own CPU",
+    );
+    expect(rows[0]?.detail).not.toContain('Kafka requests');
+    expect(rows[0]?.detail).toContain('every one of them at once;');
+    expect(rows[0]?.detail).not.toContain('release rounds');
   });
 });

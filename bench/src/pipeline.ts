@@ -26,7 +26,7 @@ import {
   splitFirstPostings,
 } from './path-times.ts';
 import { type PostgresCounters, postgresRows } from './postgres.ts';
-import { CopyWriter, copyJourney, type RawRecord, readJourney } from './postings.ts';
+import { CopyWriter, copyJourney, copyParts, type RawRecord, readJourney } from './postings.ts';
 import { type ProfileSummary, summarizeProfiles } from './profile.ts';
 import type { CpuReference } from './reference.ts';
 import type { Row } from './report.ts';
@@ -76,6 +76,11 @@ export interface PipelineBenchOptions {
    * undefined: skip).
    */
   readonly postings?: number;
+  /**
+   * Copies of a journey's accepted debit and report acknowledgement produced as a backlog for the
+   * scheduler alone, the very last phase (0 or undefined: skip).
+   */
+  readonly scheduler?: number;
   /** PostgreSQL's own counters behind the local stack's FerretDB (`postgres.ts`); none when undefined. */
   readonly postgres?: () => Promise<PostgresCounters | undefined>;
 }
@@ -700,7 +705,7 @@ async function eventPath(
     const release = await holdService(probe.pipeline, 'event-publisher');
     try {
       const producing = performance.now();
-      await writer.write(made);
+      await writer.write([{ topic, copies: made }]);
       const producedSeconds = (performance.now() - producing) / 1000;
       // Before the readings, so that its own CPU is not the phase's.
       const reference = await cpuReference?.();
@@ -721,7 +726,7 @@ async function eventPath(
       release();
     }
   };
-  const writer = new CopyWriter(probe.brokers, topic);
+  const writer = new CopyWriter(probe.brokers);
   await writer.connect();
   const { before, producedSeconds } = await writeBacklog(writer).finally(() => writer.disconnect());
   const startedAt = Date.now();
@@ -799,6 +804,222 @@ async function eventPath(
         )),
     ...postgresRows(before.postgres, postgresAfter, accepted, eventPathPer),
   ];
+}
+
+/** What the scheduler alone is given of a journey: its accepted debit and its report's acknowledgement. */
+export interface SchedulerJourney {
+  readonly accepted: readonly RawRecord[];
+  readonly acknowledged: readonly RawRecord[];
+}
+
+/** The dispatcher's header naming the state an outcome led to (the scheduler's `stateHeader`). */
+const outcomeStateHeader = 'rp-state';
+
+/** The acknowledgement of an ACCP report: the outcome that makes an on-us debit ready in the scheduler. */
+export const isAcceptanceAcknowledged = (record: RawRecord) =>
+  record.headers[outcomeStateHeader]?.toString() === 'DEBIT_ACCEPTANCE_DELIVERED';
+
+/**
+ * The scheduler alone: `copies` copies of one journey's accepted debit and the acknowledgement of its
+ * status report (as the validator and the dispatcher wrote them), written together as a backlog while
+ * the scheduler is held (SIGSTOP), then made ready and released once it goes on, its debit window open.
+ * The services that read what it writes (the tracker its DEBIT_QUEUED, the dispatcher its due debits)
+ * stay held through the phase, so that only the scheduler, Kafka and the store work. The scheduler runs
+ * as one instance (it runs the windows, and alone knows when a window's queue is empty), so what it takes
+ * on a core is a ceiling of the whole pipeline however many instances of the other services run. The
+ * copies are transactions the rest of the pipeline never saw: the phase is the run's last.
+ */
+async function schedulerAlone(
+  probe: Probe,
+  infrastructure: ReadonlyMap<string, number>,
+  topics: { readonly accepted: string; readonly outcome: string },
+  journey: SchedulerJourney,
+  copies: number,
+  cpuReference: (() => Promise<CpuReference>) | undefined,
+): Promise<Row[]> {
+  const made = Array.from({ length: copies }, () =>
+    copyParts([
+      { message: 'DirectDebit', records: journey.accepted },
+      { message: 'DeliveryOutcome', records: journey.acknowledged },
+    ]),
+  );
+  const released = (metrics: ReadonlyMap<string, number> = new Map()) =>
+    metricValue(metrics, 'rp_scheduler_debits_released_total');
+  const atOnce = (metrics: ReadonlyMap<string, number> = new Map()) =>
+    metricValue(metrics, 'rp_scheduler_debits_released_at_once_total');
+  // Each release's rounds: its due records produced, then their tombstones written (the drain histogram).
+  const rounds = (metrics: ReadonlyMap<string, number> = new Map(), part: '_count' | '_sum') =>
+    metricValue(metrics, `rp_scheduler_drain_duration_seconds${part}`);
+  const downstream = [
+    await holdService(probe.pipeline, 'tracker'),
+    await holdService(probe.pipeline, 'dispatcher'),
+  ];
+  try {
+    const writer = new CopyWriter(probe.brokers);
+    await writer.connect();
+    const writeBacklog = async () => {
+      const release = await holdService(probe.pipeline, 'scheduler');
+      try {
+        const producing = performance.now();
+        await writer.write([
+          { topic: topics.accepted, copies: made.map((copy) => copy[0] ?? []) },
+          { topic: topics.outcome, copies: made.map((copy) => copy[1] ?? []) },
+        ]);
+        const producedSeconds = (performance.now() - producing) / 1000;
+        // Before the readings, so that its own CPU is not the phase's.
+        const reference = await cpuReference?.();
+        const services = await servicesCounts(probe.pipeline);
+        return {
+          producedSeconds,
+          before: {
+            services,
+            reference,
+            mongo: await probe.mongoCommands(),
+            cpu: await probe.cpu(infrastructure),
+          },
+        };
+      } finally {
+        release();
+      }
+    };
+    const { before, producedSeconds } = await writeBacklog().finally(() => writer.disconnect());
+    const releasedBefore = released(before.services.scheduler?.metrics);
+    const started = performance.now();
+    await probe.until(
+      'every debit of the backlog released by the scheduler',
+      async () => released(await probe.metrics('scheduler')) - releasedBefore >= copies,
+      1_800_000,
+      100,
+    );
+    const seconds = (performance.now() - started) / 1000;
+    const after = {
+      mongo: await probe.mongoCommands(),
+      services: await servicesCounts(probe.pipeline),
+      cpu: await probe.cpu(infrastructure),
+    };
+    const referenceAfter = await cpuReference?.();
+    return schedulerAloneRows({
+      copies,
+      producedSeconds,
+      seconds,
+      released: released(after.services.scheduler?.metrics) - releasedBefore,
+      atOnce: atOnce(after.services.scheduler?.metrics) - atOnce(before.services.scheduler?.metrics),
+      rounds: {
+        count:
+          rounds(after.services.scheduler?.metrics, '_count') -
+          rounds(before.services.scheduler?.metrics, '_count'),
+        seconds:
+          rounds(after.services.scheduler?.metrics, '_sum') -
+          rounds(before.services.scheduler?.metrics, '_sum'),
+      },
+      kafkaRequests: kafkaRequestsBetween(
+        eachService(before.services, 'kafka'),
+        eachService(after.services, 'kafka'),
+      ).scheduler,
+      writes: after.mongo.writes - before.mongo.writes,
+      statements: mongoStatementsBetween(
+        eachService(before.services, 'statements'),
+        eachService(after.services, 'statements'),
+      ),
+      cpu: { before: before.cpu, after: after.cpu },
+      ...(before.reference === undefined || referenceAfter === undefined
+        ? {}
+        : { reference: { before: before.reference, after: referenceAfter } }),
+    });
+  } finally {
+    for (const release of downstream) release();
+  }
+}
+
+/** What the scheduler alone did, as read around its phase. */
+export interface SchedulerAloneReading {
+  readonly copies: number;
+  /** Seconds the backlog took to write. */
+  readonly producedSeconds: number;
+  /** From the scheduler's going on to its last release. */
+  readonly seconds: number;
+  readonly released: number;
+  /** Of them, released the moment they became ready (the window open, its queue empty). */
+  readonly atOnce: number;
+  /** The release rounds (a round: its due records produced, then their tombstones written), and their seconds. */
+  readonly rounds: { readonly count: number; readonly seconds: number };
+  /** The scheduler's own Kafka requests over the phase. */
+  readonly kafkaRequests: KafkaRequests | undefined;
+  /** MongoDB write commands, server-wide. */
+  readonly writes: number;
+  readonly statements: Readonly<Record<string, number>>;
+  readonly cpu: { readonly before: CpuReading; readonly after: CpuReading };
+  readonly reference?: { readonly before: CpuReference; readonly after: CpuReference };
+}
+
+const schedulerAlonePer: CpuPer = {
+  busy: 'scheduler alone: machine CPU busy',
+  noun: 'debit',
+  unit: 'ms',
+  prefix: 'scheduler alone: ',
+};
+
+/**
+ * The scheduler alone's rows: its rate from the backlog, what one instance of it takes on a core of its
+ * own (the debits over its own CPU seconds), its writes and each process's CPU a debit.
+ */
+export function schedulerAloneRows(reading: SchedulerAloneReading): Row[] {
+  const { copies, released, seconds } = reading;
+  const own = cpuBetween(reading.cpu.before, reading.cpu.after).processes.find(
+    ([name]) => name === 'scheduler',
+  )?.[1];
+  const requests = reading.kafkaRequests;
+  const requestsSaid =
+    requests === undefined
+      ? ''
+      : `; its Kafka requests a debit: ${round(
+          Object.values(requests).reduce((sum, count) => sum + count, 0) / released,
+          2,
+        )} (Produce ${round(requests.Produce / released, 2)}, Fetch ${round(requests.Fetch / released, 2)})`;
+  const { rounds } = reading;
+  const roundsSaid =
+    rounds.count > 0
+      ? `; ${rounds.count} release rounds of ${round(released / rounds.count, 1)} debits on average, ${round((1000 * rounds.seconds) / rounds.count, 0)} ms each (its due records produced, then their tombstones written), ${round((100 * rounds.seconds) / seconds, 0)}% of the phase`
+      : '';
+  const rows: Row[] = [
+    {
+      group: 'pipeline',
+      name: 'scheduler alone: debits made ready and released from a backlog',
+      value: round(released / seconds, 1),
+      unit: 'debits/s',
+      detail: `${released} of ${copies} debits (their accepted records and their reports' acknowledgements, written in ${round(reading.producedSeconds, 1)} s while the scheduler was held) released in ${round(seconds, 1)} s once it went on, ${reading.atOnce === released ? 'every one' : `${reading.atOnce}`} of them at once${reading.atOnce === released ? '' : ', the rest through the queue'}; the tracker and the dispatcher held${roundsSaid}${requestsSaid}`,
+    },
+  ];
+  if (own !== undefined && own > 0) {
+    rows.push({
+      group: 'pipeline',
+      name: "scheduler alone: one instance's ceiling, debits a second of its own CPU",
+      value: round(released / own, 0),
+      unit: 'debits/s',
+      detail: `${released} debits over the scheduler's ${round(own, 1)} CPU-seconds (${round((1000 * own) / released, 2)} ms a debit): what one scheduler could release on a core of this machine kept for it, at this hour's speed; it runs as a single instance, so this bounds the whole pipeline whatever the other services' replicas`,
+    });
+  }
+  rows.push(
+    {
+      group: 'pipeline',
+      name: 'scheduler alone: mongodb write commands per debit',
+      value: round(reading.writes / released, 2),
+      unit: 'commands',
+      detail: 'server-wide counters over the phase',
+    },
+    mongoStatementsRow(reading.statements, released, 'scheduler alone: mongodb write statements per debit'),
+    ...cpuRows(reading.cpu.before, reading.cpu.after, released, schedulerAlonePer),
+    ...(reading.reference === undefined
+      ? []
+      : cpuReferenceRows(
+          reading.cpu.before,
+          reading.cpu.after,
+          released,
+          reading.reference,
+          schedulerAlonePer,
+        )),
+  );
+  return rows;
 }
 
 /** The event publisher's EVENTS_PARTITIONS_CONCURRENTLY, as its processes inherit it from the bench. */
@@ -959,6 +1180,31 @@ export async function pipelineBench(
             60_000,
           )
         : [];
+    // The journey the scheduler's phase copies: what the scheduler reads of it.
+    const schedulerTopics = {
+      accepted: `${pipeline.run}.rp.directdebit.accepted.v1`,
+      outcome: `${pipeline.run}.rp.delivery.outcome.v1`,
+    };
+    const schedulerJourney: SchedulerJourney | undefined =
+      (options.scheduler ?? 0) > 0
+        ? {
+            accepted: await readJourney(
+              options.endpoints.kafkaBrokers,
+              schedulerTopics.accepted,
+              (warm[0] as Sent).uetr,
+              1,
+              60_000,
+            ),
+            acknowledged: await readJourney(
+              options.endpoints.kafkaBrokers,
+              schedulerTopics.outcome,
+              (warm[0] as Sent).uetr,
+              1,
+              60_000,
+              isAcceptanceAcknowledged,
+            ),
+          }
+        : undefined;
 
     const settled: [string, Settled][] = [];
     settled.push(['idle', await settle(probe, infrastructure, 'the idle reading', log, settleThreshold())]);
@@ -1220,6 +1466,21 @@ export async function pipelineBench(
           journeyRecords,
           copies,
           options.sample,
+          options.cpuReference,
+        )),
+      );
+    }
+    if (schedulerJourney !== undefined) {
+      const copies = options.scheduler ?? 0;
+      settled.push(['scheduler', await settle(probe, infrastructure, 'the scheduler alone', log, threshold)]);
+      log(`scheduler alone: ${copies} debits' accepted records and report acknowledgements`);
+      rows.push(
+        ...(await schedulerAlone(
+          probe,
+          infrastructure,
+          schedulerTopics,
+          schedulerJourney,
+          copies,
           options.cpuReference,
         )),
       );

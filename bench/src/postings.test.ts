@@ -2,27 +2,31 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
+  type DeliveryOutcome,
+  type DirectDebit,
   decodeAvro,
   encodeAvro,
+  type MessageName,
   parseJsonExact,
   type TransactionStatePosting,
   validate,
 } from '@rp/contracts';
 import { describe, expect, it } from 'vitest';
-import { copyJourney, identifiersOf, type RawRecord } from './postings.ts';
+import { copyJourney, copyParts, identifiersOf, type RawRecord } from './postings.ts';
 
 /** The schema registry's wire-format header of schema id 7. */
 const wireHeader = Buffer.from([0, 0, 0, 0, 7]);
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
-function examplePosting(): TransactionStatePosting {
-  const text = readFileSync(
-    join(root, 'avro', 'examples', 'TransactionStatePosting.debit-queued.json'),
-    'utf8',
-  );
-  const checked = validate('TransactionStatePosting', parseJsonExact(text));
+function example<T>(message: MessageName, file: string): T {
+  const text = readFileSync(join(root, 'avro', 'examples', file), 'utf8');
+  const checked = validate(message, parseJsonExact(text));
   if (!checked.ok) throw new Error(JSON.stringify(checked.errors));
-  return checked.value as TransactionStatePosting;
+  return checked.value as T;
+}
+
+function examplePosting(): TransactionStatePosting {
+  return example('TransactionStatePosting', 'TransactionStatePosting.debit-queued.json');
 }
 
 /** A journey of two records of one transaction, the second with an ESM-style id header. */
@@ -95,5 +99,54 @@ describe("copies of a journey's records", () => {
     expect(a).toHaveLength(2);
     expect(b).toHaveLength(2);
     expect(a.filter((id) => b.includes(id))).toEqual([]);
+  });
+});
+
+describe("copies of a journey's records on several topics", () => {
+  it('renames an identifier alike on every topic, and each record stays its own message', () => {
+    const debit = example<DirectDebit>('DirectDebit', 'DirectDebit.za-eft-on-us.json');
+    const outcome = {
+      ...example<DeliveryOutcome>('DeliveryOutcome', 'DeliveryOutcome.acknowledged.json'),
+      operation: 'outboundDirectDebitResponse',
+    } as DeliveryOutcome;
+    const uetr = debit.transactionIdentifiers.uetr;
+    expect(outcome.uetr).toBe(uetr);
+    const traceId = '0af7651916cd43dd8448eb211c80319c';
+    const accepted: RawRecord = {
+      key: Buffer.from(uetr),
+      value: encodeAvro('DirectDebit', debit, wireHeader),
+      headers: { traceparent: Buffer.from(`00-${traceId}-b7ad6b7169203331-01`) },
+    };
+    const acknowledged: RawRecord = {
+      key: Buffer.from(uetr),
+      value: encodeAvro('DeliveryOutcome', outcome, wireHeader),
+      headers: { 'rp-state': Buffer.from('DEBIT_ACCEPTANCE_DELIVERED') },
+    };
+    let next = 0;
+    const fresh = () => `00000000-0000-4000-8000-${(++next).toString(16).padStart(12, '0')}`;
+    const [debits = [], outcomes = []] = copyParts(
+      [
+        { message: 'DirectDebit', records: [accepted] },
+        { message: 'DeliveryOutcome', records: [acknowledged] },
+      ],
+      fresh,
+    );
+    const debitCopy = debits[0] as RawRecord;
+    const outcomeCopy = outcomes[0] as RawRecord;
+    const copiedDebit = decodeAvro('DirectDebit', debitCopy.value.subarray(5));
+    const copiedOutcome = decodeAvro('DeliveryOutcome', outcomeCopy.value.subarray(5));
+    const renamed = '00000000-0000-4000-8000-000000000001';
+    expect(copiedDebit.transactionIdentifiers.uetr).toBe(renamed);
+    expect(copiedOutcome.uetr).toBe(renamed);
+    expect(debitCopy.key.toString()).toBe(renamed);
+    expect(outcomeCopy.key.toString()).toBe(renamed);
+    // The trace id is renamed too (a second identifier); headers that hold none are kept.
+    expect(debitCopy.headers.traceparent?.toString()).toBe(
+      '00-00000000000040008000000000000002-b7ad6b7169203331-01',
+    );
+    expect(outcomeCopy.headers['rp-state']?.toString()).toBe('DEBIT_ACCEPTANCE_DELIVERED');
+    expect(copiedDebit.amounts).toEqual(debit.amounts);
+    expect(copiedOutcome.operation).toBe('outboundDirectDebitResponse');
+    expect(identifiersOf(debits, 'DirectDebit')).not.toContain(uetr.replace(/-/g, ''));
   });
 });

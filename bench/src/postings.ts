@@ -1,11 +1,11 @@
 /**
- * The event path alone: the event publisher turning records of rp.events.v1 into signed postings at the
- * bank, with the rest of the pipeline idle. The records are copies of one journey the pipeline itself
- * wrote, each under fresh identifiers, produced as a backlog; the figure is the rate at which the bank
- * accepts their postings, in order per transaction.
+ * Copies of one journey's records, each under fresh identifiers, produced as a backlog for a service
+ * to work through with the rest of the pipeline idle: rp.events.v1 for the event path alone (the event
+ * publisher turning records into signed postings at the bank), the accepted debit and the acknowledgement
+ * of its report for the scheduler alone. The records are the ones the pipeline itself wrote.
  */
 import { randomUUID } from 'node:crypto';
-import { decodeAvro, type EventPosting, encodeAvro } from '@rp/contracts';
+import { decodeAvro, encodeAvro, type MessageName } from '@rp/contracts';
 import { readOnce } from '@rp/kafka';
 import { Kafka, logLevel } from 'kafkajs';
 
@@ -28,16 +28,16 @@ const identifier =
 const headerBytes = 5;
 
 /**
- * A record's value as the posting it carries: the registry's header, then the EventPosting union's
- * Avro encoding. Checked by encoding it again: a copy is only as good as that round trip.
+ * A record's value as the message it carries: the registry's header, then the message's Avro encoding.
+ * Checked by encoding it again: a copy is only as good as that round trip.
  */
-function postingOf(value: Buffer): EventPosting {
+function messageOf(message: MessageName, value: Buffer): unknown {
   if (value.length <= headerBytes || value[0] !== 0)
     throw new Error('not in the schema registry wire format');
-  const posting = decodeAvro('EventPosting', value.subarray(headerBytes));
-  if (!encodeAvro('EventPosting', posting, value.subarray(0, headerBytes)).equals(value))
-    throw new Error('a record of rp.events.v1 does not encode back to its bytes: the bench needs updating');
-  return posting;
+  const decoded = decodeAvro(message, value.subarray(headerBytes));
+  if (!encodeAvro(message, decoded, value.subarray(0, headerBytes)).equals(value))
+    throw new Error(`a record of ${message} does not encode back to its bytes: the bench needs updating`);
+  return decoded;
 }
 
 /** Every string in a decoded value, in the order written: the texts a copy renames. */
@@ -63,31 +63,41 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return prototype === Object.prototype || prototype === null;
 }
 
-/** The texts of a record: its key, every string of its posting, its headers. */
-function texts(record: RawRecord): string[] {
+/** The texts of a record: its key, every string of its message, its headers. */
+function texts(record: RawRecord, message: MessageName): string[] {
   return [
     record.key.toString(),
-    ...stringsOf(postingOf(record.value)),
+    ...stringsOf(messageOf(message, record.value)),
     ...Object.values(record.headers).map((bytes) => bytes.toString()),
   ];
 }
 
-/** The identifiers in a journey's records (dashless), in the order first seen. */
-export function identifiersOf(records: readonly RawRecord[]): string[] {
+/** The identifiers in a journey's records of `message` (dashless), in the order first seen. */
+export function identifiersOf(
+  records: readonly RawRecord[],
+  message: MessageName = 'EventPosting',
+): string[] {
   const found = new Set<string>();
-  for (const text of records.flatMap(texts)) {
+  for (const text of records.flatMap((record) => texts(record, message))) {
     for (const match of text.matchAll(identifier)) found.add(match[0].replace(/-/g, ''));
   }
   return [...found];
 }
 
+/** Records of one journey on one topic, with the message their values carry. */
+export interface JourneyPart {
+  readonly message: MessageName;
+  readonly records: readonly RawRecord[];
+}
+
 /**
- * A copy of a journey's records with every identifier replaced by a fresh one, the same fresh one
- * wherever the old one appears (dashed where it was dashed), so the copy is a transaction of its own:
- * its own UETR (the key), event ids and message ids, in the same order. Each value is decoded, renamed
- * and encoded again under the same schema id.
+ * A copy of a journey's records, of one topic or several, with every identifier replaced by a fresh one,
+ * the same fresh one wherever the old one appears, on any of the topics (dashed where it was dashed), so
+ * the copy is a transaction of its own: its own UETR (the key), event ids and message ids, in the same
+ * order. Each value is decoded, renamed and encoded again under the same schema id. One list of records
+ * a part, in the parts' order.
  */
-export function copyJourney(records: readonly RawRecord[], fresh: () => string = randomUUID): RawRecord[] {
+export function copyParts(parts: readonly JourneyPart[], fresh: () => string = randomUUID): RawRecord[][] {
   const renamed = new Map<string, string>();
   const rename = (text: string) =>
     text.replace(identifier, (old) => {
@@ -99,23 +109,30 @@ export function copyJourney(records: readonly RawRecord[], fresh: () => string =
       }
       return old.includes('-') ? next : next.replace(/-/g, '');
     });
-  return records.map((record) => ({
-    key: Buffer.from(rename(record.key.toString())),
-    value: encodeAvro(
-      'EventPosting',
-      mapStrings(postingOf(record.value), rename) as EventPosting,
-      record.value.subarray(0, headerBytes),
-    ),
-    headers: Object.fromEntries(
-      Object.entries(record.headers).map(([name, value]) => [name, Buffer.from(rename(value.toString()))]),
-    ),
-  }));
+  return parts.map(({ message, records }) =>
+    records.map((record) => ({
+      key: Buffer.from(rename(record.key.toString())),
+      value: encodeAvro(
+        message,
+        mapStrings(messageOf(message, record.value), rename) as Parameters<typeof encodeAvro>[1],
+        record.value.subarray(0, headerBytes),
+      ),
+      headers: Object.fromEntries(
+        Object.entries(record.headers).map(([name, value]) => [name, Buffer.from(rename(value.toString()))]),
+      ),
+    })),
+  );
+}
+
+/** A copy of a journey's records of rp.events.v1 (`copyParts` of one part). */
+export function copyJourney(records: readonly RawRecord[], fresh: () => string = randomUUID): RawRecord[] {
+  return copyParts([{ message: 'EventPosting', records }], fresh)[0] as RawRecord[];
 }
 
 /**
- * Reads the records of `topic` keyed by `key`, in their order, until `count` are found: from the start of
- * the topic, as the project reads a topic off the hot path (`readOnce`: a group of its own that commits
- * nothing and is deleted afterwards).
+ * Reads the records of `topic` keyed by `key` (and taken by `accept`, when given), in their order, until
+ * `count` are found: from the start of the topic, as the project reads a topic off the hot path
+ * (`readOnce`: a group of its own that commits nothing and is deleted afterwards).
  */
 export async function readJourney(
   brokers: readonly string[],
@@ -123,6 +140,7 @@ export async function readJourney(
   key: string,
   count: number,
   timeoutMs: number,
+  accept: (record: RawRecord) => boolean = () => true,
 ): Promise<RawRecord[]> {
   const kafka = new Kafka({
     clientId: 'bench-journey-reader',
@@ -157,7 +175,8 @@ export async function readJourney(
             if (Buffer.isBuffer(value)) headers[name] = value;
             else if (typeof value === 'string') headers[name] = Buffer.from(value);
           }
-          found.push({ key: message.key, value: message.value, headers });
+          const record = { key: message.key, value: message.value, headers };
+          if (accept(record)) found.push(record);
         }
         return found.length >= count;
       },
@@ -168,22 +187,28 @@ export async function readJourney(
   return found;
 }
 
+/** Copies of a journey's records on one topic, one list a copy. */
+export interface CopiesOf {
+  readonly topic: string;
+  readonly copies: readonly (readonly RawRecord[])[];
+}
+
 /**
  * Writes journeys' copies, made beforehand so that the copying (a decode and an encode a record) is not
- * on the clock: a chunk of copies a request, each acknowledged by every replica before the next.
+ * on the clock: a chunk of copies a request, each acknowledged by every replica before the next. With
+ * several topics a request carries the same copies' records of each, so a copy's records on one topic
+ * are written with its records on the others.
  */
 export class CopyWriter {
   readonly #producer;
-  readonly #topic: string;
 
-  constructor(brokers: readonly string[], topic: string) {
+  constructor(brokers: readonly string[]) {
     const kafka = new Kafka({
       clientId: 'bench-journey-writer',
       brokers: [...brokers],
       logLevel: logLevel.NOTHING,
     });
     this.#producer = kafka.producer({ allowAutoTopicCreation: false });
-    this.#topic = topic;
   }
 
   connect(): Promise<void> {
@@ -191,12 +216,17 @@ export class CopyWriter {
   }
 
   /** Writes each copy's records in their order, `copiesPerRequest` copies a request. */
-  async write(copies: readonly (readonly RawRecord[])[], copiesPerRequest = 50): Promise<void> {
-    for (let first = 0; first < copies.length; first += copiesPerRequest) {
-      await this.#producer.send({
-        topic: this.#topic,
+  async write(topics: readonly CopiesOf[], copiesPerRequest = 50): Promise<void> {
+    const copies = Math.max(0, ...topics.map((part) => part.copies.length));
+    for (let first = 0; first < copies; first += copiesPerRequest) {
+      await this.#producer.sendBatch({
         acks: -1,
-        messages: copies.slice(first, first + copiesPerRequest).flat(),
+        topicMessages: topics
+          .map(({ topic, copies: ofTopic }) => ({
+            topic,
+            messages: ofTopic.slice(first, first + copiesPerRequest).flat(),
+          }))
+          .filter((part) => part.messages.length > 0),
       });
     }
   }
