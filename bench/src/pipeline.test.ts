@@ -524,6 +524,10 @@ describe('the scheduler alone', () => {
       statements: { 'debit_queue update': 3_000, 'debit_queue insert': 300 },
       // 3 s of the scheduler's CPU for 3,000 debits: 1 ms a debit, 1,000 a second on a core of its own.
       cpu: { before: cpu(10, 50, 100, 1_000), after: cpu(13, 52, 116, 1_020) },
+      reference: {
+        before: { oneThread: 100, allCores: 150, oneThreadCpu: 90 },
+        after: { oneThread: 100, allCores: 150, oneThreadCpu: 90 },
+      },
     });
     const byName = new Map(rows.map((row) => [row.name, row]));
     const rate = byName.get('scheduler alone: debits made ready and released from a backlog');
@@ -541,6 +545,13 @@ describe('the scheduler alone', () => {
     expect(byName.get('scheduler alone: CPU per debit: scheduler')?.value).toBe(1);
     expect(byName.get('scheduler alone: CPU per debit: kafka')?.value).toBeCloseTo(0.7, 1);
     expect(byName.get('scheduler alone: machine CPU busy')?.value).toBe(80);
+    // The phase's own reference rows: 16 busy core-seconds over 3,000 debits, 5.3 ms a debit of 100 µs.
+    const reference = byName.get(
+      "scheduler alone: CPU reference beside the phase (fixed work on a journey's example messages)",
+    );
+    expect(reference?.value).toBe(100);
+    expect(reference?.detail).toContain('just after its last debit');
+    expect(byName.get('scheduler alone: machine CPU per debit in CPU references')?.value).toBe(53);
   });
 
   it('leaves the ceiling out when the scheduler was not read', () => {

@@ -1990,7 +1990,8 @@ export function cpuReferenceRows(
   reference: { readonly before: CpuReference; readonly after: CpuReference },
   per: CpuPer = perDebit,
 ): Row[] {
-  const window = per.noun === 'debit';
+  // The sustained window's rows have no prefix; every other phase's rows name their phase.
+  const window = per.prefix === undefined;
   const beside = window ? 'the sustained window' : 'the phase';
   const start = window ? 'the window' : 'the phase';
   const end = window ? 'journey' : per.noun;
