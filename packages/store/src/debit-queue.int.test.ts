@@ -262,6 +262,38 @@ describe('DebitQueueRepository', () => {
     expect((await queue.recordAcknowledged(unseen.uetr, 'RPV9', at(7))).status).toBe('dispatched');
   });
 
+  it('records a release of several bulks, a few in flight, each one command, and one that met a debit moved on debit by debit', async () => {
+    const queue = context.store.debitQueue;
+    const intake = { acceptedAt: at(3) };
+    // 60 debits: bulks of 25, 25 and 10, sent together.
+    const debits = Array.from({ length: 60 }, () => item());
+    context.resetCommands();
+    await queue.recordReleased(
+      debits.map((debit) => ({ uetr: debit.uetr, intake })),
+      at(5),
+    );
+    expect(context.commandCount('update')).toBe(3);
+    for (const debit of debits) {
+      expect(await queue.entry(debit.uetr)).toMatchObject({ status: 'dispatched', updatedAt: at(5) });
+    }
+
+    // One withdrawn in the second bulk: that bulk is done again debit by debit, the others as they were.
+    const more = Array.from({ length: 60 }, () => item());
+    const moved = more[30] as (typeof more)[number];
+    await queue.withdraw([moved.uetr], at(4));
+    await queue.recordReleased(
+      more.map((debit) => ({ uetr: debit.uetr, intake })),
+      at(6),
+    );
+    for (const debit of more) {
+      expect(await queue.entry(debit.uetr)).toMatchObject(
+        debit === moved
+          ? { status: 'withdrawn', updatedAt: at(4) }
+          : { status: 'dispatched', updatedAt: at(6) },
+      );
+    }
+  });
+
   it('keeps a debit from a clearing house apart from the acknowledgements, and withdraws what was never seen', async () => {
     const queue = context.store.debitQueue;
     const inbound = item({ origin: 'inbound' });

@@ -281,10 +281,11 @@ export class DebitQueueRepository {
 
   /**
    * Debits released the moment they became ready, never queued (their window open and nothing of it
-   * waiting): after their records went out, their tombstones with their intake, in one command (a bulk of
-   * upserts, `bulkBatchSize` at most each). An entry awaiting its other half, or queued, becomes the
-   * tombstone; one that moved on already (released by an earlier attempt, or withdrawn) is left as it is.
-   * Safe to repeat. A bulk that meets one that moved on is done again one debit at a time (the local
+   * waiting): after their records went out, their tombstones with their intake, in bulks of upserts
+   * (`bulkBatchSize` at most each), a few bulks in flight as `markDispatched` sends them: the release
+   * waits for the slowest bulk, not for their sum. An entry awaiting its other half, or queued, becomes
+   * the tombstone; one that moved on already (released by an earlier attempt, or withdrawn) is left as it
+   * is. Safe to repeat. A bulk that meets one that moved on is done again one debit at a time (the local
    * server stops an unordered bulk of updates at its first refusal).
    */
   async recordReleased(
@@ -303,11 +304,12 @@ export class DebitQueueRepository {
         if (!isDuplicateKey(error)) throw error;
       }
     };
+    const parallel = Math.max(1, Math.floor(this.#limits.writeConcurrency / 4));
     try {
-      for (const batch of chunk(debits, this.#limits.bulkBatchSize)) {
+      await mapBounded(chunk(debits, this.#limits.bulkBatchSize), parallel, async (batch) => {
         if (batch.length === 1) {
           await one(batch[0] as (typeof debits)[number]);
-          continue;
+          return;
         }
         try {
           await this.#collection.bulkWrite(
@@ -318,9 +320,9 @@ export class DebitQueueRepository {
           );
         } catch (error) {
           if (!onlyDuplicateKeys(error)) throw error;
-          await mapBounded(batch, Math.max(1, Math.floor(this.#limits.writeConcurrency / 4)), one);
+          await mapBounded(batch, parallel, one);
         }
-      }
+      });
     } catch (error) {
       throw toStoreError(error, 'record released debits');
     }
