@@ -519,6 +519,7 @@ describe('the scheduler alone', () => {
       released: 3_000,
       atOnce: 2_900,
       rounds: { count: 30, seconds: 6 },
+      drains: { count: 1, seconds: 0.5 },
       kafkaRequests: { Produce: 300, Fetch: 600, OffsetCommit: 30, Heartbeat: 3, other: 0 },
       writes: 150,
       statements: { 'debit_queue update': 3_000, 'debit_queue insert': 300 },
@@ -536,7 +537,9 @@ describe('the scheduler alone', () => {
     expect(rate?.detail).toContain('2900 of them at once, the rest through the queue');
     expect(rate?.detail).toContain('Kafka requests a debit: 0.31 (Produce 0.1, Fetch 0.2)');
     expect(rate?.detail).toContain('30 release rounds of 100 debits on average, 200 ms each');
-    expect(rate?.detail).toContain('60% of the phase');
+    expect(rate?.detail).toContain(
+      "60% of the phase; 1 drains of the window's queue, 500 ms each, 5% of the phase",
+    );
     const ceiling = byName.get("scheduler alone: one instance's ceiling, debits a second of its own CPU");
     expect(ceiling?.value).toBe(1_000);
     expect(ceiling?.detail).toContain('1 ms a debit');
@@ -562,6 +565,7 @@ describe('the scheduler alone', () => {
       released: 10,
       atOnce: 10,
       rounds: { count: 0, seconds: 0 },
+      drains: { count: 0, seconds: 0 },
       kafkaRequests: undefined,
       writes: 1,
       statements: {},
@@ -576,5 +580,6 @@ describe('the scheduler alone', () => {
     expect(rows[0]?.detail).not.toContain('Kafka requests');
     expect(rows[0]?.detail).toContain('every one of them at once;');
     expect(rows[0]?.detail).not.toContain('release rounds');
+    expect(rows[0]?.detail).toContain('no drain of the queue (known empty)');
   });
 });

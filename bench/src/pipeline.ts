@@ -847,9 +847,20 @@ async function schedulerAlone(
     metricValue(metrics, 'rp_scheduler_debits_released_total');
   const atOnce = (metrics: ReadonlyMap<string, number> = new Map()) =>
     metricValue(metrics, 'rp_scheduler_debits_released_at_once_total');
-  // Each release's rounds: its due records produced, then their tombstones written (the drain histogram).
-  const rounds = (metrics: ReadonlyMap<string, number> = new Map(), part: '_count' | '_sum') =>
-    metricValue(metrics, `rp_scheduler_drain_duration_seconds${part}`);
+  // The scheduler's releases, by kind: rounds of debits released as they became ready (their due records
+  // produced, then their tombstones written), and drains of the window's queue.
+  const releases = (
+    kind: 'ready' | 'queue',
+    before: ReadonlyMap<string, number> = new Map(),
+    after: ReadonlyMap<string, number> = new Map(),
+  ) => {
+    const read = (metrics: ReadonlyMap<string, number>, part: '_count' | '_sum') =>
+      metricValue(metrics, `rp_scheduler_drain_duration_seconds${part}`, { kind });
+    return {
+      count: read(after, '_count') - read(before, '_count'),
+      seconds: read(after, '_sum') - read(before, '_sum'),
+    };
+  };
   const downstream = [
     await holdService(probe.pipeline, 'tracker'),
     await holdService(probe.pipeline, 'dispatcher'),
@@ -904,14 +915,8 @@ async function schedulerAlone(
       seconds,
       released: released(after.services.scheduler?.metrics) - releasedBefore,
       atOnce: atOnce(after.services.scheduler?.metrics) - atOnce(before.services.scheduler?.metrics),
-      rounds: {
-        count:
-          rounds(after.services.scheduler?.metrics, '_count') -
-          rounds(before.services.scheduler?.metrics, '_count'),
-        seconds:
-          rounds(after.services.scheduler?.metrics, '_sum') -
-          rounds(before.services.scheduler?.metrics, '_sum'),
-      },
+      rounds: releases('ready', before.services.scheduler?.metrics, after.services.scheduler?.metrics),
+      drains: releases('queue', before.services.scheduler?.metrics, after.services.scheduler?.metrics),
       kafkaRequests: kafkaRequestsBetween(
         eachService(before.services, 'kafka'),
         eachService(after.services, 'kafka'),
@@ -943,6 +948,8 @@ export interface SchedulerAloneReading {
   readonly atOnce: number;
   /** The release rounds (a round: its due records produced, then their tombstones written), and their seconds. */
   readonly rounds: { readonly count: number; readonly seconds: number };
+  /** The drains of the window's queue (before a release, unless the queue is known empty), and their seconds. */
+  readonly drains: { readonly count: number; readonly seconds: number };
   /** The scheduler's own Kafka requests over the phase. */
   readonly kafkaRequests: KafkaRequests | undefined;
   /** MongoDB write commands, server-wide. */
@@ -976,18 +983,23 @@ export function schedulerAloneRows(reading: SchedulerAloneReading): Row[] {
           Object.values(requests).reduce((sum, count) => sum + count, 0) / released,
           2,
         )} (Produce ${round(requests.Produce / released, 2)}, Fetch ${round(requests.Fetch / released, 2)})`;
-  const { rounds } = reading;
+  const { rounds, drains } = reading;
+  const share = (part: number) => `${round((100 * part) / seconds, 0)}% of the phase`;
   const roundsSaid =
     rounds.count > 0
-      ? `; ${rounds.count} release rounds of ${round(released / rounds.count, 1)} debits on average, ${round((1000 * rounds.seconds) / rounds.count, 0)} ms each (its due records produced, then their tombstones written), ${round((100 * rounds.seconds) / seconds, 0)}% of the phase`
+      ? `; ${rounds.count} release rounds of ${round(released / rounds.count, 1)} debits on average, ${round((1000 * rounds.seconds) / rounds.count, 0)} ms each (its due records produced, then their tombstones written), ${share(rounds.seconds)}`
       : '';
+  const drainsSaid =
+    drains.count > 0
+      ? `; ${drains.count} drains of the window's queue, ${round((1000 * drains.seconds) / drains.count, 0)} ms each, ${share(drains.seconds)}`
+      : '; no drain of the queue (known empty)';
   const rows: Row[] = [
     {
       group: 'pipeline',
       name: 'scheduler alone: debits made ready and released from a backlog',
       value: round(released / seconds, 1),
       unit: 'debits/s',
-      detail: `${released} of ${copies} debits (their accepted records and their reports' acknowledgements, written in ${round(reading.producedSeconds, 1)} s while the scheduler was held) released in ${round(seconds, 1)} s once it went on, ${reading.atOnce === released ? 'every one' : `${reading.atOnce}`} of them at once${reading.atOnce === released ? '' : ', the rest through the queue'}; the tracker and the dispatcher held${roundsSaid}${requestsSaid}`,
+      detail: `${released} of ${copies} debits (their accepted records and their reports' acknowledgements, written in ${round(reading.producedSeconds, 1)} s while the scheduler was held) released in ${round(seconds, 1)} s once it went on, ${reading.atOnce === released ? 'every one' : `${reading.atOnce}`} of them at once${reading.atOnce === released ? '' : ', the rest through the queue'}; the tracker and the dispatcher held${roundsSaid}${drainsSaid}${requestsSaid}`,
     },
   ];
   if (own !== undefined && own > 0) {

@@ -17,7 +17,11 @@ export interface SchedulerMetrics {
    * retry, a re-delivery after a rebalance or a crash): queued, not released at once.
    */
   queuedAsRepeated(): void;
-  drain(seconds: number): void;
+  /**
+   * One release took `seconds`: a drain of a window's queue (`queue`), or one round of the debits
+   * released as they became ready, their due records produced and then their tombstones written (`ready`).
+   */
+  drain(seconds: number, kind: 'queue' | 'ready'): void;
   debitWindowOpen(open: boolean): void;
   queueDepth(depth: number, awaiting: number): void;
   /** Accepted on-us debits held in memory for their acknowledgement (not yet written). */
@@ -68,7 +72,8 @@ export function schedulerMetrics(metrics: Metrics): SchedulerMetrics {
   );
   const drains = metrics.histogram(
     'rp_scheduler_drain_duration_seconds',
-    'Duration of one drain of a window',
+    "Duration of one release: a drain of a window's queue (kind=queue), or one round of the debits released as they became ready, produced and then their tombstones written (kind=ready)",
+    ['kind'],
   );
   const windowOpen = metrics.gauge('rp_scheduler_debit_window_open', 'Whether the debit window is open (1)');
   const depth = metrics.gauge('rp_scheduler_queue_depth', 'Debits in the queue, by stage', ['stage']);
@@ -95,7 +100,7 @@ export function schedulerMetrics(metrics: Metrics): SchedulerMetrics {
       for (const wait of waits) queueWait.observe(wait);
     },
     queuedAsRepeated: () => queuedAsRepeated.inc(),
-    drain: (seconds) => drains.observe(seconds),
+    drain: (seconds, kind) => drains.observe({ kind }, seconds),
     debitWindowOpen: (open) => windowOpen.set(open ? 1 : 0),
     queueDepth(queue, awaiting) {
       depth.set({ stage: 'queued' }, queue);

@@ -170,7 +170,7 @@ export class PromptRelease {
         going.map(({ ready }) => Math.max(0, (now.getTime() - ready.item.enqueuedAt.getTime()) / 1000)),
         { atOnce: true },
       );
-      metrics.drain((performance.now() - started) / 1000);
+      metrics.drain((performance.now() - started) / 1000, 'ready');
       released += going.length;
       for (const entry of going) entry.resolve(true);
     }

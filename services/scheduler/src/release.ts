@@ -84,7 +84,7 @@ export async function releaseWindow(
       metrics.released(records.length, waits);
     }
   }
-  metrics.drain((performance.now() - started) / 1000);
+  metrics.drain((performance.now() - started) / 1000, 'queue');
   if (released > 0) logger.info({ windowDate, released }, 'debits released');
   return { released, complete };
 }
