@@ -106,6 +106,23 @@ export function createQueueingHandlers(deps: QueueingDeps): QueueingHandlers {
    */
   const pending = new Map<string, PendingAccepted>();
   const held = () => metrics.heldInMemory(pending.size);
+  /**
+   * Debits whose acknowledgement came before their accepted record (the two consumers read at their own
+   * pace, so one can run ahead of the other after a restart or with a backlog): the acknowledgement's half
+   * is in MongoDB, so the accepted half is written at once when it comes, completing the pair there,
+   * rather than held for an acknowledgement that already went by until the next flush (the accepted
+   * consumer's commit interval). At most `maxPending` remembered, the oldest forgotten first: a forgotten
+   * one waits for the flush, as every one did before.
+   */
+  const acknowledgedFirst = new Set<string>();
+  const rememberAcknowledged = (uetr: string) => {
+    acknowledgedFirst.delete(uetr);
+    acknowledgedFirst.add(uetr);
+    if (acknowledgedFirst.size > maxPending) {
+      const oldest = acknowledgedFirst.values().next();
+      if (oldest.done !== true) acknowledgedFirst.delete(oldest.value);
+    }
+  };
   /** Joins in flight, by UETR: `flush` waits for them, since their accepted records may be committed with it. */
   const joining = new Map<string, { item: PendingAccepted; work: Promise<void> }>();
   /**
@@ -365,6 +382,11 @@ export function createQueueingHandlers(deps: QueueingDeps): QueueingHandlers {
         return;
       }
       if (pending.has(uetr)) return; // delivered again before its first sight was written
+      if (acknowledgedFirst.delete(uetr)) {
+        // Its acknowledgement went by first and is in MongoDB: this half completes the pair there now.
+        await recordAccepted(uetr, messageJson, clock.now(), cause);
+        return;
+      }
       pending.set(uetr, {
         uetr,
         messageJson,
@@ -411,7 +433,14 @@ export function createQueueingHandlers(deps: QueueingDeps): QueueingHandlers {
         metrics.ignored('outcomes', entry.status);
         return;
       }
-      if (!isReadyToQueue(entry)) return;
+      if (!isReadyToQueue(entry)) {
+        // Its accepted half is not in MongoDB: it comes later, or came while this half was written and
+        // waits in memory, in which case it is written now.
+        const arrived = pending.get(outcome.uetr);
+        if (arrived !== undefined) await writeAccepted([arrived]);
+        else rememberAcknowledged(outcome.uetr);
+        return;
+      }
       await makeReady(entry, cause);
     },
 
@@ -423,7 +452,10 @@ export function createQueueingHandlers(deps: QueueingDeps): QueueingHandlers {
     },
 
     forget(uetrs) {
-      for (const uetr of uetrs) pending.delete(uetr);
+      for (const uetr of uetrs) {
+        pending.delete(uetr);
+        acknowledgedFirst.delete(uetr);
+      }
       held();
     },
   };

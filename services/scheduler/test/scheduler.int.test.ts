@@ -722,6 +722,38 @@ describe('the accepted debits held in memory', () => {
     expect((await store.debitQueue.entry(uetrOf(value)))?.status).toBe('queued');
   });
 
+  test('an accepted record whose acknowledgement went by first completes the pair in MongoDB at once, not held for the flush', async () => {
+    const queueing = handlers();
+    const value = debit({ collectionDate: later });
+    await queueing.outcome(acknowledgementRecord(value));
+    expect(await store.debitQueue.entry(uetrOf(value))).toMatchObject({ status: 'awaiting' });
+
+    await queueing.accepted(acceptedRecord(value));
+    expect(queueing.pending).toBe(0);
+    expect(await store.debitQueue.entry(uetrOf(value))).toMatchObject({
+      status: 'queued',
+      windowDate: later,
+      statusReportId: acknowledgementOf(value).messageIdentification,
+    });
+    expect((await queuedChange(value)).value.causedBy.messageType).toBe('DirectDebit');
+  });
+
+  test('an accepted record that arrives while its acknowledgement is written is written with it, not held for the flush', async () => {
+    const queueing = handlers();
+    const value = debit({ collectionDate: later });
+    // The acknowledgement misses the accepted half in memory and writes its own; the accepted record
+    // comes while that write is under way and waits in memory until the acknowledgement sees it there.
+    await Promise.all([
+      queueing.outcome(acknowledgementRecord(value)),
+      queueing.accepted(acceptedRecord(value)),
+    ]);
+    expect(queueing.pending).toBe(0);
+    expect(await store.debitQueue.entry(uetrOf(value))).toMatchObject({
+      status: 'queued',
+      windowDate: later,
+    });
+  });
+
   test('records handled again after a crash find their debit queued: it keeps its place and is not counted again', async () => {
     const queuedCount = async () =>
       metricSample((await registry.render()).body, 'rp_scheduler_debits_queued_total') ?? 0;
