@@ -10,6 +10,7 @@ import {
   mongoStatementsOf,
   mongoStatementsRow,
   publisherConsumerRow,
+  type SchedulerAloneReading,
   type SteadyWindow,
   schedulerAloneRows,
   settledBetween,
@@ -510,26 +511,46 @@ describe('the scheduler alone', () => {
     ]),
     machine: { busySeconds: busy, totalSeconds: total, stealSeconds: 0 },
   });
+  /** A phase of 10 debits in a second with nothing else read, changed by `read`. */
+  const phase = (read: Partial<SchedulerAloneReading>): SchedulerAloneReading => ({
+    copies: 10,
+    producedSeconds: 0.1,
+    seconds: 1,
+    released: 10,
+    atOnce: 10,
+    rounds: { count: 0, seconds: 0 },
+    drains: { count: 0, seconds: 0 },
+    kafkaRequests: undefined,
+    writes: 1,
+    statements: {},
+    cpu: {
+      before: { processes: new Map([['kafka', 1]]), machine: undefined },
+      after: { processes: new Map([['kafka', 2]]), machine: undefined },
+    },
+    ...read,
+  });
 
   it("gives the rate from the backlog, one instance's ceiling by its own CPU, its writes and the CPU a debit", () => {
-    const rows = schedulerAloneRows({
-      copies: 3_000,
-      producedSeconds: 1.2,
-      seconds: 10,
-      released: 3_000,
-      atOnce: 2_900,
-      rounds: { count: 30, seconds: 6 },
-      drains: { count: 1, seconds: 0.5 },
-      kafkaRequests: { Produce: 300, Fetch: 600, OffsetCommit: 30, Heartbeat: 3, other: 0 },
-      writes: 150,
-      statements: { 'debit_queue update': 3_000, 'debit_queue insert': 300 },
-      // 3 s of the scheduler's CPU for 3,000 debits: 1 ms a debit, 1,000 a second on a core of its own.
-      cpu: { before: cpu(10, 50, 100, 1_000), after: cpu(13, 52, 116, 1_020) },
-      reference: {
-        before: { oneThread: 100, allCores: 150, oneThreadCpu: 90 },
-        after: { oneThread: 100, allCores: 150, oneThreadCpu: 90 },
-      },
-    });
+    const rows = schedulerAloneRows(
+      phase({
+        copies: 3_000,
+        producedSeconds: 1.2,
+        seconds: 10,
+        released: 3_000,
+        atOnce: 2_900,
+        rounds: { count: 30, seconds: 6 },
+        drains: { count: 1, seconds: 0.5 },
+        kafkaRequests: { Produce: 300, Fetch: 600, OffsetCommit: 30, Heartbeat: 3, other: 0 },
+        writes: 150,
+        statements: { 'debit_queue update': 3_000, 'debit_queue insert': 300 },
+        // 3 s of the scheduler's CPU for 3,000 debits: 1 ms a debit, 1,000 a second on a core of its own.
+        cpu: { before: cpu(10, 50, 100, 1_000), after: cpu(13, 52, 116, 1_020) },
+        reference: {
+          before: { oneThread: 100, allCores: 150, oneThreadCpu: 90 },
+          after: { oneThread: 100, allCores: 150, oneThreadCpu: 90 },
+        },
+      }),
+    );
     const byName = new Map(rows.map((row) => [row.name, row]));
     const rate = byName.get('scheduler alone: debits made ready and released from a backlog');
     expect(rate?.value).toBe(300);
@@ -558,22 +579,7 @@ describe('the scheduler alone', () => {
   });
 
   it('leaves the ceiling out when the scheduler was not read', () => {
-    const rows = schedulerAloneRows({
-      copies: 10,
-      producedSeconds: 0.1,
-      seconds: 1,
-      released: 10,
-      atOnce: 10,
-      rounds: { count: 0, seconds: 0 },
-      drains: { count: 0, seconds: 0 },
-      kafkaRequests: undefined,
-      writes: 1,
-      statements: {},
-      cpu: {
-        before: { processes: new Map([['kafka', 1]]), machine: undefined },
-        after: { processes: new Map([['kafka', 2]]), machine: undefined },
-      },
-    });
+    const rows = schedulerAloneRows(phase({}));
     expect(rows.map((row) => row.name)).not.toContain(
       "scheduler alone: one instance's ceiling, debits a second of its own CPU",
     );
