@@ -11,6 +11,7 @@ import {
   sampleOnUsDebit,
   stopAndDrop,
 } from '@rp/launcher';
+import { stateHeader } from '@rp/scheduler';
 import { Kafka, logLevel } from 'kafkajs';
 import { MongoClient } from 'mongodb';
 import { Pool } from 'undici';
@@ -812,12 +813,12 @@ export interface SchedulerJourney {
   readonly acknowledged: readonly RawRecord[];
 }
 
-/** The dispatcher's header naming the state an outcome led to (the scheduler's `stateHeader`). */
-const outcomeStateHeader = 'rp-state';
-
-/** The acknowledgement of an ACCP report: the outcome that makes an on-us debit ready in the scheduler. */
+/**
+ * The acknowledgement of an ACCP report: the outcome that makes an on-us debit ready in the scheduler, by
+ * the header in which the dispatcher names the state it led to.
+ */
 export const isAcceptanceAcknowledged = (record: RawRecord) =>
-  record.headers[outcomeStateHeader]?.toString() === 'DEBIT_ACCEPTANCE_DELIVERED';
+  record.headers[stateHeader]?.toString() === 'DEBIT_ACCEPTANCE_DELIVERED';
 
 /**
  * The scheduler alone: `copies` copies of one journey's accepted debit and the acknowledgement of its
