@@ -808,7 +808,7 @@ async function eventPath(
 }
 
 /** What the scheduler alone is given of a journey: its accepted debit and its report's acknowledgement. */
-export interface SchedulerJourney {
+interface SchedulerJourney {
   readonly accepted: readonly RawRecord[];
   readonly acknowledged: readonly RawRecord[];
 }
@@ -817,7 +817,7 @@ export interface SchedulerJourney {
  * The acknowledgement of an ACCP report: the outcome that makes an on-us debit ready in the scheduler, by
  * the header in which the dispatcher names the state it led to.
  */
-export const isAcceptanceAcknowledged = (record: RawRecord) =>
+const isAcceptanceAcknowledged = (record: RawRecord) =>
   record.headers[stateHeader]?.toString() === 'DEBIT_ACCEPTANCE_DELIVERED';
 
 /**
@@ -862,11 +862,11 @@ async function schedulerAlone(
       seconds: read(after, '_sum') - read(before, '_sum'),
     };
   };
-  const downstream = [
-    await holdService(probe.pipeline, 'tracker'),
-    await holdService(probe.pipeline, 'dispatcher'),
-  ];
+  // Each let go at the end, whatever fails after it was held.
+  const downstream: (() => void)[] = [];
   try {
+    downstream.push(await holdService(probe.pipeline, 'tracker'));
+    downstream.push(await holdService(probe.pipeline, 'dispatcher'));
     const writer = new CopyWriter(probe.brokers);
     await writer.connect();
     const writeBacklog = async () => {
