@@ -262,6 +262,53 @@ describe('DebitQueueRepository', () => {
     expect((await queue.recordAcknowledged(unseen.uetr, 'RPV9', at(7))).status).toBe('dispatched');
   });
 
+  it('inserts the tombstones of debits never written, the same as the upserts, and falls back where one was there', async () => {
+    const queue = context.store.debitQueue;
+    const intake = { acceptedAt: at(3), statusReportAcknowledgedAt: at(4), statusReportId: 'RPV9' };
+    const fresh = Array.from({ length: 40 }, () => item());
+    const upserted = item();
+    context.resetCommands();
+    await queue.recordReleased(
+      fresh.map((debit) => ({ uetr: debit.uetr, intake, unwritten: true })),
+      at(5),
+    );
+    expect(context.commandCount('insert')).toBe(1);
+    expect(context.commandCount('update')).toBe(0);
+    await queue.recordReleased([{ uetr: upserted.uetr, intake }], at(5));
+    // The insert leaves the same tombstone as the upsert.
+    const tombstone = await queue.entry(upserted.uetr);
+    for (const debit of fresh) {
+      expect(await queue.entry(debit.uetr)).toEqual({ ...tombstone, uetr: debit.uetr });
+    }
+    expect(tombstone).toEqual({ uetr: upserted.uetr, status: 'dispatched', ...intake, updatedAt: at(5) });
+
+    // Said to be unwritten, but there: an accepted half, a withdrawn debit, a tombstone from before.
+    const [awaiting, withdrawn, ...others] = Array.from({ length: 30 }, () => item());
+    await queue.recordAccepted(awaiting?.uetr ?? '', awaiting?.messageJson ?? '', at(1));
+    await queue.withdraw([withdrawn?.uetr ?? ''], at(2));
+    const again = fresh[0] as DebitQueueItem;
+    await queue.recordReleased(
+      [awaiting, withdrawn, again, ...others].map((debit) => ({
+        uetr: (debit as DebitQueueItem).uetr,
+        intake,
+        unwritten: true,
+      })),
+      at(6),
+    );
+    expect(await queue.entry(awaiting?.uetr ?? '')).toMatchObject({
+      status: 'dispatched',
+      acceptedAt: at(1),
+      statusReportId: 'RPV9',
+      updatedAt: at(6),
+    });
+    expect((await queue.entry(awaiting?.uetr ?? ''))?.messageJson).toBeUndefined();
+    expect(await queue.entry(withdrawn?.uetr ?? '')).toMatchObject({ status: 'withdrawn', updatedAt: at(2) });
+    expect(await queue.entry(again.uetr)).toMatchObject({ status: 'dispatched', updatedAt: at(5) });
+    for (const debit of others) {
+      expect(await queue.entry(debit.uetr)).toMatchObject({ status: 'dispatched', updatedAt: at(6) });
+    }
+  });
+
   it('records a release of several bulks, a few in flight, each one command, and one that met a debit moved on debit by debit', async () => {
     const queue = context.store.debitQueue;
     const intake = { acceptedAt: at(3) };
@@ -291,6 +338,49 @@ describe('DebitQueueRepository', () => {
           ? { status: 'withdrawn', updatedAt: at(4) }
           : { status: 'dispatched', updatedAt: at(6) },
       );
+    }
+  });
+
+  it('inserts accepted halves in bulk, and does a command that met a debit already there debit by debit', async () => {
+    const queue = context.store.debitQueue;
+    // 300 halves: inserts of 250 and 50, and nothing to hand back.
+    const debits = Array.from({ length: 300 }, () => item());
+    context.resetCommands();
+    const written = await queue.recordAcceptedHalves(debits.map((debit) => half(debit, 1)));
+    expect(written.size).toBe(0);
+    expect(context.commandCount('insert')).toBe(2);
+    expect(context.commandCount('findAndModify')).toBe(0);
+    for (const debit of debits) {
+      const entry = await queue.entry(debit.uetr);
+      expect(entry).toMatchObject({ status: 'awaiting', acceptedAt: at(1), updatedAt: at(1) });
+      expect(isReadyToQueue(entry as NonNullable<typeof entry>)).toBe(false);
+    }
+
+    // In the second command, one acknowledged already, one released and one written before: that command is
+    // done again debit by debit and handed back, the acknowledged debit ready, the first sight kept; the
+    // first command is not.
+    const more = Array.from({ length: 300 }, () => item());
+    const [acknowledged, released] = [more[260], more[270]] as [DebitQueueItem, DebitQueueItem];
+    const before = debits[0] as DebitQueueItem;
+    await queue.recordAcknowledged(acknowledged.uetr, 'RPV1', at(2));
+    await queue.recordReleased([{ uetr: released.uetr, intake: { acceptedAt: at(2) } }], at(2));
+    const handedBack = await queue.recordAcceptedHalves([...more, before].map((debit) => half(debit, 3)));
+    expect([...handedBack.keys()].sort()).toEqual(
+      [...more.slice(250), before].map((debit) => debit.uetr).sort(),
+    );
+    const pair = handedBack.get(acknowledged.uetr);
+    expect(pair && isReadyToQueue(pair)).toBe(true);
+    expect(pair).toMatchObject({
+      acceptedAt: at(3),
+      statusReportAcknowledgedAt: at(2),
+      messageJson: acknowledged.messageJson,
+    });
+    expect(handedBack.get(released.uetr)?.status).toBe('dispatched');
+    expect((await queue.entry(released.uetr))?.status).toBe('dispatched');
+    expect(handedBack.get(before.uetr)).toMatchObject({ status: 'awaiting', acceptedAt: at(1) });
+    for (const debit of more) {
+      if (debit === acknowledged || debit === released) continue;
+      expect(await queue.entry(debit.uetr)).toMatchObject({ status: 'awaiting', acceptedAt: at(3) });
     }
   });
 
@@ -335,4 +425,9 @@ describe('DebitQueueRepository', () => {
 /** Minutes after 10:00 on 2026-11-23. */
 function at(minutes: number): Date {
   return new Date(Date.UTC(2026, 10, 23, 10, minutes));
+}
+
+/** The accepted half of a debit, first seen `minutes` in. */
+function half(debit: DebitQueueItem, minutes: number): { uetr: string; messageJson: string; at: Date } {
+  return { uetr: debit.uetr, messageJson: debit.messageJson, at: at(minutes) };
 }

@@ -1,6 +1,7 @@
 import type { Collection, Filter, UpdateFilter } from 'mongodb';
 import { assertIsoDate, debitOrderKey } from './debit-order.ts';
 import { isDuplicateKey, onlyDuplicateKeys, StoreError, toStoreError } from './errors.ts';
+import { besideId } from './filters.ts';
 import { GroupCommit, type Settled } from './group-commit.ts';
 import { chunk, mapBounded, type StoreLimits } from './limits.ts';
 
@@ -78,6 +79,14 @@ interface DebitQueueDocument {
 
 const maxDrainResumes = 3;
 
+/** A debit released at once, for `recordReleased`. */
+export interface ReleasedDebit {
+  readonly uetr: string;
+  readonly intake: DebitIntake;
+  /** Nothing of it was written to the queue before (its halves met in the caller's memory), as far as known. */
+  readonly unwritten?: boolean;
+}
+
 /** The two intake halves `enqueue` and `recordReleased` can record with the debit. */
 export type DebitIntake = Pick<
   DebitEntry,
@@ -131,6 +140,46 @@ export class DebitQueueRepository {
       $set: { messageJson, updatedAt: at, ...(options.fromScheme ? { fromScheme: true } : {}) },
       $min: { acceptedAt: at },
     });
+  }
+
+  /**
+   * Records the accepted halves of on-us debits the queue has not seen yet, in insert commands of at most
+   * `bulkInsertSize` (a few in flight): a half that lands alone completes nothing, so its write needs to
+   * return nothing, and an insert is the cheapest write there is (on the local server a third of an
+   * atomic upsert's CPU, BENCHMARKS.md). Returns the entries of the debits written one at a time
+   * instead, as `recordAccepted` writes them: a command that met a debit already there (its
+   * acknowledgement in, so the half completes the pair and the caller makes it ready; a half written
+   * before; a debit that moved on) is done again debit by debit (the local server stops at its first
+   * refusal and names no position). The caller must keep the acknowledgements of these debits from being
+   * written while this runs: a half inserted and then written again one at a time would otherwise complete
+   * a pair that its acknowledgement completed too.
+   */
+  async recordAcceptedHalves(
+    halves: readonly { readonly uetr: string; readonly messageJson: string; readonly at: Date }[],
+  ): Promise<Map<string, DebitEntry>> {
+    const entries = new Map<string, DebitEntry>();
+    const one = async ({ uetr, messageJson, at }: (typeof halves)[number]) => {
+      entries.set(uetr, await this.recordAccepted(uetr, messageJson, at));
+    };
+    const parallel = Math.max(1, Math.floor(this.#limits.writeConcurrency / 4));
+    await mapBounded(chunk(halves, this.#limits.bulkInsertSize), parallel, async (batch) => {
+      try {
+        await this.#collection.insertMany(
+          batch.map(({ uetr, messageJson, at }) => ({
+            _id: uetr,
+            status: 'awaiting' as const,
+            messageJson,
+            acceptedAt: at,
+            updatedAt: at,
+          })),
+          { ordered: false, maxTimeMS: this.#limits.operationMaxTimeMs },
+        );
+      } catch (error) {
+        if (!onlyDuplicateKeys(error)) throw toStoreError(error, 'record accepted debits');
+        await mapBounded(batch, parallel, one);
+      }
+    });
+    return entries;
   }
 
   /** Records the initiating bank's acknowledgement of the debit's ACCP report. */
@@ -281,19 +330,19 @@ export class DebitQueueRepository {
 
   /**
    * Debits released the moment they became ready, never queued (their window open and nothing of it
-   * waiting): after their records went out, their tombstones with their intake, in bulks of upserts
-   * (`bulkBatchSize` at most each), a few bulks in flight as `markDispatched` sends them: the release
-   * waits for the slowest bulk, not for their sum. An entry awaiting its other half, or queued, becomes
-   * the tombstone; one that moved on already (released by an earlier attempt, or withdrawn) is left as it
-   * is. Safe to repeat. A bulk that meets one that moved on is done again one debit at a time (the local
-   * server stops an unordered bulk of updates at its first refusal).
+   * waiting): after their records went out, their tombstones with their intake. A debit the caller knows
+   * was never written here (`unwritten`: its halves met in the caller's memory) gets its tombstone by an
+   * insert, in commands of at most `bulkInsertSize` (on the local server a tenth of an upsert's CPU); a
+   * command that met a debit already there is done again as the others are. The others, in bulks of
+   * upserts (`bulkBatchSize` at most each), a few bulks in flight as `markDispatched` sends them: the
+   * release waits for the slowest bulk, not for their sum. An entry awaiting its other half, or queued,
+   * becomes the tombstone; one that moved on already (released by an earlier attempt, or withdrawn) is
+   * left as it is. Safe to repeat. A bulk that meets one that moved on is done again one debit at a time
+   * (the local server stops an unordered bulk of updates at its first refusal).
    */
-  async recordReleased(
-    debits: readonly { readonly uetr: string; readonly intake: DebitIntake }[],
-    at: Date = new Date(),
-  ): Promise<void> {
+  async recordReleased(debits: readonly ReleasedDebit[], at: Date = new Date()): Promise<void> {
     const options = { maxTimeMS: this.#limits.operationMaxTimeMs };
-    const one = async ({ uetr, intake }: (typeof debits)[number]) => {
+    const one = async ({ uetr, intake }: ReleasedDebit) => {
       try {
         await this.#collection.updateOne(releasedFilter(uetr), releasedWrite(intake, at), {
           ...options,
@@ -305,24 +354,46 @@ export class DebitQueueRepository {
       }
     };
     const parallel = Math.max(1, Math.floor(this.#limits.writeConcurrency / 4));
+    const upserts = async (batch: readonly ReleasedDebit[]) => {
+      if (batch.length === 1) {
+        await one(batch[0] as ReleasedDebit);
+        return;
+      }
+      try {
+        await this.#collection.bulkWrite(
+          batch.map(({ uetr, intake }) => ({
+            updateOne: { filter: releasedFilter(uetr), update: releasedWrite(intake, at), upsert: true },
+          })),
+          { ...options, ordered: false },
+        );
+      } catch (error) {
+        if (!onlyDuplicateKeys(error)) throw error;
+        await mapBounded(batch, parallel, one);
+      }
+    };
+    const inserts = async (batch: readonly ReleasedDebit[]) => {
+      try {
+        await this.#collection.insertMany(
+          batch.map(({ uetr, intake }) => releasedDocument(uetr, intake, at)),
+          { ...options, ordered: false },
+        );
+      } catch (error) {
+        if (!onlyDuplicateKeys(error)) throw error;
+        // Some were there: the upserts leave those that moved on (the tombstones just inserted among them).
+        await mapBounded(chunk(batch, this.#limits.bulkBatchSize), parallel, upserts);
+      }
+    };
+    const unwritten = debits.filter((debit) => debit.unwritten === true);
+    const written = debits.filter((debit) => debit.unwritten !== true);
     try {
-      await mapBounded(chunk(debits, this.#limits.bulkBatchSize), parallel, async (batch) => {
-        if (batch.length === 1) {
-          await one(batch[0] as (typeof debits)[number]);
-          return;
-        }
-        try {
-          await this.#collection.bulkWrite(
-            batch.map(({ uetr, intake }) => ({
-              updateOne: { filter: releasedFilter(uetr), update: releasedWrite(intake, at), upsert: true },
-            })),
-            { ...options, ordered: false },
-          );
-        } catch (error) {
-          if (!onlyDuplicateKeys(error)) throw error;
-          await mapBounded(batch, parallel, one);
-        }
-      });
+      await mapBounded(
+        [
+          ...chunk(unwritten, this.#limits.bulkInsertSize).map((batch) => () => inserts(batch)),
+          ...chunk(written, this.#limits.bulkBatchSize).map((batch) => () => upserts(batch)),
+        ],
+        parallel,
+        (write) => write(),
+      );
     } catch (error) {
       throw toStoreError(error, 'record released debits');
     }
@@ -439,7 +510,7 @@ export class DebitQueueRepository {
         if (status === 'dispatched') {
           const result = await this.#collection.bulkWrite(
             batch.map((uetr) => ({
-              updateOne: { filter: { _id: uetr, status: 'queued' as const }, update },
+              updateOne: { filter: { _id: uetr, status: besideId('queued' as const) }, update },
             })),
             { ordered: false, maxTimeMS: this.#limits.operationMaxTimeMs },
           );
@@ -473,7 +544,7 @@ function enqueueWrite({ item, orderKey, at, halves }: EnqueueRequest): {
 } {
   const { min, set } = intakeUpdate(halves);
   return {
-    filter: { _id: item.uetr, status: 'awaiting' },
+    filter: { _id: item.uetr, status: besideId('awaiting' as const) },
     update: {
       ...min,
       $set: {
@@ -510,9 +581,27 @@ function intakeUpdate(intake: DebitIntake | undefined): {
   };
 }
 
-/** What a debit released at once may turn into its tombstone: not one that moved on already. */
+/**
+ * What a debit released at once may turn into its tombstone: not one that moved on already (an `$in`, so
+ * the `_id` index alone serves it: see `besideId`).
+ */
 function releasedFilter(uetr: string): Filter<DebitQueueDocument> {
   return { _id: uetr, status: { $in: ['awaiting', 'queued'] } };
+}
+
+/** The tombstone of a debit released at once and never written before: what `releasedWrite` upserts. */
+function releasedDocument(uetr: string, intake: DebitIntake, at: Date): DebitQueueDocument {
+  return {
+    _id: uetr,
+    status: 'dispatched',
+    ...(intake.acceptedAt === undefined ? {} : { acceptedAt: intake.acceptedAt }),
+    ...(intake.statusReportAcknowledgedAt === undefined
+      ? {}
+      : { statusReportAcknowledgedAt: intake.statusReportAcknowledgedAt }),
+    ...(intake.statusReportId === undefined ? {} : { statusReportId: intake.statusReportId }),
+    ...(intake.fromScheme === true ? { fromScheme: true } : {}),
+    updatedAt: at,
+  };
 }
 
 /** The tombstone of a debit released at once, with its intake halves. */

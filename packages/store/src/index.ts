@@ -16,6 +16,7 @@ export {
   type DrainOptions,
   isReadyToQueue,
   type QueuedDebit,
+  type ReleasedDebit,
 } from './debit-queue.ts';
 export { type DeliveryBatchDocument, entriesOfBatch } from './delivery-batches.ts';
 export {

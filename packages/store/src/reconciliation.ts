@@ -1,5 +1,6 @@
 import { type Collection, type Filter, MongoBulkWriteError } from 'mongodb';
 import { DUPLICATE_KEY, StoreError, toStoreError } from './errors.ts';
+import { besideId } from './filters.ts';
 import { chunk, type StoreLimits } from './limits.ts';
 
 /** A transaction left unresolved when a reconciliation window closed (spec section 7). */
@@ -143,7 +144,7 @@ export class ReconciliationRepository {
   async resolve(windowId: string, uetr: string, resolution: { at: Date; note: string }): Promise<boolean> {
     try {
       const result = await this.#collection.updateOne(
-        { _id: reconciliationItemId(windowId, uetr), status: 'open' },
+        { _id: reconciliationItemId(windowId, uetr), status: besideId('open' as const) },
         { $set: { status: 'resolved', resolvedAt: resolution.at, resolution: resolution.note } },
         { maxTimeMS: this.#limits.operationMaxTimeMs },
       );

@@ -11,6 +11,8 @@ export interface ReadyDebit {
   readonly item: DebitQueueItem;
   readonly debit: DirectDebit;
   readonly intake: DebitIntake;
+  /** Nothing of it was written to the queue (its halves met in memory): its tombstone is an insert. */
+  readonly unwritten?: boolean;
 }
 
 export interface PromptReleaseDeps {
@@ -158,7 +160,11 @@ export class PromptRelease {
           going.map(({ ready }) => dueRecord(ready.item.uetr, ready.debit, ready.item.windowDate, now)),
         );
         await debitQueue.recordReleased(
-          going.map(({ ready }) => ({ uetr: ready.item.uetr, intake: ready.intake })),
+          going.map(({ ready }) => ({
+            uetr: ready.item.uetr,
+            intake: ready.intake,
+            ...(ready.unwritten === true ? { unwritten: true } : {}),
+          })),
           now,
         );
       } catch (error) {

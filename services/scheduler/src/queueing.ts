@@ -15,7 +15,10 @@ import type { PromptRelease, ReadyDebit } from './prompt-release.ts';
 import type { WindowController } from './window-state.ts';
 
 export interface QueueingDeps {
-  readonly debitQueue: Pick<DebitQueueRepository, 'recordAccepted' | 'recordAcknowledged' | 'enqueue'>;
+  readonly debitQueue: Pick<
+    DebitQueueRepository,
+    'recordAccepted' | 'recordAcceptedHalves' | 'recordAcknowledged' | 'enqueue'
+  >;
   readonly emitter: StateEmitter;
   readonly windows: WindowController;
   readonly clock: Clock;
@@ -30,8 +33,10 @@ export interface QueueingDeps {
   readonly prompt?: Pick<PromptRelease, 'accepts' | 'submit' | 'queueing'>;
   /** Accepted on-us debits held in memory at most; past it, the accepted handler waits for `flush`. */
   readonly maxPending?: number;
-  /** Writes in flight at once when `flush` writes the accepted debits that wait. Default 8. */
+  /** Bulk writes in flight at once when `flush` writes the accepted debits that wait. Default 4. */
   readonly writeConcurrency?: number;
+  /** Accepted halves in one bulk write when `flush` writes them. Default 25. */
+  readonly writeBatch?: number;
 }
 
 export interface QueueingHandlers {
@@ -97,7 +102,8 @@ export function createQueueingHandlers(deps: QueueingDeps): QueueingHandlers {
   const { debitQueue, emitter, windows, clock, logger, metrics } = deps;
   const calendar = windows.calendar;
   const maxPending = deps.maxPending ?? 2_000;
-  const writeConcurrency = Math.max(1, deps.writeConcurrency ?? 8);
+  const writeConcurrency = Math.max(1, deps.writeConcurrency ?? 4);
+  const writeBatch = Math.max(1, deps.writeBatch ?? 25);
   /**
    * The accepted half of on-us debits, written behind: the acknowledgement of the debit's ACCP report
    * usually comes within the accepted consumer's commit interval, and then the two halves meet here and
@@ -123,6 +129,13 @@ export function createQueueingHandlers(deps: QueueingDeps): QueueingHandlers {
       if (oldest.done !== true) acknowledgedFirst.delete(oldest.value);
     }
   };
+  /**
+   * Accepted halves in a bulk write, by UETR: the acknowledgement of one waits until the bulk is in, so that
+   * the pair is completed by one write only (the store's `recordAcceptedHalves`). Never rejects.
+   */
+  const writing = new Map<string, Promise<void>>();
+  /** Acknowledgements being written, by UETR (how many): their accepted halves are written alone meanwhile. */
+  const acknowledging = new Map<string, number>();
   /** Joins in flight, by UETR: `flush` waits for them, since their accepted records may be committed with it. */
   const joining = new Map<string, { item: PendingAccepted; work: Promise<void> }>();
   /**
@@ -141,7 +154,7 @@ export function createQueueingHandlers(deps: QueueingDeps): QueueingHandlers {
   async function makeReady(
     entry: DebitEntry & { messageJson: string; acceptedAt: Date },
     cause: StateChangeCause,
-    options: { repeated?: boolean } = {},
+    options: { repeated?: boolean; unwritten?: boolean } = {},
   ) {
     const debit = readDirectDebit(entry.messageJson);
     if (debit === undefined) {
@@ -188,7 +201,12 @@ export function createQueueingHandlers(deps: QueueingDeps): QueueingHandlers {
       ...(entry.statusReportId === undefined ? {} : { statusReportId: entry.statusReportId }),
       ...(fromScheme ? { fromScheme } : {}),
     };
-    const ready = { item, debit, intake };
+    const ready: ReadyDebit = {
+      item,
+      debit,
+      intake,
+      ...(options.unwritten === true ? { unwritten: true } : {}),
+    };
     // Both halves met in memory from records handled before (a crash, a rebalance): the debit may be
     // out already, and only the queue's write, which matches an awaiting entry alone, can tell.
     if (deps.prompt?.accepts(windowDate) === true) {
@@ -302,25 +320,82 @@ export function createQueueingHandlers(deps: QueueingDeps): QueueingHandlers {
     }
   }
 
+  /**
+   * Writes accepted halves that wait in memory: in bulks of `writeBatch`, a few in flight, each taken from
+   * memory as its bulk starts (one whose acknowledgement came meanwhile joined it there). Each debit's
+   * acknowledgement is kept out of MongoDB until its bulk is in (`writing`; see the store's
+   * `recordAcceptedHalves`). A half whose acknowledgement is in completes the pair: the store writes it on
+   * its own and hands its entry back, and the debit is made ready here. A failed half goes back to memory.
+   */
   async function writeAccepted(items: readonly PendingAccepted[]): Promise<void> {
     let failure: { error: unknown } | undefined;
+    const giveBack = (item: PendingAccepted, error: unknown) => {
+      if (!pending.has(item.uetr)) pending.set(item.uetr, item);
+      failure ??= { error };
+    };
+    const writeBulk = async (bulk: readonly PendingAccepted[]): Promise<void> => {
+      // A debit whose acknowledgement is being written as the bulk starts goes alone (one atomic write:
+      // whichever of the two lands second sees the other half); the bulk's own acknowledgements wait for it.
+      const alone = bulk.filter((item) => acknowledging.has(item.uetr));
+      if (alone.length > 0 && bulk.length > 1) {
+        const rest = bulk.filter((item) => !acknowledging.has(item.uetr));
+        const groups = alone.map((item) => [item]);
+        if (rest.length > 0) groups.push(rest);
+        await Promise.all(groups.map(writeBulk));
+        return;
+      }
+      let written = () => {};
+      const settled = new Promise<void>((resolve) => {
+        written = resolve;
+      });
+      for (const item of bulk) writing.set(item.uetr, settled);
+      let entries: Map<string, DebitEntry>;
+      try {
+        entries = await debitQueue.recordAcceptedHalves(
+          bulk.map((item) => ({ uetr: item.uetr, messageJson: item.messageJson, at: item.acceptedAt })),
+        );
+      } catch (error) {
+        for (const item of bulk) giveBack(item, error);
+        return;
+      } finally {
+        for (const item of bulk) if (writing.get(item.uetr) === settled) writing.delete(item.uetr);
+        written();
+      }
+      await Promise.all(
+        bulk.map(async (item) => {
+          // Not handed back: the half is in, alone, and its acknowledgement will complete the pair.
+          const entry = entries.get(item.uetr);
+          if (entry === undefined) return;
+          if (entry.status !== 'awaiting') {
+            metrics.ignored('accepted', entry.status);
+            return;
+          }
+          if (!isReadyToQueue(entry)) return;
+          try {
+            await makeReady(entry, item.cause);
+          } catch (error) {
+            giveBack(item, error);
+          }
+        }),
+      );
+    };
     let next = 0;
     const worker = async () => {
       while (next < items.length) {
-        const item = items[next] as PendingAccepted;
-        next += 1;
-        // Taken by a join meanwhile, or forgotten.
-        if (pending.get(item.uetr) !== item) continue;
-        pending.delete(item.uetr);
-        try {
-          await recordAccepted(item.uetr, item.messageJson, item.acceptedAt, item.cause);
-        } catch (error) {
-          if (!pending.has(item.uetr)) pending.set(item.uetr, item);
-          failure ??= { error };
+        const bulk: PendingAccepted[] = [];
+        for (; next < items.length && bulk.length < writeBatch; next += 1) {
+          const item = items[next] as PendingAccepted;
+          // Taken by a join meanwhile, or forgotten.
+          if (pending.get(item.uetr) !== item) continue;
+          pending.delete(item.uetr);
+          bulk.push(item);
         }
+        held();
+        if (bulk.length > 0) await writeBulk(bulk);
       }
     };
-    await Promise.all(Array.from({ length: Math.min(writeConcurrency, items.length) }, worker));
+    const bulks = Math.ceil(items.length / writeBatch);
+    await Promise.all(Array.from({ length: Math.min(writeConcurrency, bulks) }, worker));
     held();
     if (failure) throw failure.error;
   }
@@ -346,7 +421,8 @@ export function createQueueingHandlers(deps: QueueingDeps): QueueingHandlers {
         updatedAt: now,
       },
       cause,
-      { repeated: repeated || item.repeated },
+      // Nothing of it was written: its halves met here.
+      { repeated: repeated || item.repeated, unwritten: true },
     ).catch((error: unknown) => {
       // The accepted half goes back, for the next flush (or the retried acknowledgement) to write.
       if (!pending.has(item.uetr)) pending.set(item.uetr, item);
@@ -419,16 +495,25 @@ export function createQueueingHandlers(deps: QueueingDeps): QueueingHandlers {
         partition: record.partition,
         offset: record.offset,
       };
+      // Its accepted half is being written in bulk: this half goes in after it. From here to the write's
+      // start nothing yields, so no bulk takes the accepted half while this write is in flight.
+      for (let bulk = writing.get(outcome.uetr); bulk !== undefined; bulk = writing.get(outcome.uetr)) {
+        await bulk;
+      }
       const waiting = pending.get(outcome.uetr);
       if (waiting !== undefined) {
         await join(waiting, outcome, cause, mayBeRepeated(record));
         return;
       }
-      const entry = await debitQueue.recordAcknowledged(
-        outcome.uetr,
-        outcome.messageIdentification,
-        clock.now(),
-      );
+      acknowledging.set(outcome.uetr, (acknowledging.get(outcome.uetr) ?? 0) + 1);
+      let entry: DebitEntry;
+      try {
+        entry = await debitQueue.recordAcknowledged(outcome.uetr, outcome.messageIdentification, clock.now());
+      } finally {
+        const left = (acknowledging.get(outcome.uetr) ?? 1) - 1;
+        if (left > 0) acknowledging.set(outcome.uetr, left);
+        else acknowledging.delete(outcome.uetr);
+      }
       if (entry.status !== 'awaiting') {
         metrics.ignored('outcomes', entry.status);
         return;

@@ -655,9 +655,12 @@ describe('the accepted debits held in memory', () => {
 
   const registry = createMetrics({ service: 'scheduler-test', defaultMetrics: false });
 
-  function handlers(prompt?: Parameters<typeof createQueueingHandlers>[0]['prompt']) {
+  function handlers(
+    prompt?: Parameters<typeof createQueueingHandlers>[0]['prompt'],
+    debitQueue: Parameters<typeof createQueueingHandlers>[0]['debitQueue'] = store.debitQueue,
+  ) {
     return createQueueingHandlers({
-      debitQueue: store.debitQueue,
+      debitQueue,
       emitter: createStateEmitter({ service: 'scheduler', producer, now: () => clock.now() }),
       windows: service.windows,
       clock,
@@ -799,6 +802,104 @@ describe('the accepted debits held in memory', () => {
       windowDate: later,
     });
     expect((await queuedChange(waiting)).value.causedBy.messageType).toBe('DeliveryOutcome');
+  });
+
+  test('what waits is written in bulks; each debit is made ready once, its acknowledgement in before, during or after its bulk', async () => {
+    const submitted: string[] = [];
+    const prompt = {
+      accepts: (windowDate: string) => windowDate === later,
+      submit: async (ready: { item: { uetr: string } }) => {
+        submitted.push(ready.item.uetr);
+        return true;
+      },
+      queueing: () => undefined,
+    };
+    const values = Array.from({ length: 60 }, () => debit({ collectionDate: later }));
+    // Acknowledged in MongoDB by an earlier instance: the last of each bulk of 25 (the local server stops a
+    // bulk at its first refusal, so the ones before it are written twice).
+    const earlier = new Set([values[24], values[49]].map((value) => uetrOf(value as DirectDebit)));
+    const bulks: number[] = [];
+    const during: Promise<void>[] = [];
+    // The real store, its bulk writes watched: the acknowledgements of the first bulk's debits come while
+    // it is being written.
+    const watched = {
+      recordAccepted: store.debitQueue.recordAccepted.bind(store.debitQueue),
+      recordAcknowledged: store.debitQueue.recordAcknowledged.bind(store.debitQueue),
+      enqueue: store.debitQueue.enqueue.bind(store.debitQueue),
+      recordAcceptedHalves: (halves: Parameters<Store['debitQueue']['recordAcceptedHalves']>[0]) => {
+        bulks.push(halves.length);
+        const write = store.debitQueue.recordAcceptedHalves(halves);
+        if (bulks.length === 1) {
+          for (const { uetr } of halves) {
+            const value = values.find((candidate) => uetrOf(candidate) === uetr) as DirectDebit;
+            if (!earlier.has(uetr)) during.push(queueing.outcome(acknowledgementRecord(value)));
+          }
+        }
+        return write;
+      },
+    };
+    const queueing = handlers(prompt, watched);
+    for (const value of values) await queueing.accepted(acceptedRecord(value));
+    for (const uetr of earlier) await store.debitQueue.recordAcknowledged(uetr, `RPV-${uetr}`, clock.now());
+
+    await queueing.flush();
+    await Promise.all(during);
+    // The rest of the acknowledgements, after the flush.
+    const first = new Set(values.slice(0, 25).map(uetrOf));
+    for (const value of values) {
+      if (!first.has(uetrOf(value)) && !earlier.has(uetrOf(value))) {
+        await queueing.outcome(acknowledgementRecord(value));
+      }
+    }
+    await queueing.flushReleases();
+
+    expect(bulks).toEqual([25, 25, 10]);
+    expect(queueing.pending).toBe(0);
+    expect([...submitted].sort()).toEqual(values.map(uetrOf).sort());
+  });
+
+  test('a half whose acknowledgement is being written as its bulk starts is written alone, and its debit made ready once', async () => {
+    const submitted: string[] = [];
+    const prompt = {
+      accepts: (windowDate: string) => windowDate === later,
+      submit: async (ready: { item: { uetr: string } }) => {
+        submitted.push(ready.item.uetr);
+        return true;
+      },
+      queueing: () => undefined,
+    };
+    const values = Array.from({ length: 10 }, () => debit({ collectionDate: later }));
+    const [crossing] = values as [DirectDebit];
+    const bulks: number[] = [];
+    let flushed: Promise<void> | undefined;
+    // The real store, watched: the accepted record of `crossing` comes, and the flush starts, while its
+    // acknowledgement is being written.
+    const watched = {
+      recordAccepted: store.debitQueue.recordAccepted.bind(store.debitQueue),
+      enqueue: store.debitQueue.enqueue.bind(store.debitQueue),
+      recordAcceptedHalves: (halves: Parameters<Store['debitQueue']['recordAcceptedHalves']>[0]) => {
+        bulks.push(halves.length);
+        return store.debitQueue.recordAcceptedHalves(halves);
+      },
+      recordAcknowledged: async (...args: Parameters<Store['debitQueue']['recordAcknowledged']>) => {
+        const write = store.debitQueue.recordAcknowledged(...args);
+        await queueing.accepted(acceptedRecord(crossing));
+        flushed = queueing.flush();
+        return write;
+      },
+    };
+    const queueing = handlers(prompt, watched);
+    for (const value of values.slice(1)) await queueing.accepted(acceptedRecord(value));
+    await queueing.outcome(acknowledgementRecord(crossing));
+    await flushed;
+    await queueing.flushReleases();
+
+    expect([...bulks].sort((a, b) => a - b)).toEqual([1, 9]);
+    expect(submitted).toEqual([uetrOf(crossing)]);
+    expect(queueing.pending).toBe(0);
+    for (const value of values.slice(1)) {
+      expect(await store.debitQueue.entry(uetrOf(value))).toMatchObject({ status: 'awaiting' });
+    }
   });
 
   test('a debit made ready in an open window from a record that may have been handled before is queued, not released at once, and counted', async () => {
