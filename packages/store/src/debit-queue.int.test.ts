@@ -130,6 +130,58 @@ describe('DebitQueueRepository', () => {
     );
   });
 
+  it('queues debits never written by one insert, as the upsert would, and the ones there after all by the upserts', async () => {
+    const { debitQueue } = context.store;
+    const halves = { acceptedAt: at(1), statusReportAcknowledgedAt: at(2), statusReportId: 'RPV1' };
+    const moment = Array.from({ length: 8 }, () => item());
+    const upserted = item();
+    context.resetCommands();
+    const outcomes = await Promise.all(
+      moment.map((debit) => debitQueue.enqueue(debit, at(3), halves, { unwritten: true })),
+    );
+    expect(outcomes.map((result) => result.outcome)).toEqual(Array(8).fill('enqueued'));
+    expect(context.commandCount('insert')).toBe(1);
+    expect(context.commandCount('update')).toBe(0);
+    // The same document as the upsert's.
+    await debitQueue.enqueue(upserted, at(3), halves);
+    const expected = { ...(await debitQueue.entry(upserted.uetr)), uetr: '' };
+    for (const debit of moment) {
+      expect(await debitQueue.entry(debit.uetr)).toEqual({
+        ...expected,
+        uetr: debit.uetr,
+        messageJson: debit.messageJson,
+      });
+      expect(await debitQueue.get(debit.uetr)).toEqual({ ...debit, orderKey: expect.any(String) });
+    }
+    expect(expected).toMatchObject({ status: 'queued', windowDate, ...halves, updatedAt: at(3) });
+
+    // Said to be unwritten, but one is queued, one released and one awaits its other half: each is told
+    // its own outcome, and the others are queued all the same.
+    const next = Array.from({ length: 4 }, () => item());
+    const [queued, released] = moment as [DebitQueueItem, DebitQueueItem];
+    const awaiting = item();
+    await debitQueue.markDispatched([released.uetr]);
+    await debitQueue.recordAccepted(awaiting.uetr, awaiting.messageJson, at(0));
+    const again = await Promise.all(
+      [next[0], queued, released, awaiting, ...next.slice(1)].map((debit) =>
+        debitQueue.enqueue(debit as DebitQueueItem, at(4), halves, { unwritten: true }),
+      ),
+    );
+    expect(again.map((result) => result.outcome)).toEqual([
+      'enqueued',
+      'already-queued',
+      'already-queued',
+      'enqueued',
+      ...Array(3).fill('enqueued'),
+    ]);
+    expect((await debitQueue.entry(released.uetr))?.status).toBe('dispatched');
+    expect(await debitQueue.entry(queued.uetr)).toMatchObject({ status: 'queued', updatedAt: at(3) });
+    expect(await debitQueue.entry(awaiting.uetr)).toMatchObject({ status: 'queued', acceptedAt: at(0) });
+    for (const debit of next) {
+      expect(await debitQueue.entry(debit.uetr)).toMatchObject({ status: 'queued', updatedAt: at(4) });
+    }
+  });
+
   it('streams 5,000 debits in order in bounded batches, and resumes after a partial drain', async () => {
     const total = 5_000;
     const items = Array.from({ length: total }, (_, index) =>

@@ -226,7 +226,9 @@ export function createQueueingHandlers(deps: QueueingDeps): QueueingHandlers {
   async function queueDurably(ready: ReadyDebit, now: Date, log: Logger): Promise<void> {
     const { item, intake } = ready;
     deps.prompt?.queueing(item.windowDate);
-    const { outcome, orderKey } = await debitQueue.enqueue(item, now, intake);
+    const { outcome, orderKey } = await debitQueue.enqueue(item, now, intake, {
+      unwritten: ready.unwritten === true,
+    });
     // A debit found queued already (its records handled again after a crash) is not counted twice.
     if (outcome === 'enqueued') metrics.queued();
     log.info(
@@ -421,8 +423,8 @@ export function createQueueingHandlers(deps: QueueingDeps): QueueingHandlers {
         updatedAt: now,
       },
       cause,
-      // Nothing of it was written: its halves met here.
-      { repeated: repeated || item.repeated, unwritten: true },
+      // Nothing of it was written (its halves met here), unless a record of it came before.
+      { repeated: repeated || item.repeated, unwritten: !(repeated || item.repeated) },
     ).catch((error: unknown) => {
       // The accepted half goes back, for the next flush (or the retried acknowledgement) to write.
       if (!pending.has(item.uetr)) pending.set(item.uetr, item);
