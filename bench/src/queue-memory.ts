@@ -33,7 +33,7 @@ export interface QueueMemoryOptions {
  * its figure with a queue a tenth of the size, then while the scheduler releases the queue and after.
  *
  * The queue is written straight into the scheduler's `debit_queue` through the store's own `enqueue` (the
- * write the scheduler makes when both halves of an on-us debit are in): the pipeline queues about 30
+ * write the scheduler makes when both halves of an on-us debit met in its memory, an insert): the pipeline queues about 30
  * debits a second on this kind of machine, so a million through the ingress would take the better part of
  * a day. Every service runs meanwhile; the scheduler is the one that holds the queue and releases it.
  * Nothing counts the queue meanwhile: on the local MongoDB stand-in a count by status scans every
@@ -91,6 +91,7 @@ export async function queueMemoryBench(
           },
           at,
           { acceptedAt: at, statusReportAcknowledgedAt: at, statusReportId: `RPT-${sample.uetr}` },
+          { unwritten: true },
         );
         if (outcome !== 'enqueued') throw new Error(`debit ${sample.uetr} was not queued: ${outcome}`);
         seeded += 1;
