@@ -1,6 +1,12 @@
 import type { Collection, Filter, UpdateFilter } from 'mongodb';
 import { assertIsoDate, debitOrderKey } from './debit-order.ts';
-import { isDuplicateKey, onlyDuplicateKeys, StoreError, toStoreError } from './errors.ts';
+import {
+  isDuplicateKey,
+  onlyDuplicateKeys,
+  refusedAsDuplicates,
+  StoreError,
+  toStoreError,
+} from './errors.ts';
 import { besideId } from './filters.ts';
 import { GroupCommit, type Settled } from './group-commit.ts';
 import { chunk, mapBounded, type StoreLimits } from './limits.ts';
@@ -146,14 +152,13 @@ export class DebitQueueRepository {
   /**
    * Records the accepted halves of on-us debits the queue has not seen yet, in insert commands of at most
    * `bulkInsertSize` (a few in flight): a half that lands alone completes nothing, so its write needs to
-   * return nothing, and an insert is the cheapest write there is (on the local server a third of an
+   * return nothing, and an insert is the cheapest write there is (on the local server a tenth of an
    * atomic upsert's CPU, BENCHMARKS.md). Returns the entries of the debits written one at a time
-   * instead, as `recordAccepted` writes them: a command that met a debit already there (its
-   * acknowledgement in, so the half completes the pair and the caller makes it ready; a half written
-   * before; a debit that moved on) is done again debit by debit (the local server stops at its first
-   * refusal and names no position). The caller must keep the acknowledgements of these debits from being
-   * written while this runs: a half inserted and then written again one at a time would otherwise complete
-   * a pair that its acknowledgement completed too.
+   * instead, as `recordAccepted` writes them: those the insert found there already (the acknowledgement
+   * in, so the half completes the pair and the caller makes it ready; a half written before; a debit that
+   * moved on), or the whole command's when its error names none. The caller must keep the
+   * acknowledgements of these debits from being written while this runs: a half inserted and then written
+   * again on its own would otherwise complete a pair that its acknowledgement completed too.
    */
   async recordAcceptedHalves(
     halves: readonly { readonly uetr: string; readonly messageJson: string; readonly at: Date }[],
@@ -177,7 +182,7 @@ export class DebitQueueRepository {
         );
       } catch (error) {
         if (!onlyDuplicateKeys(error)) throw toStoreError(error, 'record accepted debits');
-        await mapBounded(batch, parallel, one);
+        await mapBounded(refusedAsDuplicates(error, batch), parallel, one);
       }
     });
     return entries;
@@ -226,32 +231,28 @@ export class DebitQueueRepository {
    */
   async #enqueueGroup(requests: readonly EnqueueRequest[]): Promise<Settled<EnqueueOutcome>[]> {
     const unwritten = requests.filter((request) => request.unwritten);
-    if (unwritten.length > 0 && (await this.#insertQueued(unwritten))) {
-      const rest = requests.filter((request) => !request.unwritten);
-      const outcomes = new Map<EnqueueRequest, Settled<EnqueueOutcome>>();
-      const upserted = rest.length > 0 ? await this.#enqueueUpserts(rest) : [];
-      rest.forEach((request, index) => {
-        outcomes.set(request, upserted[index] as Settled<EnqueueOutcome>);
-      });
-      return requests.map((request) => outcomes.get(request) ?? { ok: true, value: 'enqueued' });
-    }
-    return this.#enqueueUpserts(requests);
+    if (unwritten.length === 0) return this.#enqueueUpserts(requests);
+    const left = new Set(await this.#insertQueued(unwritten));
+    const rest = requests.filter((request) => !request.unwritten || left.has(request));
+    const upserted = rest.length > 0 ? await this.#enqueueUpserts(rest) : [];
+    const outcomes = new Map(rest.map((request, index) => [request, upserted[index]]));
+    return requests.map((request) => outcomes.get(request) ?? { ok: true, value: 'enqueued' });
   }
 
   /**
-   * The debits never written before, queued by one insert command. False when one was there after all
-   * (or the command failed): the caller queues them all by the upserts, which find the ones this insert
-   * put in queued by this very request (`#queuedBy`).
+   * The debits never written before, queued by one insert command. Returns those it did not queue: the
+   * ones it found there after all, or all of them when the command failed otherwise. The caller queues
+   * them by the upserts, which find one this insert put in queued by this very request (`#queuedBy`).
    */
-  async #insertQueued(requests: readonly EnqueueRequest[]): Promise<boolean> {
+  async #insertQueued(requests: readonly EnqueueRequest[]): Promise<readonly EnqueueRequest[]> {
     try {
       await this.#collection.insertMany(requests.map(queuedDocument), {
         ordered: false,
         maxTimeMS: this.#limits.operationMaxTimeMs,
       });
-      return true;
-    } catch {
-      return false;
+      return [];
+    } catch (error) {
+      return onlyDuplicateKeys(error) ? refusedAsDuplicates(error, requests) : requests;
     }
   }
 
@@ -373,8 +374,8 @@ export class DebitQueueRepository {
    * Debits released the moment they became ready, never queued (their window open and nothing of it
    * waiting): after their records went out, their tombstones with their intake. A debit the caller knows
    * was never written here (`unwritten`: its halves met in the caller's memory) gets its tombstone by an
-   * insert, in commands of at most `bulkInsertSize` (on the local server a tenth of an upsert's CPU); a
-   * command that met a debit already there is done again as the others are. The others, in bulks of
+   * insert, in commands of at most `bulkInsertSize` (on the local server a tenth of an upsert's CPU); one
+   * the insert found there is written as the others are. The others, in bulks of
    * upserts (`bulkBatchSize` at most each), a few bulks in flight as `markDispatched` sends them: the
    * release waits for the slowest bulk, not for their sum. An entry awaiting its other half, or queued,
    * becomes the tombstone; one that moved on already (released by an earlier attempt, or withdrawn) is
@@ -420,8 +421,9 @@ export class DebitQueueRepository {
         );
       } catch (error) {
         if (!onlyDuplicateKeys(error)) throw error;
-        // Some were there: the upserts leave those that moved on (the tombstones just inserted among them).
-        await mapBounded(chunk(batch, this.#limits.bulkBatchSize), parallel, upserts);
+        // Some were there: the upserts write those, and leave the ones that moved on.
+        const refused = refusedAsDuplicates(error, batch);
+        await mapBounded(chunk(refused, this.#limits.bulkBatchSize), parallel, upserts);
       }
     };
     const unwritten = debits.filter((debit) => debit.unwritten === true);

@@ -8,7 +8,14 @@ import {
   MongoServerSelectionError,
 } from 'mongodb';
 import { describe, expect, it } from 'vitest';
-import { isDuplicateKey, StoreError, storeFailures, toStoreError } from './errors.ts';
+import {
+  isDuplicateKey,
+  onlyDuplicateKeys,
+  refusedAsDuplicates,
+  StoreError,
+  storeFailures,
+  toStoreError,
+} from './errors.ts';
 
 const serverError = (code: number, labels: string[] = []) => {
   const error = new MongoServerError({ message: `server error ${code}`, code, ok: 0 });
@@ -140,5 +147,30 @@ describe('isDuplicateKey', () => {
     expect(isDuplicateKey(serverError(11000))).toBe(true);
     expect(isDuplicateKey(serverError(50))).toBe(false);
     expect(isDuplicateKey(new Error('E11000'))).toBe(false);
+  });
+});
+
+describe('refusedAsDuplicates', () => {
+  const batch = ['a', 'b', 'c', 'd'];
+  const refusing = (...indexes: number[]) =>
+    new MongoBulkWriteError(
+      {
+        message: 'E11000 duplicate key error',
+        code: 11000,
+        writeErrors: indexes.map((index) => ({ index, code: 11000, errmsg: 'E11000' })),
+      } as never,
+      {} as never,
+    );
+
+  it('names the documents an unordered insert refused as taken', () => {
+    const error = refusing(1, 3);
+    expect(onlyDuplicateKeys(error)).toBe(true);
+    expect(refusedAsDuplicates(error, batch)).toEqual(['b', 'd']);
+  });
+
+  it('puts the whole batch in doubt when the error names no document of it', () => {
+    expect(refusedAsDuplicates(serverError(11000), batch)).toBe(batch);
+    expect(refusedAsDuplicates(refusing(), batch)).toBe(batch);
+    expect(refusedAsDuplicates(refusing(1, 7), batch)).toBe(batch);
   });
 });

@@ -82,6 +82,18 @@ export function onlyDuplicateKeys(error: unknown): boolean {
 }
 
 /**
+ * The documents of an unordered insert that failed only on duplicate keys (`onlyDuplicateKeys`) and were
+ * refused: those the error names by their place in `batch` (MongoDB and FerretDB both go on past a
+ * duplicate in an unordered insert and name each one), or the whole batch when it names none.
+ */
+export function refusedAsDuplicates<T>(error: unknown, batch: readonly T[]): readonly T[] {
+  if (!(error instanceof MongoBulkWriteError)) return batch;
+  const writeErrors = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
+  const refused = writeErrors.map((writeError) => batch[writeError.index]);
+  return refused.length > 0 && refused.every((item) => item !== undefined) ? (refused as T[]) : batch;
+}
+
+/**
  * Maps any failure of a driver call to a StoreError, once, at the repository edge, so callers decide
  * retry or give up from `retriable` without knowing the driver's class hierarchy.
  */
