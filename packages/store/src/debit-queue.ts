@@ -580,11 +580,9 @@ export class DebitQueueRepository {
   }
 }
 
-/** A debit never written before, queued: the document `enqueueWrite` upserts where there was none. */
-function queuedDocument({ item, orderKey, at, halves }: EnqueueRequest): DebitQueueDocument {
+/** What a queued debit holds beside its intake: its window, its place in the queue and its message. */
+function queuedPlace({ item, orderKey }: EnqueueRequest) {
   return {
-    _id: item.uetr,
-    status: 'queued',
     windowDate: item.windowDate,
     orderKey,
     requestedCollectionDate: item.requestedCollectionDate,
@@ -592,38 +590,43 @@ function queuedDocument({ item, orderKey, at, halves }: EnqueueRequest): DebitQu
     origin: item.origin,
     enqueuedAt: item.enqueuedAt,
     messageJson: item.messageJson,
-    ...(halves?.acceptedAt === undefined ? {} : { acceptedAt: halves.acceptedAt }),
-    ...(halves?.statusReportAcknowledgedAt === undefined
+  };
+}
+
+/** The intake halves as a new document's fields. */
+function intakeFields(intake: DebitIntake | undefined): Partial<DebitQueueDocument> {
+  return {
+    ...(intake?.acceptedAt === undefined ? {} : { acceptedAt: intake.acceptedAt }),
+    ...(intake?.statusReportAcknowledgedAt === undefined
       ? {}
-      : { statusReportAcknowledgedAt: halves.statusReportAcknowledgedAt }),
-    ...(halves?.statusReportId === undefined ? {} : { statusReportId: halves.statusReportId }),
-    ...(halves?.fromScheme === true ? { fromScheme: true } : {}),
-    updatedAt: at,
+      : { statusReportAcknowledgedAt: intake.statusReportAcknowledgedAt }),
+    ...(intake?.statusReportId === undefined ? {} : { statusReportId: intake.statusReportId }),
+    ...(intake?.fromScheme === true ? { fromScheme: true } : {}),
+  };
+}
+
+/** A debit never written before, queued: the document `enqueueWrite` upserts where there was none. */
+function queuedDocument(request: EnqueueRequest): DebitQueueDocument {
+  return {
+    _id: request.item.uetr,
+    status: 'queued',
+    ...queuedPlace(request),
+    ...intakeFields(request.halves),
+    updatedAt: request.at,
   };
 }
 
 /** The write that queues a debit: matches only an awaiting entry; none there, it inserts one. */
-function enqueueWrite({ item, orderKey, at, halves }: EnqueueRequest): {
+function enqueueWrite(request: EnqueueRequest): {
   filter: Filter<DebitQueueDocument>;
   update: UpdateFilter<DebitQueueDocument>;
 } {
-  const { min, set } = intakeUpdate(halves);
+  const { min, set } = intakeUpdate(request.halves);
   return {
-    filter: { _id: item.uetr, status: besideId('awaiting' as const) },
+    filter: { _id: request.item.uetr, status: besideId('awaiting' as const) },
     update: {
       ...min,
-      $set: {
-        ...set,
-        status: 'queued',
-        windowDate: item.windowDate,
-        orderKey,
-        requestedCollectionDate: item.requestedCollectionDate,
-        creditorAgentMemberId: item.creditorAgentMemberId,
-        origin: item.origin,
-        enqueuedAt: item.enqueuedAt,
-        messageJson: item.messageJson,
-        updatedAt: at,
-      },
+      $set: { ...set, status: 'queued', ...queuedPlace(request), updatedAt: request.at },
     },
   };
 }
@@ -656,17 +659,7 @@ function releasedFilter(uetr: string): Filter<DebitQueueDocument> {
 
 /** The tombstone of a debit released at once and never written before: what `releasedWrite` upserts. */
 function releasedDocument(uetr: string, intake: DebitIntake, at: Date): DebitQueueDocument {
-  return {
-    _id: uetr,
-    status: 'dispatched',
-    ...(intake.acceptedAt === undefined ? {} : { acceptedAt: intake.acceptedAt }),
-    ...(intake.statusReportAcknowledgedAt === undefined
-      ? {}
-      : { statusReportAcknowledgedAt: intake.statusReportAcknowledgedAt }),
-    ...(intake.statusReportId === undefined ? {} : { statusReportId: intake.statusReportId }),
-    ...(intake.fromScheme === true ? { fromScheme: true } : {}),
-    updatedAt: at,
-  };
+  return { _id: uetr, status: 'dispatched', ...intakeFields(intake), updatedAt: at };
 }
 
 /** The tombstone of a debit released at once, with its intake halves. */

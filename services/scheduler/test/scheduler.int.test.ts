@@ -695,6 +695,20 @@ describe('the accepted debits held in memory', () => {
     };
   }
 
+  /** A release that takes every debit of the later window at once, and the UETRs it was handed. */
+  function releasingAtOnce() {
+    const submitted: string[] = [];
+    const prompt = {
+      accepts: (windowDate: string) => windowDate === later,
+      submit: async (ready: { item: { uetr: string } }) => {
+        submitted.push(ready.item.uetr);
+        return true;
+      },
+      queueing: () => undefined,
+    };
+    return { submitted, prompt };
+  }
+
   const acceptedRecord = (value: DirectDebit) =>
     consumed(names['rp.directdebit.accepted.v1'], uetrOf(value), value, { 'rp-state': 'DEBIT_ACCEPTED' });
 
@@ -805,18 +819,10 @@ describe('the accepted debits held in memory', () => {
   });
 
   test('what waits is written in bulks; each debit is made ready once, its acknowledgement in before, during or after its bulk', async () => {
-    const submitted: string[] = [];
-    const prompt = {
-      accepts: (windowDate: string) => windowDate === later,
-      submit: async (ready: { item: { uetr: string } }) => {
-        submitted.push(ready.item.uetr);
-        return true;
-      },
-      queueing: () => undefined,
-    };
+    const { submitted, prompt } = releasingAtOnce();
     const values = Array.from({ length: 60 }, () => debit({ collectionDate: later }));
-    // Acknowledged in MongoDB by an earlier instance: the last of each bulk of 25 (the local server stops a
-    // bulk at its first refusal, so the ones before it are written twice).
+    // Acknowledged in MongoDB by an earlier instance: the last of each bulk of 25 (the insert refuses it, and
+    // it is written on its own, completing its pair).
     const earlier = new Set([values[24], values[49]].map((value) => uetrOf(value as DirectDebit)));
     const bulks: number[] = [];
     const during: Promise<void>[] = [];
@@ -859,15 +865,7 @@ describe('the accepted debits held in memory', () => {
   });
 
   test('a half whose acknowledgement is being written as its bulk starts is written alone, and its debit made ready once', async () => {
-    const submitted: string[] = [];
-    const prompt = {
-      accepts: (windowDate: string) => windowDate === later,
-      submit: async (ready: { item: { uetr: string } }) => {
-        submitted.push(ready.item.uetr);
-        return true;
-      },
-      queueing: () => undefined,
-    };
+    const { submitted, prompt } = releasingAtOnce();
     const values = Array.from({ length: 10 }, () => debit({ collectionDate: later }));
     const [crossing] = values as [DirectDebit];
     const bulks: number[] = [];

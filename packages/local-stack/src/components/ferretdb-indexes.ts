@@ -27,6 +27,9 @@
  *   twin, though every row must be detoasted to evaluate the filter. Measured: in two of four 15 s
  *   benchmark runs the transactions collection was read by 3,000-4,600 sequential scans, 4-5 ms a read
  *   instead of 0.3 ms, and PostgreSQL's CPU per debit was 30-72 ms instead of 18-25 ms.
+ * - A twin serves every equality filter on its field, also one beside `_id`: PostgreSQL then joins the
+ *   twin's whole entry for that value to the `_id` lookup. A write by `_id` that checks a field leading an
+ *   index names the value as a one-value `$in`, which FerretDB does not push down (the store's `besideId`).
  * Twins are named `rp_gin_` and a hash of table and expression, a prefix FerretDB's own names (derived
  * from collection names, then a hash) do not take in this stack. The expression is kept in the twin's
  * comment. Nested fields are not twinned: FerretDB indexes `a.b` as `_jsonb -> 'a' -> 'b'` but filters
