@@ -284,7 +284,11 @@ export function createQueueingHandlers(deps: QueueingDeps): QueueingHandlers {
     cause: StateChangeCause,
     options: { fromScheme?: boolean } = {},
   ): Promise<void> {
-    const entry = await debitQueue.recordAccepted(uetr, messageJson, acceptedAt, options);
+    await afterAccepted(await debitQueue.recordAccepted(uetr, messageJson, acceptedAt, options), cause);
+  }
+
+  /** The entry after its accepted half was written: ready if that completed the pair, ignored if it moved on. */
+  async function afterAccepted(entry: DebitEntry, cause: StateChangeCause): Promise<void> {
     if (entry.status !== 'awaiting') {
       metrics.ignored('accepted', entry.status);
       return;
@@ -346,10 +350,7 @@ export function createQueueingHandlers(deps: QueueingDeps): QueueingHandlers {
         await Promise.all(groups.map(writeBulk));
         return;
       }
-      let written = () => {};
-      const settled = new Promise<void>((resolve) => {
-        written = resolve;
-      });
+      const { promise: settled, resolve: written } = Promise.withResolvers<void>();
       for (const item of bulk) writing.set(item.uetr, settled);
       let entries: Map<string, DebitEntry>;
       try {
@@ -368,13 +369,8 @@ export function createQueueingHandlers(deps: QueueingDeps): QueueingHandlers {
           // Not handed back: the half is in, alone, and its acknowledgement will complete the pair.
           const entry = entries.get(item.uetr);
           if (entry === undefined) return;
-          if (entry.status !== 'awaiting') {
-            metrics.ignored('accepted', entry.status);
-            return;
-          }
-          if (!isReadyToQueue(entry)) return;
           try {
-            await makeReady(entry, item.cause);
+            await afterAccepted(entry, item.cause);
           } catch (error) {
             giveBack(item, error);
           }
