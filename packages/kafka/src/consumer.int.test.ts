@@ -735,6 +735,73 @@ describe('consumer runner', () => {
     expect(fresh.map((record) => record.value.sequence)).toEqual(range(21, 25));
     expect(fresh.some((record) => record.possiblyHandled !== undefined)).toBe(false);
   });
+  test('(o) with heldFrom, a partition is committed up to the oldest record whose work the handler still holds; later rounds commit the rest, and a stop flushes it all', async () => {
+    const topic = uniqueName('held');
+    await kafka.ensureTopics([{ topic, partitions: 1 }]);
+    const groupId = uniqueName('held-group');
+    await produceSteps(topic, ['k'], 10);
+
+    // The handler's work in memory, by offset; a round's flush makes durable what lies below `durableBelow`.
+    const held = new Set<bigint>();
+    let durableBelow = 4n;
+    const scopes: boolean[] = [];
+    const waiters: { count: number; resolve: () => void }[] = [];
+    const flushes = (count: number) =>
+      new Promise<void>((resolve) => {
+        if (scopes.length >= count) resolve();
+        else waiters.push({ count, resolve });
+      });
+    const handled = signal();
+    const runner = track(
+      await kafka.runConsumer({
+        groupId,
+        topics: [topic],
+        codec,
+        commitIntervalMs: 100,
+        flush: async ({ all }) => {
+          for (const offset of [...held]) if (all || offset < durableBelow) held.delete(offset);
+          scopes.push(all);
+          for (const waiter of waiters) if (scopes.length >= waiter.count) waiter.resolve();
+        },
+        heldFrom: (heldTopic, partition) => {
+          if (heldTopic !== topic || partition !== 0) return undefined;
+          let oldest: bigint | undefined;
+          for (const offset of held) if (oldest === undefined || offset < oldest) oldest = offset;
+          return oldest;
+        },
+        handleBatch: async (records) => {
+          for (const record of records) held.add(BigInt(record.offset));
+          if (records.some((record) => record.value.sequence === 10)) handled.resolve();
+        },
+      }),
+    );
+    const raw = new KafkaJs({ brokers, clientId: 'kafka-test-held', logLevel: logLevel.NOTHING });
+    const admin = raw.admin();
+    await admin.connect();
+    try {
+      const committed = async () =>
+        Number((await admin.fetchOffsets({ groupId, topics: [topic] }))[0]?.partitions[0]?.offset);
+      await within(handled.promise, 30_000, 'every record handled');
+      // Two rounds after the last record was handled: the first of them has committed.
+      await within(flushes(scopes.length + 2), 30_000, 'two commit rounds');
+      expect(await committed()).toBe(4);
+      expect(held.size).toBe(6);
+
+      durableBelow = 7n;
+      await within(flushes(scopes.length + 2), 30_000, 'two more commit rounds');
+      expect(await committed()).toBe(7);
+      expect(scopes.every((all) => !all)).toBe(true);
+
+      // A graceful stop flushes everything the handler holds and commits it all.
+      await runner.stop();
+      expect(scopes.at(-1)).toBe(true);
+      expect(held.size).toBe(0);
+      expect(await committed()).toBe(10);
+    } finally {
+      await admin.disconnect();
+    }
+  });
+
   test('(i) a consumer that kafkajs stops after a crash it will not restart from is started again, and goes on', async () => {
     const topic = uniqueName('crash');
     await kafka.ensureTopics([{ topic, partitions: 2 }]);

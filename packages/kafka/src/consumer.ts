@@ -90,10 +90,19 @@ interface ConsumerOptionsBase<T> {
   commitIntervalMs?: number;
   /**
    * For a handler that leaves work buffered when it returns (write-behind): called before any offset is
-   * committed, it resolves once everything handed to the buffer before the call is durable. While it
+   * committed, it resolves once the buffered work is durable. `all: true` (a stop, a retry tier's commit,
+   * no commit interval): everything handed to the buffer before the call. `all: false` (a commit
+   * interval's round, with `heldFrom`): it may keep young work in memory, which `heldFrom` names. While it
    * throws, the offsets wait and it is called again a second later.
    */
-  flush?: () => Promise<void>;
+  flush?: (scope: { readonly all: boolean }) => Promise<void>;
+  /**
+   * With `flush`: after `flush({ all: false })`, the offset of the oldest record of a source partition
+   * whose work is still only in memory (undefined: none). That partition's commit stops there, so a crash
+   * re-delivers the record and what followed it; the rest is committed by a later round. Records read
+   * from a retry tier (`fromRetryTier`) must not be held this way: a tier's commit flushes everything.
+   */
+  heldFrom?: (topic: string, partition: number) => bigint | undefined;
 }
 
 /** Exactly one of `handleBatch` and `handleRecord`. */
@@ -795,6 +804,7 @@ export async function startConsumer<T>(
         headers: userHeaders(entry.headers),
         timestamp: state.origin.timestamp,
         attempt,
+        fromRetryTier: true,
         // Failed before (a redriven dead letter comes back as its first attempt): it may have been half
         // handled. A parked record waited behind its key and was never handed to the handler.
         ...(state.reason === 'failed' ? { possiblyHandled: true as const } : {}),
@@ -867,7 +877,7 @@ export async function startConsumer<T>(
     // Committed now: an older offset of the partition still waiting must not follow it.
     if ((pendingCommits.get(key)?.offset ?? -1n) <= entry.offset) pendingCommits.delete(key);
     try {
-      await commitNow([entry]);
+      await commitNow([entry], true);
     } catch (error) {
       if (entry.tier) {
         logger.debug({ groupId, partition: entry.partition, err: error }, 'retry tier commit failed');
@@ -894,7 +904,11 @@ export async function startConsumer<T>(
     const entries = [...pendingCommits.values()];
     pendingCommits.clear();
     try {
-      await commitNow(entries);
+      // A partition whose records' work the handler still holds is committed up to it; the rest waits.
+      for (const entry of await commitNow(entries, false)) {
+        const key = `${entry.topic}\u0000${entry.partition}`;
+        if (!pendingCommits.has(key)) pendingCommits.set(key, entry);
+      }
     } catch (error) {
       const current = entries.filter((entry) => isCurrent(entry.lane));
       if (current.length === 0) return;
@@ -910,13 +924,25 @@ export async function startConsumer<T>(
   /**
    * The handler's flush, then one commit of the offsets whose partitions this consumer still owns. A
    * partition that changed hands since is left to its new owner, which re-delivers what this one handled.
+   * Unless `all`, a source partition whose records' work the handler still holds (`heldFrom`) is committed
+   * only up to the oldest of them: those entries are returned, for a later round to commit the rest.
    */
-  async function commitNow(entries: readonly PendingCommit[]): Promise<void> {
-    if (options.flush) await options.flush();
+  async function commitNow(entries: readonly PendingCommit[], all: boolean): Promise<PendingCommit[]> {
+    // A retry tier's commit (or a stop) takes everything the handler holds to MongoDB first.
+    const whole = all || options.heldFrom === undefined || entries.some((entry) => entry.tier !== undefined);
+    if (options.flush) await options.flush({ all: whole });
     const current = entries.filter((entry) => isCurrent(entry.lane));
-    if (current.length === 0 || aborted) return;
+    if (current.length === 0 || aborted) return [];
+    const unfinished: PendingCommit[] = [];
     const byTopic = new Map<string, { partition: number; offset: string }[]>();
-    for (const { topic, partition, offset } of current) {
+    for (const entry of current) {
+      const { topic, partition } = entry;
+      let offset = entry.offset;
+      const held = whole ? undefined : options.heldFrom?.(topic, partition);
+      if (held !== undefined && held < offset) {
+        offset = held;
+        unfinished.push(entry);
+      }
       byTopic.set(topic, [...(byTopic.get(topic) ?? []), { partition, offset: offset.toString() }]);
     }
     await commitDirect?.({ topics: [...byTopic].map(([topic, partitions]) => ({ topic, partitions })) });
@@ -925,6 +951,7 @@ export async function startConsumer<T>(
         entry.tier.committed = entry.offset;
       }
     }
+    return unfinished;
   }
 
   function toTier(
@@ -1140,7 +1167,7 @@ export async function startConsumer<T>(
       const waiting = [...pendingCommits.values()];
       pendingCommits.clear();
       if (!aborted && waiting.length > 0) {
-        await commitNow(waiting).catch((error: unknown) => {
+        await commitNow(waiting, true).catch((error: unknown) => {
           logger.warn({ groupId, err: error }, 'offsets not committed at stop; the next owner re-delivers');
         });
       }

@@ -14,6 +14,11 @@ export interface ConsumedRecord<T> {
   /** 1 on the first delivery, n on the (n-1)-th retry. */
   readonly attempt: number;
   /**
+   * Read from a retry tier: a retry, or a record that waited there behind a failed record of its key
+   * (`attempt` 1). Its offset is its source topic's, which may have been committed past already.
+   */
+  readonly fromRetryTier?: true;
+  /**
    * A record this consumer group may have handled before: one that was in its partition already when this
    * consumer was assigned it (a previous owner, crashed or rebalanced away before it committed, may have
    * handled it), or one that failed before (a retry, or a dead letter redriven, which comes back as its
