@@ -39,7 +39,7 @@ export const schedulerConfigSpec = defineConfig({
   }),
   SCHEDULER_ACCEPTED_HOLD: duration({
     default: 3_000,
-    doc: 'Longest wait of an accepted on-us debit in memory for the acknowledgement of its status report, which then queues it in the same write (0: each written at once)',
+    doc: "How long an accepted on-us debit is held in memory for the acknowledgement of its status report, which then queues it in the same write; also the accepted consumer's commit interval, whose commits stop at the oldest debit still held (0: each written at once)",
   }),
   INTAKE_RETENTION: duration({
     default: 7 * 86_400_000,

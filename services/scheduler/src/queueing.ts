@@ -31,8 +31,19 @@ export interface QueueingDeps {
    * nothing of it queued), else it is told the debit joins the queue.
    */
   readonly prompt?: Pick<PromptRelease, 'accepts' | 'submit' | 'queueing'>;
-  /** Accepted on-us debits held in memory at most; past it, the accepted handler waits for `flush`. */
+  /**
+   * Accepted on-us debits held in memory at most; past it, the accepted handler waits for room: for
+   * acknowledgements to take debits out, else for the oldest to have been held `holdMs`. Default 2,000.
+   */
   readonly maxPending?: number;
+  /**
+   * How long an accepted half is held in memory for its acknowledgement before it is written: a commit
+   * (`flush({ all: false })`) writes the halves held this long and leaves the younger ones, which hold the
+   * commit back (`heldFrom`). Real time, not the clock's. Default 3,000 ms.
+   */
+  readonly holdMs?: number;
+  /** Real milliseconds, for how long a half has been held. Default `performance.now`. */
+  readonly monotonicMs?: () => number;
   /** Bulk writes in flight at once when `flush` writes the accepted debits that wait. Default 4. */
   readonly writeConcurrency?: number;
   /** Accepted halves in one bulk write when `flush` writes them. Default 25. */
@@ -49,10 +60,16 @@ export interface QueueingHandlers {
   outcome(record: ConsumedRecord<DeliveryOutcome>): Promise<void>;
   /**
    * Writes the accepted on-us debits still held in memory, after the joins in flight: the accepted
-   * consumer calls it before it commits its offsets. Throws if a write failed (the debit waits for the
-   * next flush).
+   * consumer calls it before it commits its offsets. `all: false` writes only those held `holdMs` or
+   * longer; the others stay, and `heldFrom` holds the commit back at them. Default: all. Throws if a
+   * write failed (the debit waits for the next flush).
    */
-  flush(): Promise<void>;
+  flush(scope?: { readonly all?: boolean }): Promise<void>;
+  /**
+   * The offset of the oldest accepted record of the partition whose half is held in memory, or being
+   * written or joined (undefined: none): the accepted consumer commits the partition up to it.
+   */
+  heldFrom(topic: string, partition: number): bigint | undefined;
   /**
    * Waits for the debits made ready with their window open until each is released or queued: the
    * outcomes consumer calls it before it commits its offsets (`flush` does it too). Throws if one failed
@@ -69,6 +86,8 @@ export interface QueueingHandlers {
 interface Releasing {
   readonly ready: ReadyDebit;
   readonly log: Logger;
+  /** The accepted half it was held as, whose record's commit waits for the release (`heldFrom`). */
+  readonly held?: PendingAccepted;
   /** Undefined once released or queued; the failure otherwise. */
   settled: Promise<{ error: unknown } | undefined>;
 }
@@ -81,6 +100,10 @@ interface PendingAccepted {
   readonly cause: StateChangeCause;
   /** Its record may have been handled before (a retry, or one a previous owner may have handled). */
   readonly repeated: boolean;
+  /** Its record's offset in its partition (`cause`'s), which the commit must not pass while it is held. */
+  readonly offset: bigint;
+  /** `monotonicMs` when it was first held. */
+  readonly heldSince: number;
 }
 
 /** Whether a record may have been handled before: a retry, or one a previous owner may have handled. */
@@ -102,16 +125,32 @@ export function createQueueingHandlers(deps: QueueingDeps): QueueingHandlers {
   const { debitQueue, emitter, windows, clock, logger, metrics } = deps;
   const calendar = windows.calendar;
   const maxPending = deps.maxPending ?? 2_000;
+  const holdMs = Math.max(0, deps.holdMs ?? 3_000);
+  const monotonicMs = deps.monotonicMs ?? (() => performance.now());
   const writeConcurrency = Math.max(1, deps.writeConcurrency ?? 4);
   const writeBatch = Math.max(1, deps.writeBatch ?? 25);
   /**
    * The accepted half of on-us debits, written behind: the acknowledgement of the debit's ACCP report
-   * usually comes within the accepted consumer's commit interval, and then the two halves meet here and
-   * the debit is queued in one write, its intake with it. What is still here when the consumer commits
-   * is written as the accepted half (`flush`), so nothing is committed that is not in MongoDB.
+   * usually comes within `holdMs`, and then the two halves meet here and the debit is queued in one write,
+   * its intake with it. What has been here `holdMs` when the consumer commits is written as the accepted
+   * half (`flush`), and the commit stops at the oldest record still here (`heldFrom`), so nothing is
+   * committed that is not in MongoDB.
    */
   const pending = new Map<string, PendingAccepted>();
-  const held = () => metrics.heldInMemory(pending.size);
+  /** Accepted halves taken from memory into a bulk write, until the write and what follows it are done. */
+  const inBulks = new Set<PendingAccepted>();
+  /** The accepted handlers waiting for room (`makeRoom`): woken when some is made, or when a half ages. */
+  let room: { readonly woken: Promise<void>; readonly wake: () => void; timer: NodeJS.Timeout } | undefined;
+  const wakeRoom = () => {
+    if (room === undefined) return;
+    clearTimeout(room.timer);
+    room.wake();
+    room = undefined;
+  };
+  const held = () => {
+    metrics.heldInMemory(pending.size);
+    if (pending.size <= maxPending) wakeRoom();
+  };
   /**
    * Debits whose acknowledgement came before their accepted record (the two consumers read at their own
    * pace, so one can run ahead of the other after a restart or with a backlog): the acknowledgement's half
@@ -154,7 +193,7 @@ export function createQueueingHandlers(deps: QueueingDeps): QueueingHandlers {
   async function makeReady(
     entry: DebitEntry & { messageJson: string; acceptedAt: Date },
     cause: StateChangeCause,
-    options: { repeated?: boolean; unwritten?: boolean } = {},
+    options: { repeated?: boolean; unwritten?: boolean; held?: PendingAccepted } = {},
   ) {
     const debit = readDirectDebit(entry.messageJson);
     if (debit === undefined) {
@@ -212,7 +251,12 @@ export function createQueueingHandlers(deps: QueueingDeps): QueueingHandlers {
     if (deps.prompt?.accepts(windowDate) === true) {
       if (options.repeated !== true) {
         // Released with the next release, behind this call: the consumers' flushes wait for it.
-        const handed: Releasing = { ready, log, settled: Promise.resolve(undefined) };
+        const handed: Releasing = {
+          ready,
+          log,
+          ...(options.held === undefined ? {} : { held: options.held }),
+          settled: Promise.resolve(undefined),
+        };
         handed.settled = settle(handed);
         releasing.set(item.uetr, handed);
         return;
@@ -287,13 +331,20 @@ export function createQueueingHandlers(deps: QueueingDeps): QueueingHandlers {
     await afterAccepted(await debitQueue.recordAccepted(uetr, messageJson, acceptedAt, options), cause);
   }
 
-  /** The entry after its accepted half was written: ready if that completed the pair, ignored if it moved on. */
-  async function afterAccepted(entry: DebitEntry, cause: StateChangeCause): Promise<void> {
+  /**
+   * The entry after its accepted half was written: ready if that completed the pair, ignored if it moved on.
+   * `held`: the half was held in memory, and its record's commit waits for the debit's release.
+   */
+  async function afterAccepted(
+    entry: DebitEntry,
+    cause: StateChangeCause,
+    held?: PendingAccepted,
+  ): Promise<void> {
     if (entry.status !== 'awaiting') {
       metrics.ignored('accepted', entry.status);
       return;
     }
-    if (isReadyToQueue(entry)) await makeReady(entry, cause);
+    if (isReadyToQueue(entry)) await makeReady(entry, cause, held === undefined ? {} : { held });
   }
 
   /**
@@ -301,14 +352,20 @@ export function createQueueingHandlers(deps: QueueingDeps): QueueingHandlers {
    * written as its accepted half, or was queued by a join (awaited; a failed join hands its debit back,
    * and it is written here). Debits accepted during the flush are left for the next one.
    */
-  async function flush(): Promise<void> {
-    await flushAccepted();
+  async function flush(scope: { readonly all?: boolean } = {}): Promise<void> {
+    await flushAccepted(scope.all !== false);
     await flushReleases();
   }
 
-  async function flushAccepted(): Promise<void> {
+  /** The halves in memory that have waited `holdMs` for their acknowledgement. */
+  function heldLong(): PendingAccepted[] {
+    const since = monotonicMs() - holdMs;
+    return [...pending.values()].filter((item) => item.heldSince <= since);
+  }
+
+  async function flushAccepted(all: boolean): Promise<void> {
     const due = new Map<string, PendingAccepted>();
-    for (const item of pending.values()) due.set(item.uetr, item);
+    for (const item of all ? pending.values() : heldLong()) due.set(item.uetr, item);
     for (const { item } of joining.values()) due.set(item.uetr, item);
     const joinsOfDue = () =>
       [...due].flatMap(([uetr, item]) => {
@@ -370,7 +427,7 @@ export function createQueueingHandlers(deps: QueueingDeps): QueueingHandlers {
           const entry = entries.get(item.uetr);
           if (entry === undefined) return;
           try {
-            await afterAccepted(entry, item.cause);
+            await afterAccepted(entry, item.cause, item);
           } catch (error) {
             giveBack(item, error);
           }
@@ -386,16 +443,45 @@ export function createQueueingHandlers(deps: QueueingDeps): QueueingHandlers {
           // Taken by a join meanwhile, or forgotten.
           if (pending.get(item.uetr) !== item) continue;
           pending.delete(item.uetr);
+          inBulks.add(item);
           bulk.push(item);
         }
         held();
-        if (bulk.length > 0) await writeBulk(bulk);
+        if (bulk.length === 0) continue;
+        try {
+          await writeBulk(bulk);
+        } finally {
+          for (const item of bulk) inBulks.delete(item);
+        }
       }
     };
     const bulks = Math.ceil(items.length / writeBatch);
     await Promise.all(Array.from({ length: Math.min(writeConcurrency, bulks) }, worker));
     held();
     if (failure) throw failure.error;
+  }
+
+  /**
+   * Past `maxPending` the accepted handler waits for room: acknowledgements take halves out of memory (in a
+   * catch-up the accepted consumer runs ahead of the other, and its halves meet their acknowledgements here
+   * as at the usual pace), else the halves held `holdMs` are written as they age.
+   */
+  async function makeRoom(): Promise<void> {
+    while (pending.size > maxPending) {
+      const aged = heldLong();
+      if (aged.length > 0) {
+        await writeAccepted(aged);
+        continue;
+      }
+      if (room === undefined) {
+        let oldest = Number.POSITIVE_INFINITY;
+        for (const item of pending.values()) oldest = Math.min(oldest, item.heldSince);
+        const { promise, resolve } = Promise.withResolvers<void>();
+        const timer = setTimeout(wakeRoom, Math.max(0, oldest + holdMs - monotonicMs()));
+        room = { woken: promise, wake: resolve, timer };
+      }
+      await room.woken;
+    }
   }
 
   /** The acknowledgement of a debit whose accepted half is still in memory: queued in one write. */
@@ -420,7 +506,7 @@ export function createQueueingHandlers(deps: QueueingDeps): QueueingHandlers {
       },
       cause,
       // Nothing of it was written (its halves met here), unless a record of it came before.
-      { repeated: repeated || item.repeated, unwritten: !(repeated || item.repeated) },
+      { repeated: repeated || item.repeated, unwritten: !(repeated || item.repeated), held: item },
     ).catch((error: unknown) => {
       // The accepted half goes back, for the next flush (or the retried acknowledgement) to write.
       if (!pending.has(item.uetr)) pending.set(item.uetr, item);
@@ -456,8 +542,9 @@ export function createQueueingHandlers(deps: QueueingDeps): QueueingHandlers {
         return;
       }
       if (pending.has(uetr)) return; // delivered again before its first sight was written
-      if (acknowledgedFirst.delete(uetr)) {
-        // Its acknowledgement went by first and is in MongoDB: this half completes the pair there now.
+      // Its acknowledgement went by first and is in MongoDB: this half completes the pair there now. A
+      // record from a retry tier is written at once too: its offset is not its partition's to hold back.
+      if (acknowledgedFirst.delete(uetr) || record.fromRetryTier === true) {
         await recordAccepted(uetr, messageJson, clock.now(), cause);
         return;
       }
@@ -467,9 +554,11 @@ export function createQueueingHandlers(deps: QueueingDeps): QueueingHandlers {
         acceptedAt: clock.now(),
         cause,
         repeated: mayBeRepeated(record),
+        offset: BigInt(record.offset),
+        heldSince: monotonicMs(),
       });
       held();
-      if (pending.size > maxPending) await flush();
+      if (pending.size > maxPending) await makeRoom();
     },
 
     async outcome(record) {
@@ -529,6 +618,19 @@ export function createQueueingHandlers(deps: QueueingDeps): QueueingHandlers {
 
     flush,
     flushReleases,
+
+    heldFrom(topic, partition) {
+      let oldest: bigint | undefined;
+      const consider = (item: PendingAccepted) => {
+        if (item.cause.topic !== topic || item.cause.partition !== partition) return;
+        if (oldest === undefined || item.offset < oldest) oldest = item.offset;
+      };
+      for (const item of pending.values()) consider(item);
+      for (const item of inBulks) consider(item);
+      for (const { item } of joining.values()) consider(item);
+      for (const { held } of releasing.values()) if (held !== undefined) consider(held);
+      return oldest;
+    },
 
     get pending() {
       return pending.size;

@@ -88,9 +88,10 @@ export interface SchedulerOptions {
   /** Transactions examined at the same time when the reconciliation window closes. Default 8. */
   readonly reconciliationConcurrency?: number;
   /**
-   * Longest wait of an accepted on-us debit in memory for the acknowledgement of its status report
-   * (the two then go in one write): the accepted consumer's commit interval. Default 3 s; 0 writes each
-   * at once.
+   * How long an accepted on-us debit is held in memory for the acknowledgement of its status report (the
+   * two then go in one write), and the accepted consumer's commit interval: a commit writes the debits held
+   * this long and commits up to the oldest still held, so one waits at most about twice this. Default 3 s;
+   * 0 writes each at once.
    */
   readonly acceptedHoldMs?: number;
   /**
@@ -261,6 +262,7 @@ export function createSchedulerService(deps: SchedulerDeps): SchedulerService {
     onWithdrawn: (uetrs: readonly string[]) => handlers.forget(uetrs),
   };
 
+  const acceptedHoldMs = options.acceptedHoldMs ?? 3_000;
   const handlers = createQueueingHandlers({
     debitQueue: deps.store.debitQueue,
     emitter,
@@ -272,6 +274,7 @@ export function createSchedulerService(deps: SchedulerDeps): SchedulerService {
       if (windowDate === calendar.localDate(clock.now())) requestDrain();
     },
     prompt,
+    holdMs: acceptedHoldMs,
   });
 
   let ticking: Promise<void> | undefined;
@@ -419,10 +422,11 @@ export function createSchedulerService(deps: SchedulerDeps): SchedulerService {
           groupId: consumerGroupName(serviceName, acceptedTopic),
           topics: [acceptedTopic],
           codec: acceptedCodec,
-          // Accepted on-us debits wait in memory for their acknowledgement this long at most, then are
-          // written before the offsets are committed.
-          commitIntervalMs: options.acceptedHoldMs ?? 3_000,
-          flush: () => handlers.flush(),
+          // Accepted on-us debits wait in memory for their acknowledgement: a commit writes those held
+          // this long and stops at the oldest record of those it leaves there.
+          commitIntervalMs: acceptedHoldMs,
+          flush: (scope) => handlers.flush(scope),
+          heldFrom: (topic, partition) => handlers.heldFrom(topic, partition),
           handleRecord: async (record) => {
             try {
               await handlers.accepted(record);

@@ -658,8 +658,10 @@ describe('the accepted debits held in memory', () => {
   function handlers(
     prompt?: Parameters<typeof createQueueingHandlers>[0]['prompt'],
     debitQueue: Parameters<typeof createQueueingHandlers>[0]['debitQueue'] = store.debitQueue,
+    holding: Pick<Parameters<typeof createQueueingHandlers>[0], 'holdMs' | 'maxPending' | 'monotonicMs'> = {},
   ) {
     return createQueueingHandlers({
+      ...holding,
       debitQueue,
       emitter: createStateEmitter({ service: 'scheduler', producer, now: () => clock.now() }),
       windows: service.windows,
@@ -816,6 +818,92 @@ describe('the accepted debits held in memory', () => {
       windowDate: later,
     });
     expect((await queuedChange(waiting)).value.causedBy.messageType).toBe('DeliveryOutcome');
+  });
+
+  test("a commit writes the halves held for the hold and leaves the younger ones, whose oldest record the accepted consumer's commit stops at", async () => {
+    let now = 0;
+    const queueing = handlers(undefined, store.debitQueue, { holdMs: 3_000, monotonicMs: () => now });
+    const [older, younger, youngest] = [
+      debit({ collectionDate: later }),
+      debit({ collectionDate: later }),
+      debit({ collectionDate: later }),
+    ];
+    const olderRecord = acceptedRecord(older);
+    await queueing.accepted(olderRecord);
+    now = 2_000;
+    const youngerRecord = acceptedRecord(younger);
+    await queueing.accepted(youngerRecord);
+    await queueing.accepted(acceptedRecord(youngest));
+    const { topic, partition } = olderRecord;
+    expect(queueing.heldFrom(topic, partition)).toBe(BigInt(olderRecord.offset));
+    expect(queueing.heldFrom(topic, partition + 1)).toBeUndefined();
+
+    now = 3_500;
+    await queueing.flush({ all: false });
+    expect(await store.debitQueue.entry(uetrOf(older))).toMatchObject({ status: 'awaiting' });
+    expect(await store.debitQueue.entry(uetrOf(younger))).toBeNull();
+    expect(queueing.pending).toBe(2);
+    expect(queueing.heldFrom(topic, partition)).toBe(BigInt(youngerRecord.offset));
+
+    // The younger one's acknowledgement meets it in memory: one write, nothing of the half before it.
+    await queueing.outcome(acknowledgementRecord(younger));
+    expect(await store.debitQueue.entry(uetrOf(younger))).toMatchObject({ status: 'queued' });
+    // A stop writes everything.
+    await queueing.flush();
+    expect(await store.debitQueue.entry(uetrOf(youngest))).toMatchObject({ status: 'awaiting' });
+    expect(queueing.pending).toBe(0);
+    expect(queueing.heldFrom(topic, partition)).toBeUndefined();
+  });
+
+  test("a record read from a retry tier is written at once, not held: its offset is not its partition's to hold back", async () => {
+    const queueing = handlers();
+    const value = debit({ collectionDate: later });
+    await queueing.accepted({ ...acceptedRecord(value), fromRetryTier: true });
+    expect(queueing.pending).toBe(0);
+    expect(await store.debitQueue.entry(uetrOf(value))).toMatchObject({ status: 'awaiting' });
+  });
+
+  test('past the most it holds, the accepted handler waits for room: an acknowledgement makes it, else the oldest are written when held for the hold', async () => {
+    const queueing = handlers(undefined, store.debitQueue, { holdMs: 600_000, maxPending: 2 });
+    const [first, second, third] = [
+      debit({ collectionDate: later }),
+      debit({ collectionDate: later }),
+      debit({ collectionDate: later }),
+    ];
+    await queueing.accepted(acceptedRecord(first));
+    await queueing.accepted(acceptedRecord(second));
+    let roomMade = false;
+    const waiting = queueing.accepted(acceptedRecord(third)).then(() => {
+      roomMade = true;
+    });
+    // A read of the store goes by; the handler is still waiting, and nothing was written.
+    expect(await store.debitQueue.entry(uetrOf(first))).toBeNull();
+    expect(roomMade).toBe(false);
+    expect(queueing.pending).toBe(3);
+
+    await queueing.outcome(acknowledgementRecord(first));
+    await waiting;
+    expect(await store.debitQueue.entry(uetrOf(first))).toMatchObject({ status: 'queued' });
+    for (const value of [second, third]) expect(await store.debitQueue.entry(uetrOf(value))).toBeNull();
+
+    // No acknowledgement comes: the halves held for the hold are written, making room.
+    let now = 0;
+    const aging = handlers(undefined, store.debitQueue, {
+      holdMs: 200,
+      maxPending: 1,
+      monotonicMs: () => now,
+    });
+    const [unanswered, next] = [debit({ collectionDate: later }), debit({ collectionDate: later })];
+    await aging.accepted(acceptedRecord(unanswered));
+    now = 150;
+    const aged = aging.accepted(acceptedRecord(next));
+    expect(await store.debitQueue.entry(uetrOf(unanswered))).toBeNull();
+    now = 250;
+    await aged;
+    expect(aging.pending).toBe(1);
+    expect(await store.debitQueue.entry(uetrOf(unanswered))).toMatchObject({ status: 'awaiting' });
+    expect(await store.debitQueue.entry(uetrOf(next))).toBeNull();
+    await aging.flush();
   });
 
   test('what waits is written in bulks; each debit is made ready once, its acknowledgement in before, during or after its bulk', async () => {

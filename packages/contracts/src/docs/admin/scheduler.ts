@@ -160,7 +160,7 @@ const schemas: Record<string, Json> = {
       awaitingStatusReport: {
         ...count,
         description:
-          'Debits with one half only in the store: an accepted debit whose ACCP status report the initiating bank has not acknowledged yet, or an acknowledgement whose debit has not arrived (including acknowledgements of rejection reports, which never complete). Accepted on-us debits still held in memory (up to SCHEDULER_ACCEPTED_HOLD, 3 s) are not counted.',
+          'Debits with one half only in the store: an accepted debit whose ACCP status report the initiating bank has not acknowledged yet, or an acknowledgement whose debit has not arrived (including acknowledgements of rejection reports, which never complete). Accepted on-us debits still held in memory (for SCHEDULER_ACCEPTED_HOLD, 3 s, up to about twice that) are not counted.',
       },
     },
     additionalProperties: false,
