@@ -266,6 +266,24 @@ describe('DebitQueueRepository', () => {
     const again = await queue.recordAccepted(first.uetr, first.messageJson, at(9));
     expect(again.status).toBe('dispatched');
     expect(isReadyToQueue(again)).toBe(false);
+    // Left as it was: the tombstone does not take back the message it dropped.
+    expect(again.messageJson).toBeUndefined();
+    expect(await queue.entry(first.uetr)).toMatchObject({ status: 'dispatched', updatedAt: at(7) });
+    expect(await queue.entry(first.uetr)).not.toHaveProperty('messageJson');
+    await queue.withdraw([second.uetr], at(11));
+    expect(await queue.recordAccepted(second.uetr, second.messageJson, at(12))).not.toHaveProperty(
+      'messageJson',
+    );
+    expect(await queue.entry(second.uetr)).toMatchObject({ status: 'withdrawn', updatedAt: at(11) });
+
+    // Two first sights of one debit at once: one inserts, the other finds it there and writes it again.
+    const twice = item();
+    const sights = await Promise.all([
+      queue.recordAccepted(twice.uetr, twice.messageJson, at(13)),
+      queue.recordAccepted(twice.uetr, twice.messageJson, at(14)),
+    ]);
+    expect(sights.map((entry) => entry.status)).toEqual(['awaiting', 'awaiting']);
+    expect(await queue.entry(twice.uetr)).toMatchObject({ status: 'awaiting', acceptedAt: at(13) });
     expect((await queue.enqueue({ ...first, enqueuedAt: at(0) }, at(10))).outcome).toBe('already-queued');
     expect(await queue.depth(windowDate)).toBe(0);
   });

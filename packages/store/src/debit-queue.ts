@@ -135,7 +135,8 @@ export class DebitQueueRepository {
 
   /**
    * Records the accepted debit (its first sight sets `acceptedAt`); returns the entry after the write.
-   * A debit that moved on (queued, dispatched, withdrawn) is returned as it is, unchanged in status.
+   * A debit that moved on (queued, dispatched, withdrawn) is returned as it is, unchanged: a tombstone
+   * does not take back the message it dropped.
    */
   recordAccepted(
     uetr: string,
@@ -143,10 +144,14 @@ export class DebitQueueRepository {
     at: Date,
     options: { fromScheme?: boolean } = {},
   ): Promise<DebitEntry> {
-    return this.#record(uetr, {
-      $set: { messageJson, updatedAt: at, ...(options.fromScheme ? { fromScheme: true } : {}) },
-      $min: { acceptedAt: at },
-    });
+    return this.#record(
+      uetr,
+      {
+        $set: { messageJson, updatedAt: at, ...(options.fromScheme ? { fromScheme: true } : {}) },
+        $min: { acceptedAt: at },
+      },
+      { onlyAwaiting: true },
+    );
   }
 
   /**
@@ -507,25 +512,40 @@ export class DebitQueueRepository {
     }
   }
 
-  /** One half of the intake: an atomic upsert that returns the entry after it. */
+  /**
+   * One half of the intake: an atomic upsert that returns the entry after it. `onlyAwaiting`: only an
+   * awaiting entry is written (or a new one); one that moved on is read and returned as it is.
+   */
   async #record(
     uetr: string,
     update: { $set: Partial<DebitQueueDocument>; $min: Partial<DebitQueueDocument> },
+    options: { onlyAwaiting?: boolean } = {},
   ): Promise<DebitEntry> {
+    const filter: Filter<DebitQueueDocument> =
+      options.onlyAwaiting === true ? { _id: uetr, status: besideId('awaiting' as const) } : { _id: uetr };
     const upsert = () =>
       this.#collection.findOneAndUpdate(
-        { _id: uetr },
+        filter,
         { ...update, $setOnInsert: { status: 'awaiting' } },
         { upsert: true, returnDocument: 'after', maxTimeMS: this.#limits.operationMaxTimeMs },
       );
     let document: DebitQueueDocument | null;
     try {
-      try {
-        document = await upsert();
-      } catch (error) {
-        // Two first writes of one UETR at once: the loser's insert hits the unique _id; the entry exists now.
-        if (!isDuplicateKey(error)) throw error;
-        document = await upsert();
+      for (let attempt = 1; ; attempt += 1) {
+        try {
+          document = await upsert();
+          break;
+        } catch (error) {
+          // The unique _id refused the upsert's insert: a first write of the UETR landed at the same time
+          // (the entry exists now and the write is made again), or, filtered, the debit moved on.
+          if (!isDuplicateKey(error) || attempt >= 3) throw error;
+          if (options.onlyAwaiting !== true) continue;
+          const found = await this.#collection.findOne(
+            { _id: uetr },
+            { maxTimeMS: this.#limits.operationMaxTimeMs },
+          );
+          if (found !== null && found.status !== 'awaiting') return toEntry(found);
+        }
       }
     } catch (error) {
       throw toStoreError(error, `record debit ${uetr}`);
