@@ -559,7 +559,7 @@ describe('the scheduler alone', () => {
     expect(rate?.detail).toContain('Kafka requests a debit: 0.31 (Produce 0.1, Fetch 0.2)');
     expect(rate?.detail).toContain('30 release rounds of 100 debits on average, 200 ms each');
     expect(rate?.detail).toContain(
-      "60% of the phase; 1 drains of the window's queue, 500 ms each, 5% of the phase",
+      "together 60% of the phase; 1 drains of the window's queue, 500 ms each, 5% of the phase",
     );
     const ceiling = byName.get("scheduler alone: one instance's ceiling, debits a second of its own CPU");
     expect(ceiling?.value).toBe(1_000);

@@ -947,7 +947,10 @@ export interface SchedulerAloneReading {
   readonly released: number;
   /** Of them, released the moment they became ready (the window open, its queue empty). */
   readonly atOnce: number;
-  /** The release rounds (a round: its due records produced, then their tombstones written), and their seconds. */
+  /**
+   * The release rounds (a round: its due records produced, then their tombstones written, the next round's
+   * records produced meanwhile), and their seconds: rounds overlap, so their sum may pass the phase's.
+   */
   readonly rounds: { readonly count: number; readonly seconds: number };
   /** The drains of the window's queue (before a release, unless the queue is known empty), and their seconds. */
   readonly drains: { readonly count: number; readonly seconds: number };
@@ -988,7 +991,7 @@ export function schedulerAloneRows(reading: SchedulerAloneReading): Row[] {
   const share = (part: number) => `${round((100 * part) / seconds, 0)}% of the phase`;
   const roundsSaid =
     rounds.count > 0
-      ? `; ${rounds.count} release rounds of ${round(released / rounds.count, 1)} debits on average, ${round((1000 * rounds.seconds) / rounds.count, 0)} ms each (its due records produced, then their tombstones written), ${share(rounds.seconds)}`
+      ? `; ${rounds.count} release rounds of ${round(released / rounds.count, 1)} debits on average, ${round((1000 * rounds.seconds) / rounds.count, 0)} ms each (its due records produced, then their tombstones written while the next round's records go out), together ${share(rounds.seconds)}`
       : '';
   const drainsSaid =
     drains.count > 0

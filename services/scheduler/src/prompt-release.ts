@@ -18,7 +18,7 @@ export interface ReadyDebit {
 export interface PromptReleaseDeps {
   readonly debitQueue: Pick<DebitQueueRepository, 'recordReleased'>;
   readonly producer: PipelineProducer;
-  readonly windows: WindowController;
+  readonly windows: Pick<WindowController, 'isDebitWindowOpen'>;
   readonly clock: Clock;
   readonly metrics: SchedulerMetrics;
   /** Asks for `release` to run soon (the service's release timer, which lets the debits of a moment meet). */
@@ -131,12 +131,15 @@ export class PromptRelease {
 
   /**
    * Releases the debits waiting, a batch at a time, after the caller drained the queue of their window
-   * (or knows it empty), with the other window work, one piece at a time. Never throws: a failure rejects
-   * the debits of its batch.
+   * (or knows it empty), with the other window work, one piece at a time. A batch's records are produced
+   * while the batch before writes its tombstones (each batch's records before its own tombstones, the
+   * batches' records in their order). Never throws: a failure rejects the debits of its batch.
    */
   async release(): Promise<number> {
-    const { producer, debitQueue, windows, clock, metrics } = this.#deps;
+    const { producer, windows, clock } = this.#deps;
     let released = 0;
+    /** The batch before's tombstones, being written: at most one behind the batch being produced. */
+    let recording: Promise<number> | undefined;
     while (this.#waiting.length > 0) {
       const started = performance.now();
       const batch = this.#waiting.splice(0, Math.max(1, this.#deps.batchSize));
@@ -159,28 +162,42 @@ export class PromptRelease {
           'rp.directdebit.due.v1',
           going.map(({ ready }) => dueRecord(ready.item.uetr, ready.debit, ready.item.windowDate, now)),
         );
-        await debitQueue.recordReleased(
-          going.map(({ ready }) => ({
-            uetr: ready.item.uetr,
-            intake: ready.intake,
-            ...(ready.unwritten === true ? { unwritten: true } : {}),
-          })),
-          now,
-        );
       } catch (error) {
         for (const entry of going) entry.reject(error);
         continue;
       }
-      metrics.released(
-        going.length,
-        going.map(({ ready }) => Math.max(0, (now.getTime() - ready.item.enqueuedAt.getTime()) / 1000)),
-        { atOnce: true },
-      );
-      metrics.drain((performance.now() - started) / 1000, 'ready');
-      released += going.length;
-      for (const entry of going) entry.resolve(true);
+      const before = recording;
+      recording = this.#recordReleased(going, now, started);
+      if (before !== undefined) released += await before;
     }
+    if (recording !== undefined) released += await recording;
     return released;
+  }
+
+  /** A produced batch's tombstones; resolves to how many were released (0 if the write failed). */
+  async #recordReleased(going: readonly Waiting[], now: Date, started: number): Promise<number> {
+    const { debitQueue, metrics } = this.#deps;
+    try {
+      await debitQueue.recordReleased(
+        going.map(({ ready }) => ({
+          uetr: ready.item.uetr,
+          intake: ready.intake,
+          ...(ready.unwritten === true ? { unwritten: true } : {}),
+        })),
+        now,
+      );
+    } catch (error) {
+      for (const entry of going) entry.reject(error);
+      return 0;
+    }
+    metrics.released(
+      going.length,
+      going.map(({ ready }) => Math.max(0, (now.getTime() - ready.item.enqueuedAt.getTime()) / 1000)),
+      { atOnce: true },
+    );
+    metrics.drain((performance.now() - started) / 1000, 'ready');
+    for (const entry of going) entry.resolve(true);
+    return going.length;
   }
 
   /** Stopping: what waits goes to the queue, and so does whatever is offered from now on. */

@@ -26,6 +26,7 @@ import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { schedulerMetrics } from '../src/metrics.ts';
+import { PromptRelease } from '../src/prompt-release.ts';
 import { createQueueingHandlers } from '../src/queueing.ts';
 import {
   consumedTopics,
@@ -1018,5 +1019,80 @@ describe('the accepted debits held in memory', () => {
       windowDate: later,
     });
     expect((await repeatedCount()) - before).toBe(1);
+  });
+});
+
+describe('the prompt release', () => {
+  test("a batch's records are produced while the batch before writes its tombstones, each batch's records before its own", async () => {
+    const events: string[] = [];
+    const { promise: secondProduced, resolve: produced } = Promise.withResolvers<void>();
+    let sends = 0;
+    // The real producer and store, watched: the first batch's tombstones wait until the second batch's
+    // records are out, which a release that does one batch after the other never gets to.
+    const watchedProducer: PipelineProducer = {
+      send: async (topic, records) => {
+        sends += 1;
+        const send = sends;
+        events.push(`produce ${send}`);
+        await producer.send(topic, records);
+        if (send === 2) produced();
+      },
+      flush: () => producer.flush(),
+      disconnect: async () => undefined,
+    };
+    let writes = 0;
+    const watchedQueue: Pick<typeof store.debitQueue, 'recordReleased'> = {
+      recordReleased: async (debits, at) => {
+        writes += 1;
+        const write = writes;
+        events.push(`write ${write}`);
+        if (write === 1) await secondProduced;
+        await store.debitQueue.recordReleased(debits, at);
+        events.push(`written ${write}`);
+      },
+    };
+    const now = sast(`${monday}T10:00:00`);
+    const release = new PromptRelease({
+      debitQueue: watchedQueue,
+      producer: watchedProducer,
+      // The window of the debits open, whatever the tests before did to Monday's.
+      windows: { isDebitWindowOpen: async (date) => date === monday },
+      clock: new ManualClock(now),
+      metrics: schedulerMetrics(createMetrics({ service: 'scheduler-test', defaultMetrics: false })),
+      requestRelease: () => undefined,
+      batchSize: 2,
+    });
+    release.opened(monday);
+    const values = Array.from({ length: 5 }, () => debit({ collectionDate: monday }));
+    const outcomes = values.map((value) =>
+      release.submit({
+        item: {
+          uetr: uetrOf(value),
+          windowDate: monday,
+          requestedCollectionDate: monday,
+          creditorAgentMemberId: '250655',
+          origin: 'on-us',
+          enqueuedAt: now,
+          messageJson: JSON.stringify(value),
+        },
+        debit: value,
+        intake: { acceptedAt: now },
+        unwritten: true,
+      }),
+    );
+    const timedOut = new Promise<never>((_, reject) => {
+      setTimeout(() => reject(new Error(`the release did not end: ${events.join(', ')}`)), 20_000).unref();
+    });
+    expect(await Promise.race([release.release(), timedOut])).toBe(5);
+    expect(await Promise.all(outcomes)).toEqual([true, true, true, true, true]);
+    // The second batch went out while the first's tombstones were being written.
+    expect(events.indexOf('produce 2')).toBeLessThan(events.indexOf('written 1'));
+    for (const batch of [1, 2, 3]) {
+      expect(events.indexOf(`produce ${batch}`)).toBeLessThan(events.indexOf(`write ${batch}`));
+    }
+    expect(events.indexOf('produce 3')).toBeGreaterThan(events.indexOf('written 1'));
+    for (const value of values) {
+      expect(await store.debitQueue.entry(uetrOf(value))).toMatchObject({ status: 'dispatched' });
+    }
   });
 });
