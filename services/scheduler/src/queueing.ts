@@ -468,12 +468,14 @@ export function createQueueingHandlers(deps: QueueingDeps): QueueingHandlers {
    */
   async function makeRoom(): Promise<void> {
     while (pending.size > maxPending) {
-      const aged = heldLong();
-      if (aged.length > 0) {
-        await writeAccepted(aged);
-        continue;
-      }
+      // A wait already set up found nothing held long enough, and its timer fires when the oldest is:
+      // the handlers that come meanwhile join it rather than go through memory again.
       if (room === undefined) {
+        const aged = heldLong();
+        if (aged.length > 0) {
+          await writeAccepted(aged);
+          continue;
+        }
         let oldest = Number.POSITIVE_INFINITY;
         for (const item of pending.values()) oldest = Math.min(oldest, item.heldSince);
         const { promise, resolve } = Promise.withResolvers<void>();
