@@ -3,14 +3,35 @@ import { createHash } from 'node:crypto';
 /** The namespace of the engine's name-based (v5) UUIDs. */
 const namespace = Buffer.from('6f0c6a3e4d1b5e8a9c2f7b1d3e5a7c90', 'hex');
 
-/** A name-based UUID (RFC 9562 version 5): the same name always gives the same id. */
+/** The ASCII codes of the hex digits, by value. */
+const hexCodes = Buffer.from('0123456789abcdef', 'latin1');
+const dash = 0x2d;
+
+/**
+ * A name-based UUID (RFC 9562 version 5): the same name always gives the same id.
+ *
+ * The id is written into one 36-byte buffer and read as one flat string. A template of the hash's hex
+ * slices would give a tree of five slices and four joins that keeps the whole hex string alive, about 370
+ * bytes of heap for a 36-character id where this takes under 70: ids are kept by the thousand (the
+ * tracker's transactions, the event publisher's deliveries).
+ */
 export function uuidV5(name: string): string {
   const hash = createHash('sha1').update(namespace).update(name, 'utf8').digest();
-  const bytes = hash.subarray(0, 16);
-  bytes[6] = ((bytes[6] ?? 0) & 0x0f) | 0x50;
-  bytes[8] = ((bytes[8] ?? 0) & 0x3f) | 0x80;
-  const hex = bytes.toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  hash[6] = ((hash[6] ?? 0) & 0x0f) | 0x50;
+  hash[8] = ((hash[8] ?? 0) & 0x3f) | 0x80;
+  const text = Buffer.allocUnsafe(36);
+  let at = 0;
+  for (let index = 0; index < 16; index += 1) {
+    if (index === 4 || index === 6 || index === 8 || index === 10) {
+      text[at] = dash;
+      at += 1;
+    }
+    const byte = hash[index] ?? 0;
+    text[at] = hexCodes[byte >> 4] ?? 0;
+    text[at + 1] = hexCodes[byte & 0x0f] ?? 0;
+    at += 2;
+  }
+  return text.toString('latin1');
 }
 
 /**

@@ -1,3 +1,4 @@
+import { createHash, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { DirectDebit } from '@rp/contracts';
 import { describe, expect, test } from 'vitest';
@@ -18,6 +19,31 @@ describe('event ids', () => {
     expect(stateEventId('2f6c1e0a-8b4d-4c7e-9a1f-3d5b7c9e1a24', 'DEBIT_QUEUED')).toBe(id);
     expect(stateEventId('2f6c1e0a-8b4d-4c7e-9a1f-3d5b7c9e1a24', 'DEBIT_COMPLETED')).not.toBe(id);
     expect(uuidV5('a')).not.toBe(uuidV5('b'));
+  });
+
+  test('never change across versions: a bank keeps the ids it was sent', () => {
+    expect(stateEventId('2f6c1e0a-8b4d-4c7e-9a1f-3d5b7c9e1a24', 'DEBIT_QUEUED')).toBe(
+      '60b091aa-02f4-5ea1-8a06-42cd17b84136',
+    );
+    expect(uuidV5('a')).toBe('3e545599-0914-5293-8229-32d90be17fa1');
+    expect(uuidV5('')).toBe('142df52a-f242-544a-a27f-80aba07f10ea');
+    expect(uuidV5('ü-ñ')).toBe('ce54b391-e83d-50a7-a893-e41699a70cd4');
+  });
+
+  test('are the SHA-1 of the namespace and the name, with the version and variant bits set', () => {
+    const namespace = Buffer.from('6f0c6a3e4d1b5e8a9c2f7b1d3e5a7c90', 'hex');
+    for (let index = 0; index < 200; index += 1) {
+      const name = `state:${randomUUID()}:${index}`;
+      const bytes = createHash('sha1')
+        .update(Buffer.concat([namespace, Buffer.from(name)]))
+        .digest();
+      bytes[6] = ((bytes[6] as number) & 0x0f) | 0x50;
+      bytes[8] = ((bytes[8] as number) & 0x3f) | 0x80;
+      const hex = bytes.subarray(0, 16).toString('hex');
+      expect(uuidV5(name)).toBe(
+        [hex.slice(0, 8), hex.slice(8, 12), hex.slice(12, 16), hex.slice(16, 20), hex.slice(20)].join('-'),
+      );
+    }
   });
 });
 
