@@ -5,7 +5,8 @@
  *
  * Uses KAFKA_BROKERS (with SCHEMA_REGISTRY_URL) and MONGODB_URI when set, each on its own, and the local
  * stack for what they leave out; the run names the MongoDB server it measured. The
- * codec figures (what a message costs to encode and decode) need neither and come with every run;
+ * codec figures (what a message costs to encode and decode, and what a debit keeps of the tracker's
+ * heap) need neither and come with every run;
  * `--only codec` runs them alone. `--only queue-memory` (not part of the full run: it took 41 min here)
  * measures each service's memory with a queue of a million debits beside a tenth of it.
  */
@@ -38,6 +39,7 @@ import { postgresReader } from './postgres.ts';
 import { queueMemoryBench } from './queue-memory.ts';
 import { startCpuReferences } from './reference.ts';
 import { formatTable, type Row, writeReport } from './report.ts';
+import { trackerCacheBench } from './tracker-memory.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const usage = `Usage: npm run bench -- [options]
@@ -198,6 +200,8 @@ const rows: Row[] = [];
 if (settings.only === 'all' || settings.only === 'codec') {
   log('codec: encoding and decoding the messages of a journey');
   rows.push(...codecBench({ root, calls: quick ? 2_000 : 20_000, rounds: 5 }));
+  log("codec: the heap a debit keeps in the tracker's cache");
+  rows.push(trackerCacheBench({ root, count: quick ? 1_000 : 10_000 }));
 }
 if (settings.only === 'all' || settings.only === 'limits') {
   log(`kafka: ${settings.kafkaRecords} records`);

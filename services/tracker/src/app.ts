@@ -42,12 +42,13 @@ import { postingIdOf, postingsOf } from './postings.ts';
 import {
   decide,
   fromSnapshot,
-  messageKey,
+  knowsMessage,
   newTransaction,
   PartitionPositions,
   type TrackedTransaction,
   type TransactionCache,
   withImpliedDelivery,
+  withMessage,
 } from './sequencer.ts';
 import type { SnapshotWriter } from './snapshot-writer.ts';
 
@@ -113,12 +114,12 @@ interface Applied {
  */
 function newMessage(
   change: CarriedChange,
-  known: ReadonlySet<string>,
+  tracked: TrackedTransaction,
   at: Date,
 ): TransactionMessage | undefined {
   const transaction = change.transaction;
   const transactionId = transaction.messageIdentifiers.messageIdentification;
-  if (!known.has(messageKey(transaction.schema, transactionId))) {
+  if (!knowsMessage(tracked, transaction.schema, transactionId)) {
     const bodyJson =
       transaction.schema === 'DirectDebit'
         ? toJson('DirectDebit', transaction)
@@ -126,7 +127,7 @@ function newMessage(
     return { kind: transaction.schema, messageIdentification: transactionId, at, bodyJson };
   }
   const report = change.statusReport;
-  if (report && !known.has(messageKey(report.schema, report.messageIdentifiers.messageIdentification))) {
+  if (report && !knowsMessage(tracked, report.schema, report.messageIdentifiers.messageIdentification)) {
     return {
       kind: report.schema,
       messageIdentification: report.messageIdentifiers.messageIdentification,
@@ -326,13 +327,10 @@ export function createTrackerHandlers(deps: TrackerHandlerDeps): TrackerHandlers
             continue;
           }
           const at = new Date(value.occurredAt);
-          const message = newMessage(value, current.messages, at);
-          let next = decision.next;
-          if (message) {
-            const messages = new Set(next.messages);
-            messages.add(messageKey(message.kind, message.messageIdentification));
-            next = { ...next, messages };
-          }
+          const message = newMessage(value, current, at);
+          const next = message
+            ? withMessage(decision.next, message.kind, message.messageIdentification)
+            : decision.next;
           working.set(value.uetr, next);
           const ids = value.transaction.transactionIdentifiers;
           const transaction = value.transaction;

@@ -24,10 +24,13 @@ export {
   type Decision,
   decide,
   fromSnapshot,
+  hasApplied,
+  knowsMessage,
   newTransaction,
   PartitionPositions,
   type TrackedTransaction,
   TransactionCache,
+  withMessage,
 } from './sequencer.ts';
 export {
   consumedTopics,

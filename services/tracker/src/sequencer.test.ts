@@ -6,11 +6,14 @@ import { change, debitJourney, journeyChanges, newDebit } from '../test/fixtures
 import {
   decide,
   fromSnapshot,
+  hasApplied,
+  knowsMessage,
   newTransaction,
   PartitionPositions,
   type TrackedTransaction,
   TransactionCache,
   withImpliedDelivery,
+  withMessage,
 } from './sequencer.ts';
 
 /** Runs changes through the sequencer as the batch handler does; returns what happened to each. */
@@ -213,7 +216,10 @@ describe('sequencing', () => {
       direction: 'OUTBOUND',
       partition: 2,
     });
-    expect(loaded.messages.has(`DirectDebit:${debit.messageIdentifiers.messageIdentification}`)).toBe(true);
+    expect(knowsMessage(loaded, 'DirectDebit', debit.messageIdentifiers.messageIdentification)).toBe(true);
+    expect(knowsMessage(loaded, 'PaymentStatusReport', debit.messageIdentifiers.messageIdentification)).toBe(
+      false,
+    );
     const rest = run(loaded, changes);
     expect(rest.outcomes.map((outcome) => outcome.kind)).toEqual([
       ...Array(4).fill('repeat'),
@@ -222,6 +228,66 @@ describe('sequencing', () => {
     expect(rest.final.sequence).toBe(9);
     expect(fromSnapshot(null, uetr, 1)).toMatchObject({ state: undefined, sequence: 0 });
     expect(fromSnapshot({ ...snapshot, state: null, lastSeq: 0, history: [] }, uetr, 1).sequence).toBe(0);
+  });
+});
+
+describe('what a tracked transaction keeps', () => {
+  it('knows every change applied by its event type, and nothing else', () => {
+    const debit = newDebit();
+    const uetr = debit.transactionIdentifiers.uetr;
+    const { final } = run(newTransaction(uetr, 0), journeyChanges(debit, debitJourney.slice(0, 3)));
+    for (const type of debitJourney) expect(hasApplied(final, type)).toBe(debitJourney.indexOf(type) < 3);
+    expect(hasApplied(final, 'CREDIT_AUTH_RECEIVED')).toBe(false);
+    expect(hasApplied(final, 'NOT_A_TYPE')).toBe(false);
+  });
+
+  it("drops a change of a type it does not know as a repeat when the snapshot records it (a later version's)", () => {
+    const debit = newDebit();
+    const uetr = debit.transactionIdentifiers.uetr;
+    const at = new Date();
+    const entry = (eventType: string, seq: number) => ({
+      eventId: stateEventId(uetr, eventType),
+      seq,
+      from: null,
+      to: 'x',
+      eventType,
+      at,
+      service: 'test',
+    });
+    const snapshot: TransactionSnapshot = {
+      uetr,
+      state: 'DEBIT_RECEIVED',
+      version: 2,
+      lastSeq: 2,
+      history: [entry('DEBIT_REQUEST_RECEIVED', 1), entry('DEBIT_SCREENED', 2)],
+      messages: [],
+      deliveryAttempts: [],
+      deliveryAttemptCount: 0,
+      createdAt: at,
+      updatedAt: at,
+    };
+    const loaded = fromSnapshot(snapshot, uetr, 0);
+    expect(hasApplied(loaded, 'DEBIT_SCREENED')).toBe(true);
+    expect(hasApplied(loaded, 'DEBIT_REQUEST_RECEIVED')).toBe(true);
+    const screened = { ...change(debit, 'DEBIT_REQUEST_RECEIVED', undefined), eventType: 'DEBIT_SCREENED' };
+    expect(decide(loaded, screened as TransactionStateChanged)).toEqual({
+      kind: 'repeat',
+      eventId: stateEventId(uetr, 'DEBIT_SCREENED'),
+    });
+    const other = { ...screened, eventType: 'DEBIT_ARCHIVED' };
+    expect(decide(loaded, other as TransactionStateChanged)).toMatchObject({ kind: 'refuse' });
+  });
+
+  it('keeps each message of its snapshot once', () => {
+    const start = newTransaction('u', 0);
+    const once = withMessage(start, 'DirectDebit', 'M1');
+    const twice = withMessage(once, 'DirectDebit', 'M1');
+    const report = withMessage(twice, 'PaymentStatusReport', 'M1');
+    expect(twice).toBe(once);
+    expect(report.messages).toEqual(['DirectDebit', 'M1', 'PaymentStatusReport', 'M1']);
+    expect(knowsMessage(report, 'PaymentStatusReport', 'M1')).toBe(true);
+    expect(knowsMessage(report, 'PaymentStatusReport', 'M2')).toBe(false);
+    expect(knowsMessage(start, 'DirectDebit', 'M1')).toBe(false);
   });
 });
 

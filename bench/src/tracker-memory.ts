@@ -1,0 +1,119 @@
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import {
+  decodeAvro,
+  encodeAvro,
+  parseJsonExact,
+  type TransactionStateChanged,
+  validate,
+} from '@rp/contracts';
+import { decide, newTransaction, type TrackedTransaction, withMessage } from '@rp/tracker';
+import type { Row } from './report.ts';
+
+/** An on-us debit's state changes, in the order the tracker applies them. */
+const debitJourney = [
+  'DEBIT_REQUEST_RECEIVED',
+  'DEBIT_REQUEST_ACCEPTED',
+  'DEBIT_STATUS_DELIVERY_PENDING',
+  'DEBIT_STATUS_DELIVERED',
+  'DEBIT_QUEUED',
+  'DEBIT_DELIVERY_PENDING',
+  'DEBIT_DELIVERED',
+  'DEBIT_RESPONSE_ACCEPTED',
+  'DEBIT_COMPLETED',
+] as const;
+
+/** The changes that carry a status report. */
+const reportsAt: readonly string[] = ['DEBIT_REQUEST_ACCEPTED', 'DEBIT_RESPONSE_ACCEPTED'];
+
+/** A full, compacting collection: `gc` taken from a fresh context once the flag that exposes it is set. */
+function collector(): () => void {
+  setFlagsFromString('--expose-gc');
+  return runInNewContext('gc') as () => void;
+}
+
+/**
+ * What one completed debit keeps of the tracker's heap while its cache holds it (up to
+ * `TRACKER_CACHE_SIZE` of them, 100,000 by default): `count` debits, each with its own UETR and message
+ * ids, are sequenced through their nine changes as the tracker does it (each change decoded from Avro, so
+ * that its strings are the ones a consumed record gives), with the messages their snapshot holds; the
+ * heap in use after a full collection, less the heap before, over the count.
+ */
+export function trackerCacheBench(options: { root: string; count: number }): Row {
+  const text = readFileSync(join(options.root, 'avro', 'examples', 'TransactionStateChanged.json'), 'utf8');
+  const checked = validate('TransactionStateChanged', parseJsonExact(text));
+  if (!checked.ok) throw new Error('TransactionStateChanged.json is not a valid TransactionStateChanged');
+  const example = checked.value as TransactionStateChanged;
+  const payload = example.transaction;
+  if (payload === undefined) throw new Error('TransactionStateChanged.json carries no transaction');
+  const gc = collector();
+  const kept: TrackedTransaction[] = [];
+  // The records are made before the first reading, so that only what the transactions keep is counted.
+  const journeys = Array.from({ length: options.count }, () => {
+    const uetr = randomUUID();
+    const messageIdentification = `RP${randomUUID().replaceAll('-', '').slice(0, 22)}`;
+    return debitJourney.map((eventType, index) => {
+      const { fromState: _from, statusReport, ...rest } = example;
+      // The two reports of a journey: the validator's to the bank that sent it, the actioning bank's.
+      const report =
+        statusReport !== undefined && reportsAt.includes(eventType)
+          ? {
+              statusReport: {
+                ...statusReport,
+                messageIdentifiers: {
+                  ...statusReport.messageIdentifiers,
+                  messageIdentification: `RP${randomUUID().replaceAll('-', '').slice(0, 22)}`,
+                },
+              },
+            }
+          : {};
+      const value: TransactionStateChanged = {
+        ...rest,
+        ...report,
+        uetr,
+        eventType,
+        transaction: {
+          ...payload,
+          messageIdentifiers: { ...payload.messageIdentifiers, messageIdentification },
+          transactionIdentifiers: { ...payload.transactionIdentifiers, uetr },
+        } as NonNullable<TransactionStateChanged['transaction']>,
+        ...(index === 0 ? {} : { fromState: example.toState }),
+      };
+      return encodeAvro('TransactionStateChanged', value);
+    });
+  });
+  gc();
+  const before = process.memoryUsage().heapUsed;
+  for (const journey of journeys) {
+    const first = decodeAvro('TransactionStateChanged', journey[0] as Buffer);
+    let tracked = newTransaction(first.uetr, 0);
+    for (const bytes of journey) {
+      const value = decodeAvro('TransactionStateChanged', bytes);
+      const decision = decide(tracked, value);
+      if (decision.kind !== 'apply')
+        throw new Error(`${value.eventType} was not applied: ${decision.kind} (${JSON.stringify(decision)})`);
+      tracked = decision.next;
+      const message = value.transaction?.messageIdentifiers.messageIdentification;
+      if (message !== undefined) tracked = withMessage(tracked, value.transaction?.schema ?? '', message);
+      const report = value.statusReport?.messageIdentifiers.messageIdentification;
+      if (report !== undefined) tracked = withMessage(tracked, 'PaymentStatusReport', report);
+    }
+    kept.push(tracked);
+  }
+  gc();
+  const after = process.memoryUsage().heapUsed;
+  const bytes = Math.round((after - before) / kept.length);
+  // Read after the reading, so that the records stay alive through it and only the transactions count.
+  if (journeys.length !== kept.length) throw new Error('a journey was lost');
+  const sample = kept[kept.length - 1];
+  return {
+    group: 'codec',
+    name: "tracker: heap a completed debit keeps in the tracker's cache",
+    value: bytes,
+    unit: 'bytes',
+    detail: `${kept.length} debits sequenced through their ${sample?.sequence ?? 0} changes, each decoded from Avro, with the ${(sample?.messages.length ?? 0) / 2} messages their snapshot holds; the heap after a full collection, less the heap before, a debit: ${Math.round((bytes * 100_000) / 1e6)} MB at the default TRACKER_CACHE_SIZE of 100,000`,
+  };
+}
