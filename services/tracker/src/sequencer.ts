@@ -15,7 +15,7 @@ import { directionOf } from './postings.ts';
 /**
  * What the tracker knows of one transaction: enough to sequence its next change without a read. Up to
  * `TRACKER_CACHE_SIZE` of them stay in memory, so it is kept small: a bit for each change applied and the
- * snapshot's messages as their ids. A completed debit keeps about 0.7 kB of heap, where sets of event ids
+ * snapshot's messages as their ids. A completed debit keeps under 0.7 kB of heap, where sets of event ids
  * and message keys took 4.4 kB (the bench's "heap a completed debit keeps in the tracker's cache").
  */
 export interface TrackedTransaction {
