@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import {
+  completedDebitJourney,
   decodeAvro,
   encodeAvro,
   parseJsonExact,
@@ -12,19 +13,6 @@ import {
 } from '@rp/contracts';
 import { decide, newTransaction, type TrackedTransaction, withMessage } from '@rp/tracker';
 import type { Row } from './report.ts';
-
-/** An on-us debit's state changes, in the order the tracker applies them. */
-const debitJourney = [
-  'DEBIT_REQUEST_RECEIVED',
-  'DEBIT_REQUEST_ACCEPTED',
-  'DEBIT_STATUS_DELIVERY_PENDING',
-  'DEBIT_STATUS_DELIVERED',
-  'DEBIT_QUEUED',
-  'DEBIT_DELIVERY_PENDING',
-  'DEBIT_DELIVERED',
-  'DEBIT_RESPONSE_ACCEPTED',
-  'DEBIT_COMPLETED',
-] as const;
 
 /** The changes that carry a status report. */
 const reportsAt: readonly string[] = ['DEBIT_REQUEST_ACCEPTED', 'DEBIT_RESPONSE_ACCEPTED'];
@@ -55,7 +43,7 @@ export function trackerCacheBench(options: { root: string; count: number }): Row
   const journeys = Array.from({ length: options.count }, () => {
     const uetr = randomUUID();
     const messageIdentification = `RP${randomUUID().replaceAll('-', '').slice(0, 22)}`;
-    return debitJourney.map((eventType, index) => {
+    return completedDebitJourney.map((eventType, index) => {
       const { fromState: _from, statusReport, ...rest } = example;
       // The two reports of a journey: the validator's to the bank that sent it, the actioning bank's.
       const report =

@@ -1,7 +1,12 @@
 import { createServer, type Server, type Socket, connect as tcpConnect } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { BankSimulatorClient, type ReceivedPosting } from '@rp/bank-simulator';
-import { type AdminService, checkAdminAnswer } from '@rp/contracts';
+import {
+  type AdminService,
+  checkAdminAnswer,
+  completedDebitJourney,
+  type KnownEventType,
+} from '@rp/contracts';
 import {
   anyTimeWindows,
   defaultBank,
@@ -42,17 +47,7 @@ export const testDispatcherEnv: Readonly<Record<string, string>> = {
 };
 
 /** The TRANSACTION_STATE types of the successful on-us debit journey, in state order. */
-export const successfulJourney = [
-  'DEBIT_REQUEST_RECEIVED',
-  'DEBIT_REQUEST_ACCEPTED',
-  'DEBIT_STATUS_DELIVERY_PENDING',
-  'DEBIT_STATUS_DELIVERED',
-  'DEBIT_QUEUED',
-  'DEBIT_DELIVERY_PENDING',
-  'DEBIT_DELIVERED',
-  'DEBIT_RESPONSE_ACCEPTED',
-  'DEBIT_COMPLETED',
-] as const;
+export const successfulJourney: readonly KnownEventType[] = completedDebitJourney;
 
 /** The TRANSACTION_STATE types of an accepted credit transfer authorisation's journey, in state order. */
 export const creditJourney = [

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   allowedEventTypes,
+  completedDebitJourney,
   isFinalState,
   type KnownTransactionState,
   nextState,
@@ -55,20 +56,23 @@ describe('event type catalogue', () => {
 
 describe('transaction state machine', () => {
   it('walks the on-us debit journey of spec section 4', () => {
-    const journey = [
-      'DEBIT_REQUEST_RECEIVED',
-      'DEBIT_REQUEST_ACCEPTED',
-      'DEBIT_STATUS_DELIVERY_PENDING',
-      'DEBIT_STATUS_DELIVERED',
+    let state: KnownTransactionState | undefined;
+    const states: (KnownTransactionState | undefined)[] = [];
+    for (const eventType of completedDebitJourney) {
+      state = nextState(state, eventType);
+      states.push(state);
+    }
+    expect(states).toEqual([
+      'DEBIT_RECEIVED',
+      'DEBIT_ACCEPTED',
+      'DEBIT_ACCEPTANCE_DELIVERY_PENDING',
+      'DEBIT_ACCEPTANCE_DELIVERED',
       'DEBIT_QUEUED',
       'DEBIT_DELIVERY_PENDING',
       'DEBIT_DELIVERED',
       'DEBIT_RESPONSE_ACCEPTED',
       'DEBIT_COMPLETED',
-    ] as const;
-    let state: KnownTransactionState | undefined;
-    for (const eventType of journey) state = nextState(state, eventType);
-    expect(state).toBe('DEBIT_COMPLETED');
+    ]);
     expect(isFinalState('DEBIT_COMPLETED')).toBe(true);
   });
 

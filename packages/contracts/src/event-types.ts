@@ -404,6 +404,19 @@ const byStateAndEvent = new Map(
   ]),
 );
 
+/** The event types of an on-us debit that completes (spec section 4's journey), in the order they happen. */
+export const completedDebitJourney: readonly KnownEventType[] = [
+  'DEBIT_REQUEST_RECEIVED',
+  'DEBIT_REQUEST_ACCEPTED',
+  'DEBIT_STATUS_DELIVERY_PENDING',
+  'DEBIT_STATUS_DELIVERED',
+  'DEBIT_QUEUED',
+  'DEBIT_DELIVERY_PENDING',
+  'DEBIT_DELIVERED',
+  'DEBIT_RESPONSE_ACCEPTED',
+  'DEBIT_COMPLETED',
+];
+
 /**
  * The state a transaction in `current` (undefined before its first state) moves to on `eventType`.
  * Throws ILLEGAL_TRANSITION when the table does not allow it.

@@ -18,6 +18,7 @@ export { adminOpenApiDocument, asyncApiDocument, openApiDocument } from './docs/
 export { type ContractError, type ContractErrorCode, isContractError } from './errors.ts';
 export {
   allowedEventTypes,
+  completedDebitJourney,
   type EngineService,
   type EventClass,
   type EventClassInfo,

@@ -1,3 +1,4 @@
+import { completedDebitJourney } from '@rp/contracts';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type FakeServices, startFakeServices } from '../test/fake-services.ts';
 import { mountConsole } from '../test/mount.ts';
@@ -97,17 +98,7 @@ describe('GET /console/api/transactions/:uetr', () => {
     expect(journey.status).toBe('ok');
     expect(journey.uetr).toBe(uetr);
     expect(journey.state).toBe('DEBIT_COMPLETED');
-    expect(journey.states.map((state) => state.eventType)).toEqual([
-      'DEBIT_REQUEST_RECEIVED',
-      'DEBIT_REQUEST_ACCEPTED',
-      'DEBIT_STATUS_DELIVERY_PENDING',
-      'DEBIT_STATUS_DELIVERED',
-      'DEBIT_QUEUED',
-      'DEBIT_DELIVERY_PENDING',
-      'DEBIT_DELIVERED',
-      'DEBIT_RESPONSE_ACCEPTED',
-      'DEBIT_COMPLETED',
-    ]);
+    expect(journey.states.map((state) => state.eventType)).toEqual([...completedDebitJourney]);
     expect(journey.states.map((state) => state.service)).toEqual([
       'ingress',
       'validator',

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { checkAdminAnswer } from '@rp/contracts';
+import { checkAdminAnswer, completedDebitJourney } from '@rp/contracts';
 import {
   anyTimeWindows,
   defaultBank,
@@ -31,17 +31,7 @@ const testDispatcherEnv = {
   BANK_REQUEST_TIMEOUT: '2s',
   BANK_COOLDOWN: '500ms',
 };
-const successfulJourney = [
-  'DEBIT_REQUEST_RECEIVED',
-  'DEBIT_REQUEST_ACCEPTED',
-  'DEBIT_STATUS_DELIVERY_PENDING',
-  'DEBIT_STATUS_DELIVERED',
-  'DEBIT_QUEUED',
-  'DEBIT_DELIVERY_PENDING',
-  'DEBIT_DELIVERED',
-  'DEBIT_RESPONSE_ACCEPTED',
-  'DEBIT_COMPLETED',
-];
+const successfulJourney = [...completedDebitJourney];
 const debitCount = 3;
 
 /** Polls `probe` until it answers something other than undefined, or fails after `timeoutMs`. */

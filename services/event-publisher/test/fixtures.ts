@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import {
   avroTypeOptions,
+  completedDebitJourney,
   type DirectDebit,
   type EventPosting,
   type KnownEventType,
@@ -46,17 +47,7 @@ const exampleDebit = (() => {
 })();
 
 /** The happy path of a debit, in state order. */
-export const debitJourney: readonly KnownEventType[] = [
-  'DEBIT_REQUEST_RECEIVED',
-  'DEBIT_REQUEST_ACCEPTED',
-  'DEBIT_STATUS_DELIVERY_PENDING',
-  'DEBIT_STATUS_DELIVERED',
-  'DEBIT_QUEUED',
-  'DEBIT_DELIVERY_PENDING',
-  'DEBIT_DELIVERED',
-  'DEBIT_RESPONSE_ACCEPTED',
-  'DEBIT_COMPLETED',
-];
+export const debitJourney: readonly KnownEventType[] = completedDebitJourney;
 
 /** A ZA_EFT debit of its own (UETR, identification) between the given banks' member ids. */
 export function newDebit(debtorBank: string, creditorBank: string): DirectDebit {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import {
   avroTypeOptions,
+  completedDebitJourney,
   type DeliveryOutcome,
   type DirectDebit,
   type KnownEventType,
@@ -52,17 +53,7 @@ export const exampleAcsc = example(
 ) as PaymentStatusReport;
 
 /** The happy path of an on-us debit, in order. */
-export const debitJourney: readonly KnownEventType[] = [
-  'DEBIT_REQUEST_RECEIVED',
-  'DEBIT_REQUEST_ACCEPTED',
-  'DEBIT_STATUS_DELIVERY_PENDING',
-  'DEBIT_STATUS_DELIVERED',
-  'DEBIT_QUEUED',
-  'DEBIT_DELIVERY_PENDING',
-  'DEBIT_DELIVERED',
-  'DEBIT_RESPONSE_ACCEPTED',
-  'DEBIT_COMPLETED',
-];
+export const debitJourney: readonly KnownEventType[] = completedDebitJourney;
 
 /** The example debit as a new transaction (own UETR and message identification). */
 export function newDebit(overrides: Partial<DirectDebit> = {}): DirectDebit {
