@@ -27,13 +27,16 @@ export interface TrackedTransaction {
   /** Sequence of the last change applied; 0 before the first. */
   readonly sequence: number;
   /**
-   * The event types applied, a bit each (`eventTypeBit`). A change's event id is its transaction's and
+   * The event types applied, a bit each (`eventTypeBits`). A change's event id is its transaction's and
    * its event type's (`stateEventId`), and the transition table has no cycles, so the type says whether
    * the change was applied before.
    */
   readonly applied: number;
-  /** Event types a snapshot records that this tracker does not know (a later version's): seldom any. */
-  readonly appliedUnknown?: ReadonlySet<string>;
+  /**
+   * Event types applied that have no bit, kept by name: those a snapshot records that this tracker does
+   * not know (a later version's), and any known type past the 31 bits. Seldom any.
+   */
+  readonly appliedByName?: ReadonlySet<string>;
   /** The messages the snapshot holds: each one's kind and its messageIdentification, in turn. */
   readonly messages: readonly string[];
   /** Direction of the last stage (for a stage that keeps the direction the transaction was in). */
@@ -59,19 +62,33 @@ export function newTransaction(uetr: string, partition: number): TrackedTransact
 
 const knownEventType = (type: string): type is KnownEventType => Object.hasOwn(transactionEventTypes, type);
 
-/** Each known event type's bit in `TrackedTransaction.applied`. */
+/** The known event types' bits in `TrackedTransaction.applied`: the first 31 (21 today) have one. */
 const eventTypeBits: ReadonlyMap<string, number> = new Map(
-  Object.keys(transactionEventTypes).map((type, index) => {
-    if (index > 30) throw new Error('more event types than the bits of TrackedTransaction.applied');
-    return [type, 1 << index];
-  }),
+  Object.keys(transactionEventTypes)
+    .slice(0, 31)
+    .map((type, index) => [type, 1 << index]),
 );
 
 /** Whether a change of this event type was applied to the transaction. */
 export function hasApplied(transaction: TrackedTransaction, eventType: string): boolean {
   const bit = eventTypeBits.get(eventType);
   if (bit !== undefined) return (transaction.applied & bit) !== 0;
-  return transaction.appliedUnknown?.has(eventType) === true;
+  return transaction.appliedByName?.has(eventType) === true;
+}
+
+type Applied = Pick<TrackedTransaction, 'applied' | 'appliedByName'>;
+
+/** What a transaction keeps of the changes applied, with one more. */
+function withApplied(transaction: Applied, eventType: string): Applied {
+  const bit = eventTypeBits.get(eventType);
+  if (bit !== undefined) {
+    const { applied, appliedByName } = transaction;
+    return { applied: applied | bit, ...(appliedByName === undefined ? {} : { appliedByName }) };
+  }
+  return {
+    applied: transaction.applied,
+    appliedByName: new Set([...(transaction.appliedByName ?? []), eventType]),
+  };
 }
 
 /** Whether the snapshot holds this message. */
@@ -105,15 +122,9 @@ export function fromSnapshot(
 ): TrackedTransaction {
   if (snapshot === null || snapshot.state === null) return newTransaction(uetr, partition);
   let direction: Direction | undefined;
-  let applied = 0;
-  let appliedUnknown: Set<string> | undefined;
+  let applied: Applied = { applied: 0 };
   for (const entry of snapshot.history) {
-    const bit = eventTypeBits.get(entry.eventType);
-    if (bit !== undefined) applied |= bit;
-    else {
-      appliedUnknown ??= new Set();
-      appliedUnknown.add(entry.eventType);
-    }
+    applied = withApplied(applied, entry.eventType);
     if (knownEventType(entry.eventType)) direction = directionOf(entry.eventType, direction);
   }
   return {
@@ -121,8 +132,7 @@ export function fromSnapshot(
     partition,
     state: snapshot.state as TransactionState,
     sequence: snapshot.lastSeq,
-    applied,
-    ...(appliedUnknown === undefined ? {} : { appliedUnknown }),
+    ...applied,
     messages: snapshot.messages.flatMap((message) => [message.kind, message.messageIdentification]),
     direction,
   };
@@ -195,7 +205,7 @@ export function decide(current: TrackedTransaction, change: TransactionStateChan
       ...current,
       state: toState,
       sequence,
-      applied: current.applied | (eventTypeBits.get(eventType) ?? 0),
+      ...withApplied(current, eventType),
       direction,
     },
   };
