@@ -76,10 +76,10 @@ export function trackerCacheBench(options: { root: string; count: number }): Row
   gc();
   const before = process.memoryUsage().heapUsed;
   for (const journey of journeys) {
-    const first = decodeAvro('TransactionStateChanged', journey[0] as Buffer);
-    let tracked = newTransaction(first.uetr, 0);
+    let tracked: TrackedTransaction | undefined;
     for (const bytes of journey) {
       const value = decodeAvro('TransactionStateChanged', bytes);
+      tracked ??= newTransaction(value.uetr, 0);
       const decision = decide(tracked, value);
       if (decision.kind !== 'apply')
         throw new Error(`${value.eventType} was not applied: ${decision.kind} (${JSON.stringify(decision)})`);
@@ -89,7 +89,7 @@ export function trackerCacheBench(options: { root: string; count: number }): Row
       const report = value.statusReport?.messageIdentifiers.messageIdentification;
       if (report !== undefined) tracked = withMessage(tracked, 'PaymentStatusReport', report);
     }
-    kept.push(tracked);
+    if (tracked !== undefined) kept.push(tracked);
   }
   gc();
   const after = process.memoryUsage().heapUsed;

@@ -1,12 +1,17 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ReceivedPosting } from '@rp/bank-simulator';
-import { eventsApiVersion, type KnownEventType, transactionEventTypes } from '@rp/contracts';
-import { root, successfulJourney } from './pipeline.ts';
+import {
+  completedDebitJourney,
+  eventsApiVersion,
+  type KnownEventType,
+  transactionEventTypes,
+} from '@rp/contracts';
+import { root } from './pipeline.ts';
 import { runProgram } from './process.ts';
 
 /** The TRANSACTION_STATE types of an on-us debit that completes, in state order. */
-export const completedDebitJourney: readonly KnownEventType[] = successfulJourney;
+export { completedDebitJourney };
 
 /**
  * A uetr's postings at the bank once at least `count` arrived, on the simulator's long poll (asked
