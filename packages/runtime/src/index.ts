@@ -16,5 +16,6 @@ export * from './problem.ts';
 export * from './purge.ts';
 export * from './query.ts';
 export * from './recent.ts';
+export * from './stalls.ts';
 export * from './timeout.ts';
 export * from './tracing.ts';

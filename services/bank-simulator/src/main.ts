@@ -6,6 +6,7 @@ import {
   createMetrics,
   describeConfig,
   loadConfig,
+  watchEventLoopStalls,
 } from '@rp/runtime';
 import { bankSimulatorConfigSpec } from './config.ts';
 import { parseFaultRule } from './faults.ts';
@@ -17,6 +18,7 @@ logger.info({ config: describeConfig(bankSimulatorConfigSpec, config) }, 'config
 const health = createHealth();
 const metrics = createMetrics({ service: serviceName });
 const lifecycle = createLifecycle({ logger, health });
+lifecycle.onStop('other', 'stall-watch', watchEventLoopStalls({ metrics, logger }).stop);
 lifecycle.installSignalHandlers();
 
 function parseJson(name: string, text: string | undefined): unknown {

@@ -11,6 +11,7 @@ import {
   operatorAuthenticatorFrom,
   serviceTracing,
   startHttpServer,
+  watchEventLoopStalls,
 } from '@rp/runtime';
 import { consoleConfigSpec } from './config.ts';
 import { createConsoleService, serviceName } from './service.ts';
@@ -21,6 +22,7 @@ logger.info({ config: describeConfig(consoleConfigSpec, config) }, 'configuratio
 const health = createHealth();
 const metrics = createMetrics({ service: serviceName });
 const lifecycle = createLifecycle({ logger, health, hookTimeoutMs: config.SHUTDOWN_TIMEOUT });
+lifecycle.onStop('other', 'stall-watch', watchEventLoopStalls({ metrics, logger }).stop);
 const tracing = serviceTracing(serviceName, config.OTEL_EXPORTER_OTLP_ENDPOINT);
 lifecycle.onStop('other', 'tracing', () => tracing.shutdown());
 lifecycle.installSignalHandlers();

@@ -23,6 +23,7 @@ import {
   serviceTracing,
   startHttpServer,
   systemClock,
+  watchEventLoopStalls,
 } from '@rp/runtime';
 import { WindowCalendar, windowSettingsFromConfig } from '@rp/scheduler/windows';
 import { dispatcherConfigSpec } from './config.ts';
@@ -38,6 +39,7 @@ logger.info({ config: describeConfig(dispatcherConfigSpec, config) }, 'configura
 const health = createHealth();
 const metrics = createMetrics({ service: serviceName });
 const lifecycle = createLifecycle({ logger, health, hookTimeoutMs: config.SHUTDOWN_TIMEOUT });
+lifecycle.onStop('other', 'stall-watch', watchEventLoopStalls({ metrics, logger }).stop);
 const tracing = serviceTracing(serviceName, config.OTEL_EXPORTER_OTLP_ENDPOINT);
 lifecycle.onStop('other', 'tracing', () => tracing.shutdown());
 lifecycle.installSignalHandlers();

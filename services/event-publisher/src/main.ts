@@ -16,6 +16,7 @@ import {
   parseDuration,
   serviceTracing,
   startHttpServer,
+  watchEventLoopStalls,
 } from '@rp/runtime';
 import {
   connectStore,
@@ -41,6 +42,7 @@ logger.info({ config: describeConfig(eventPublisherConfigSpec, config) }, 'confi
 const health = createHealth();
 const metrics = createMetrics({ service: serviceName });
 const lifecycle = createLifecycle({ logger, health, hookTimeoutMs: config.SHUTDOWN_TIMEOUT });
+lifecycle.onStop('other', 'stall-watch', watchEventLoopStalls({ metrics, logger }).stop);
 const tracing = serviceTracing(serviceName, config.OTEL_EXPORTER_OTLP_ENDPOINT);
 lifecycle.onStop('other', 'tracing', () => tracing.shutdown());
 lifecycle.installSignalHandlers();

@@ -18,6 +18,7 @@ import {
   loadConfig,
   serviceTracing,
   startHttpServer,
+  watchEventLoopStalls,
 } from '@rp/runtime';
 import { connectStore, storeCommandMetrics } from '@rp/store';
 import { ingressConfigSpec } from './config.ts';
@@ -33,6 +34,7 @@ logger.info({ config: describeConfig(ingressConfigSpec, config) }, 'configuratio
 const health = createHealth();
 const metrics = createMetrics({ service: serviceName });
 const lifecycle = createLifecycle({ logger, health, hookTimeoutMs: config.SHUTDOWN_TIMEOUT });
+lifecycle.onStop('other', 'stall-watch', watchEventLoopStalls({ metrics, logger }).stop);
 const tracing = serviceTracing(serviceName, config.OTEL_EXPORTER_OTLP_ENDPOINT);
 lifecycle.onStop('other', 'tracing', () => tracing.shutdown());
 lifecycle.installSignalHandlers();

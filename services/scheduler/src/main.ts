@@ -17,6 +17,7 @@ import {
   serviceTracing,
   startHttpServer,
   systemClock,
+  watchEventLoopStalls,
 } from '@rp/runtime';
 import { connectStore, storeCommandMetrics } from '@rp/store';
 import { schedulerConfigSpec } from './config.ts';
@@ -32,6 +33,7 @@ logger.info({ config: describeConfig(schedulerConfigSpec, config) }, 'configurat
 const health = createHealth();
 const metrics = createMetrics({ service: serviceName });
 const lifecycle = createLifecycle({ logger, health, hookTimeoutMs: config.SHUTDOWN_TIMEOUT });
+lifecycle.onStop('other', 'stall-watch', watchEventLoopStalls({ metrics, logger }).stop);
 const tracing = serviceTracing(serviceName, config.OTEL_EXPORTER_OTLP_ENDPOINT);
 lifecycle.onStop('other', 'tracing', () => tracing.shutdown());
 lifecycle.installSignalHandlers();

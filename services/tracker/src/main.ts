@@ -15,6 +15,7 @@ import {
   operatorAuthOption,
   serviceTracing,
   startHttpServer,
+  watchEventLoopStalls,
 } from '@rp/runtime';
 import { connectStore, storeCommandMetrics } from '@rp/store';
 import { trackerConfigSpec } from './config.ts';
@@ -29,6 +30,7 @@ logger.info({ config: describeConfig(trackerConfigSpec, config) }, 'configuratio
 const health = createHealth();
 const metrics = createMetrics({ service: serviceName });
 const lifecycle = createLifecycle({ logger, health, hookTimeoutMs: config.SHUTDOWN_TIMEOUT });
+lifecycle.onStop('other', 'stall-watch', watchEventLoopStalls({ metrics, logger }).stop);
 const tracing = serviceTracing(serviceName, config.OTEL_EXPORTER_OTLP_ENDPOINT);
 lifecycle.onStop('other', 'tracing', () => tracing.shutdown());
 lifecycle.installSignalHandlers();
