@@ -79,9 +79,13 @@ describe('the split of 202 to first posting', () => {
 
 describe("the services' pauses", () => {
   it('reads the loop delay and the collections from the default metrics, and ranks the services', () => {
-    const metrics = (loopMax: number, count: number, under100: number, seconds: number) =>
+    const metrics = (loopMax: number, count: number, under100: number, seconds: number, stalls = 0) =>
       parsePrometheus(
         [
+          `rp_event_loop_stall_seconds_count{service="s",cause="waiting"} ${stalls}`,
+          `rp_event_loop_stall_seconds_sum{service="s",cause="waiting"} ${stalls * 0.2}`,
+          `rp_event_loop_stall_seconds_count{service="s",cause="work"} 1`,
+          `rp_event_loop_stall_seconds_sum{service="s",cause="work"} 0.125`,
           `nodejs_eventloop_lag_max_seconds ${loopMax}`,
           `nodejs_gc_duration_seconds_bucket{le="0.1",kind="major"} ${under100 - 1}`,
           `nodejs_gc_duration_seconds_bucket{le="0.1",kind="minor"} 1`,
@@ -95,13 +99,25 @@ describe("the services' pauses", () => {
       tracker: pauseReading(metrics(0.5, 10, 10, 1)),
       simulator: pauseReading(metrics(0.1, 4, 3, 2)),
     };
-    expect(before.simulator).toEqual({ loopMaxMs: 100, gcCount: 4, gcOver100ms: 1, gcSeconds: 2 });
+    expect(before.simulator).toEqual({
+      loopMaxMs: 100,
+      gcCount: 4,
+      gcOver100ms: 1,
+      gcSeconds: 2,
+      stalls: {
+        work: { count: 1, seconds: 0.125 },
+        collection: { count: 0, seconds: 0 },
+        waiting: { count: 0, seconds: 0 },
+      },
+    });
     const after = {
       tracker: pauseReading(metrics(0.012, 30, 30, 1.5)),
-      simulator: pauseReading(metrics(0.9, 9, 5, 3.25)),
+      simulator: pauseReading(metrics(0.9, 9, 5, 3.25, 3)),
     };
     const row = pausesRow('the latency phase', before, after);
     expect(row.value).toBe(900);
-    expect(row.detail).toContain('simulator 900 ms (5, 3, 1.25 s); tracker 12 ms (20, 0, 0.5 s)');
+    expect(row.detail).toContain(
+      'simulator 900 ms (5, 3, 1.25 s; stops: waiting 3 (0.6 s)); tracker 12 ms (20, 0, 0.5 s; stops: none)',
+    );
   });
 });

@@ -240,7 +240,16 @@ export interface PauseReading {
   readonly gcCount: number;
   readonly gcOver100ms: number;
   readonly gcSeconds: number;
+  /**
+   * The event loop's stops of 100 ms or more so far, by their cause as the service told them apart
+   * (`rp_event_loop_stall_seconds`): the collector, the main thread's own work, or the thread waiting
+   * for a core. Each cause's count and seconds.
+   */
+  readonly stalls: Readonly<Record<StallCause, { readonly count: number; readonly seconds: number }>>;
 }
+
+const stallCauses = ['work', 'collection', 'waiting'] as const;
+type StallCause = (typeof stallCauses)[number];
 
 export function pauseReading(metrics: ReadonlyMap<string, number>): PauseReading {
   const count = metricValue(metrics, 'nodejs_gc_duration_seconds_count');
@@ -249,7 +258,26 @@ export function pauseReading(metrics: ReadonlyMap<string, number>): PauseReading
     gcCount: count,
     gcOver100ms: count - metricValue(metrics, 'nodejs_gc_duration_seconds_bucket', { le: '0.1' }),
     gcSeconds: metricValue(metrics, 'nodejs_gc_duration_seconds_sum'),
+    stalls: Object.fromEntries(
+      stallCauses.map((cause) => [
+        cause,
+        {
+          count: metricValue(metrics, 'rp_event_loop_stall_seconds_count', { cause }),
+          seconds: metricValue(metrics, 'rp_event_loop_stall_seconds_sum', { cause }),
+        },
+      ]),
+    ) as PauseReading['stalls'],
   };
+}
+
+/** A service's stops by cause between two readings, as `work 2 (0.31 s)`; `none` without any. */
+function stallsBetween(before: PauseReading | undefined, after: PauseReading): string {
+  const parts = stallCauses.flatMap((cause) => {
+    const count = after.stalls[cause].count - (before?.stalls[cause].count ?? 0);
+    const seconds = after.stalls[cause].seconds - (before?.stalls[cause].seconds ?? 0);
+    return count > 0 ? [`${cause} ${count} (${round(seconds, 2)} s)`] : [];
+  });
+  return parts.length === 0 ? 'none' : parts.join(', ');
 }
 
 /**
@@ -271,6 +299,7 @@ export function pausesRow(
         gcCount: reading.gcCount - (earlier?.gcCount ?? 0),
         gcOver100ms: reading.gcOver100ms - (earlier?.gcOver100ms ?? 0),
         gcSeconds: reading.gcSeconds - (earlier?.gcSeconds ?? 0),
+        stalls: stallsBetween(earlier, reading),
       };
     })
     .sort((a, b) => b.loopMaxMs - a.loopMaxMs);
@@ -279,10 +308,10 @@ export function pausesRow(
     name: `the longest event-loop delay of a service in ${phase}`,
     value: round(services[0]?.loopMaxMs ?? 0, 0),
     unit: 'ms',
-    detail: `each service's own, longest first, with its collections (count, over 100 ms, seconds): ${services
+    detail: `each service's own, longest first, with its collections (count, over 100 ms, seconds) and its stops of 100 ms or more by cause (its own work, the collector, waiting for a core): ${services
       .map(
         (entry) =>
-          `${entry.service} ${round(entry.loopMaxMs, 0)} ms (${entry.gcCount}, ${entry.gcOver100ms}, ${round(entry.gcSeconds, 2)} s)`,
+          `${entry.service} ${round(entry.loopMaxMs, 0)} ms (${entry.gcCount}, ${entry.gcOver100ms}, ${round(entry.gcSeconds, 2)} s; stops: ${entry.stalls})`,
       )
       .join('; ')}`,
   };

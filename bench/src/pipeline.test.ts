@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { PauseReading } from './path-times.ts';
 import {
   cpuReferenceRows,
   cpuRows,
@@ -352,6 +353,21 @@ describe('when no rate tried kept up', () => {
     },
     resends: 0,
     reports: { sent: debits, attempts: debits },
+    pauses: {
+      before: { tracker: pauses(0, 0) },
+      after: { tracker: pauses(0.25, debits / 100) },
+    },
+  });
+  const pauses = (loopMaxSeconds: number, waiting: number): PauseReading => ({
+    loopMaxMs: loopMaxSeconds * 1000,
+    gcCount: 0,
+    gcOver100ms: 0,
+    gcSeconds: 0,
+    stalls: {
+      work: { count: 0, seconds: 0 },
+      collection: { count: 0, seconds: 0 },
+      waiting: { count: waiting, seconds: waiting * 0.125 },
+    },
   });
 
   it("reports no sustained rate, and the slowest window's figures a debit marked as that window's", () => {
@@ -374,6 +390,10 @@ describe('when no rate tried kept up', () => {
     expect(byName.get('machine CPU busy at the sustained rate')?.detail).toContain('200 ms per debit');
     expect(byName.get('postgresql rows written per debit')?.value).toBe(26);
     expect(byName.get('storage kept per debit: mongodb data and indexes')?.value).toBe(12);
+    expect(byName.get('the longest event-loop delay of a service in the sustained window')).toMatchObject({
+      value: 250,
+      detail: expect.stringContaining('tracker 250 ms (0, 0, 0 s; stops: waiting 1 (0.13 s))'),
+    });
     for (const row of rows.slice(1)) {
       expect(row.detail).toMatch(
         /^from the window at 22\.5 debits\/s, which fell behind \(the last journey 20 s after it\)/,

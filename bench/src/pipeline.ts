@@ -21,6 +21,7 @@ import {
   firstPostingSplitMissing,
   firstPostingSplitRow,
   firstRecordTimes,
+  type PauseReading,
   pauseReading,
   pausesRow,
   slowestHundredth,
@@ -267,6 +268,13 @@ function servicesMongoBetween(
         `${service} ${round(writes / debits, 2)} writes, ${round(reads / debits, 2)} reads`,
     )
     .join('; ');
+}
+
+/** Each service's pauses from the same reading as its counts. */
+function eachPauses(counts: Readonly<Record<string, ServiceCounts>>): Record<string, PauseReading> {
+  return Object.fromEntries(
+    Object.entries(counts).map(([service, count]) => [service, pauseReading(count.metrics)]),
+  );
 }
 
 /** Picks one kind of count out of `servicesCounts`. */
@@ -1238,6 +1246,7 @@ export async function pipelineBench(
     log(`burst: ${options.concurrency} debits in flight for ${options.durationSeconds} s`);
     await probe.bank.reset();
     const burstBefore = await probe.completed();
+    const burstPausesBefore = await perRunningService(pipeline, pauseReading);
     const sent: Sent[] = [];
     const memoryPeak: Record<string, number> = {};
     const sampleMemory = async () => {
@@ -1266,6 +1275,7 @@ export async function pipelineBench(
       unit: 'debits/s',
       detail: `${burstCompleted} of ${sent.length} sent completed in ${round(seconds, 1)} s (offered for ${round(offeredSeconds, 1)} s, ${options.concurrency} in flight); ${burstStats.duplicates} duplicate postings`,
     });
+    rows.push(pausesRow('the burst', burstPausesBefore, await perRunningService(pipeline, pauseReading)));
     for (const [service, mb] of Object.entries(memoryPeak))
       rows.push({ group: 'pipeline', name: `memory peak under load: ${service}`, value: mb, unit: 'MB RSS' });
 
@@ -1542,6 +1552,11 @@ export interface SteadyWindow {
   readonly postgres: { before: PostgresCounters | undefined; after: PostgresCounters | undefined };
   /** The CPU reference just before the window and just after its last journey (µs). */
   readonly reference?: { readonly before: CpuReference; readonly after: CpuReference };
+  /** Each service's pauses (its event loop's longest delay, collections, stops by cause) around the window. */
+  readonly pauses: {
+    readonly before: Readonly<Record<string, PauseReading>>;
+    readonly after: Readonly<Record<string, PauseReading>>;
+  };
   readonly examined: Awaited<ReturnType<typeof examine>>;
   readonly resends: number;
   /** The bank's reports of the window, and the attempts they took (a 503 from the ingress is resent). */
@@ -1642,6 +1657,7 @@ async function offerSteady(
     http: after.http - before.http,
     storage: { before: storageBefore, after: storageAfter },
     cpu: { before: before.cpu, after: after.cpu },
+    pauses: { before: eachPauses(before.services), after: eachPauses(after.services) },
     postgres: { before: postgresBefore, after: postgresAfter },
     ...(referenceBefore === undefined || referenceAfter === undefined
       ? {}
@@ -1755,6 +1771,7 @@ function windowRows(window: SteadyWindow): Row[] {
       )}; reads by service: ${byService(window, 'reads')}`,
     },
     mongoStatementsRow(window.mongoStatements, debits),
+    pausesRow('the sustained window', window.pauses.before, window.pauses.after),
     {
       group: 'pipeline',
       name: 'http requests per debit',
