@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { memoryLogger } from './memory-logger.ts';
 import { createMetrics } from './metrics.ts';
@@ -18,7 +20,15 @@ function block(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
-function watch(options: { logEveryMs?: number } = {}) {
+/** Runs full collections one after another until `ms` have passed: a stall that is the collector's. */
+function collect(ms: number): void {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  const until = performance.now() + ms;
+  while (performance.now() < until) gc();
+}
+
+function watch(options: { logEveryMs?: number; thresholdMs?: number } = {}) {
   const metrics = createMetrics({ service: 'stalls', defaultMetrics: false });
   const { logger, lines } = memoryLogger();
   const reports: StallReport[] = [];
@@ -90,6 +100,15 @@ describe('watchEventLoopStalls', () => {
       ['the event loop stood still', busy?.cause],
     ]);
     expect(lines[0]?.level).toBe('warn');
+  });
+
+  it('tells a stall that is the collector, and the kind of its collection', async () => {
+    const { reported } = watch({ logEveryMs: 0 });
+    collect(250);
+    const [collected] = await reported(1);
+    expect(collected?.cause).toBe('collection');
+    expect(collected?.collection).toBe('major');
+    expect(collected?.gcMs).toBeGreaterThanOrEqual(125);
   });
 
   it('leaves short delays alone and logs at most one line a period, counting the others', async () => {

@@ -1,4 +1,4 @@
-import { type EntryType, PerformanceObserver, performance } from 'node:perf_hooks';
+import { constants, type EntryType, PerformanceObserver, performance } from 'node:perf_hooks';
 import type { Logger } from './logging.ts';
 import type { Metrics } from './metrics.ts';
 
@@ -29,8 +29,21 @@ export function classifyStall(figures: StallFigures): StallCause {
   return 'waiting';
 }
 
+/** A collection's kind, as V8 reports it: a scavenge of the young generation, a full mark-compact, ... */
+export type CollectionKind = 'minor' | 'minor-mark-sweep' | 'major' | 'incremental' | 'weakcb' | 'other';
+
+const collectionKinds = new Map<number, CollectionKind>([
+  [constants.NODE_PERFORMANCE_GC_MINOR, 'minor'],
+  [constants.NODE_PERFORMANCE_GC_MINOR_MARK_SWEEP, 'minor-mark-sweep'],
+  [constants.NODE_PERFORMANCE_GC_MAJOR, 'major'],
+  [constants.NODE_PERFORMANCE_GC_INCREMENTAL, 'incremental'],
+  [constants.NODE_PERFORMANCE_GC_WEAKCB, 'weakcb'],
+]);
+
 export interface StallReport extends StallFigures {
   readonly cause: StallCause;
+  /** The kind of the collection that took the most of the stall; undefined when none overlapped it. */
+  readonly collection?: CollectionKind;
   /** The process's involuntary context switches over the span (every thread's): the kernel's preemptions. */
   readonly preemptions: number;
 }
@@ -55,6 +68,10 @@ export interface StallWatch {
 interface Span {
   readonly start: number;
   readonly end: number;
+}
+
+interface Pause extends Span {
+  readonly kind: CollectionKind;
 }
 
 interface PendingStall extends Span {
@@ -93,10 +110,15 @@ export function watchEventLoopStalls(options: StallWatchOptions): StallWatch {
   // counts the first stall of a cause too.
   for (const cause of stallCauses) histogram.zero({ cause });
 
-  const pauses: Span[] = [];
+  const pauses: Pause[] = [];
   const observer = new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) {
-      pauses.push({ start: entry.startTime, end: entry.startTime + entry.duration });
+      const kind = (entry as { detail?: { kind?: number } }).detail?.kind;
+      pauses.push({
+        start: entry.startTime,
+        end: entry.startTime + entry.duration,
+        kind: (kind === undefined ? undefined : collectionKinds.get(kind)) ?? 'other',
+      });
     }
   });
   observer.observe({ entryTypes: ['gc' as EntryType] });
@@ -108,20 +130,32 @@ export function watchEventLoopStalls(options: StallWatchOptions): StallWatch {
   let lastLogAt = Number.NEGATIVE_INFINITY;
   let unlogged = 0;
 
-  const overlapMs = (span: Span): number => {
-    let total = 0;
+  /** The collectors' pauses over a span, and the kind of the one that took the most of it. */
+  const overlap = (span: Span): { gcMs: number; collection?: CollectionKind } => {
+    let gcMs = 0;
+    let longest: Pause | undefined;
+    let longestMs = 0;
     for (const pause of pauses) {
-      const from = Math.max(pause.start, span.start);
-      const to = Math.min(pause.end, span.end);
-      if (to > from) total += to - from;
+      const ms = Math.min(pause.end, span.end) - Math.max(pause.start, span.start);
+      if (ms <= 0) continue;
+      gcMs += ms;
+      if (ms > longestMs) {
+        longest = pause;
+        longestMs = ms;
+      }
     }
-    return total;
+    return longest === undefined ? { gcMs } : { gcMs, collection: longest.kind };
   };
 
   const report = (stall: PendingStall): void => {
-    const gcMs = overlapMs(stall);
+    const { gcMs, collection } = overlap(stall);
     const figures = { stallMs: stall.stallMs, threadCpuMs: stall.threadCpuMs, gcMs };
-    const full: StallReport = { ...figures, cause: classifyStall(figures), preemptions: stall.preemptions };
+    const full: StallReport = {
+      ...figures,
+      cause: classifyStall(figures),
+      preemptions: stall.preemptions,
+      ...(collection === undefined ? {} : { collection }),
+    };
     histogram.observe({ cause: full.cause }, full.stallMs / 1000);
     options.onStall?.(full);
     const now = performance.now();
@@ -135,6 +169,7 @@ export function watchEventLoopStalls(options: StallWatchOptions): StallWatch {
         stallMs: Math.round(full.stallMs),
         threadCpuMs: Math.round(full.threadCpuMs),
         gcMs: Math.round(full.gcMs),
+        ...(full.collection === undefined ? {} : { collection: full.collection }),
         preemptions: full.preemptions,
         cause: full.cause,
         stallsNotLogged: unlogged,
@@ -164,7 +199,7 @@ export function watchEventLoopStalls(options: StallWatchOptions): StallWatch {
     }
     // Pauses that ended before the oldest span still to be classified are of no further use.
     const keepFrom = pending[0]?.start ?? now;
-    while (pauses.length > 0 && (pauses[0] as Span).end < keepFrom) pauses.shift();
+    while (pauses.length > 0 && (pauses[0] as Pause).end < keepFrom) pauses.shift();
     lastLook = now;
     lastCpu = cpu;
     lastPreemptions = preemptions;
