@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { PauseReading } from './path-times.ts';
+import { type PauseReading, pauseReading } from './path-times.ts';
 import {
   cpuReferenceRows,
   cpuRows,
@@ -358,17 +358,14 @@ describe('when no rate tried kept up', () => {
       after: { tracker: pauses(0.25, debits / 100) },
     },
   });
-  const pauses = (loopMaxSeconds: number, waiting: number): PauseReading => ({
-    loopMaxMs: loopMaxSeconds * 1000,
-    gcCount: 0,
-    gcOver100ms: 0,
-    gcSeconds: 0,
-    stalls: {
-      work: { count: 0, seconds: 0 },
-      collection: { count: 0, seconds: 0 },
-      waiting: { count: waiting, seconds: waiting * 0.125 },
-    },
-  });
+  const pauses = (loopMaxSeconds: number, waiting: number): PauseReading =>
+    pauseReading(
+      new Map([
+        ['nodejs_eventloop_lag_max_seconds', loopMaxSeconds],
+        ['rp_event_loop_stall_seconds_count{cause="waiting"}', waiting],
+        ['rp_event_loop_stall_seconds_sum{cause="waiting"}', waiting * 0.125],
+      ]),
+    );
 
   it("reports no sustained rate, and the slowest window's figures a debit marked as that window's", () => {
     const rows = fellBehindRows(

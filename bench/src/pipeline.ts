@@ -147,11 +147,14 @@ export async function perRunningService<T>(
   return Object.fromEntries(entries);
 }
 
+/** A service's resident set (MB), from one reading of its own process metrics. */
+function residentMb(metrics: ReadonlyMap<string, number>): number {
+  return round(metricValue(metrics, 'process_resident_memory_bytes') / 2 ** 20, 0);
+}
+
 /** Resident set (MB) of every running service, from each one's own process metrics. */
 export function servicesMemory(pipeline: Pipeline): Promise<Record<string, number>> {
-  return perRunningService(pipeline, (metrics) =>
-    round(metricValue(metrics, 'process_resident_memory_bytes') / 2 ** 20, 0),
-  );
+  return perRunningService(pipeline, residentMb);
 }
 
 /** MongoDB write and read commands a service has sent so far, from its own command metrics. */
@@ -1254,7 +1257,7 @@ export async function pipelineBench(
     const burstLoopMaxMs: Record<string, number> = {};
     const sampleMemory = async () => {
       const readings = await perRunningService(pipeline, (metrics) => ({
-        mb: round(metricValue(metrics, 'process_resident_memory_bytes') / 2 ** 20, 0),
+        mb: residentMb(metrics),
         loopMaxMs: pauseReading(metrics).loopMaxMs,
       }));
       for (const [service, reading] of Object.entries(readings)) {
