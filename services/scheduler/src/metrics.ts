@@ -26,6 +26,8 @@ export interface SchedulerMetrics {
   queueDepth(depth: number, awaiting: number): void;
   /** Accepted on-us debits held in memory for their acknowledgement (not yet written). */
   heldInMemory(count: number): void;
+  /** The accepted handler waited `seconds` for room, past the halves it may hold in memory. */
+  roomWait(seconds: number): void;
   reconciliationItems(row: number, count: number): void;
   reconciliationRun(seconds: number): void;
 }
@@ -75,6 +77,12 @@ export function schedulerMetrics(metrics: Metrics): SchedulerMetrics {
     "Duration of one release: a drain of a window's queue (kind=queue), or one round of the debits released as they became ready, produced and then their tombstones written (kind=ready)",
     ['kind'],
   );
+  const roomWaits = metrics.histogram(
+    'rp_scheduler_accepted_room_wait_seconds',
+    'Time the accepted handler waited for room past the accepted halves it may hold in memory: for acknowledgements to take halves out, else for the oldest to be written as it ages; its partitions wait meanwhile',
+    [],
+    { buckets: [0.01, 0.05, 0.1, 0.5, 1, 2.5, 5, 10, 30] },
+  );
   const windowOpen = metrics.gauge('rp_scheduler_debit_window_open', 'Whether the debit window is open (1)');
   const depth = metrics.gauge('rp_scheduler_queue_depth', 'Debits in the queue, by stage', ['stage']);
   const items = metrics.counter(
@@ -107,6 +115,7 @@ export function schedulerMetrics(metrics: Metrics): SchedulerMetrics {
       depth.set({ stage: 'awaiting-status-report' }, awaiting);
     },
     heldInMemory: (count) => depth.set({ stage: 'held-in-memory' }, count),
+    roomWait: (seconds) => roomWaits.observe(seconds),
     reconciliationItems: (row, count) => items.inc({ row: String(row) }, count),
     reconciliationRun: (seconds) => runs.observe(seconds),
   };

@@ -467,6 +467,7 @@ export function createQueueingHandlers(deps: QueueingDeps): QueueingHandlers {
    * as at the usual pace), else the halves held `holdMs` are written as they age.
    */
   async function makeRoom(): Promise<void> {
+    const started = monotonicMs();
     while (pending.size > maxPending) {
       // A wait already set up found nothing held long enough, and its timer fires when the oldest is:
       // the handlers that come meanwhile join it rather than go through memory again.
@@ -484,6 +485,7 @@ export function createQueueingHandlers(deps: QueueingDeps): QueueingHandlers {
       }
       await room.woken;
     }
+    metrics.roomWait((monotonicMs() - started) / 1000);
   }
 
   /** The acknowledgement of a debit whose accepted half is still in memory: queued in one write. */

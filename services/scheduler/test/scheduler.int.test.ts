@@ -684,6 +684,19 @@ describe('the accepted debits held in memory', () => {
     return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
   }
 
+  /** The accepted handler's waits for room so far: how many, and their seconds. */
+  async function roomWaits(): Promise<{ count: number; seconds: number }> {
+    const lines = (await registry.render()).body.split('\n');
+    const value = (name: string) => {
+      const line = lines.find((candidate) => candidate.startsWith(`${name}{`));
+      return line === undefined ? Number.NaN : Number(line.slice(line.lastIndexOf(' ') + 1));
+    };
+    return {
+      count: value('rp_scheduler_accepted_room_wait_seconds_count'),
+      seconds: value('rp_scheduler_accepted_room_wait_seconds_sum'),
+    };
+  }
+
   function consumed<T>(topic: string, key: string, value: T, headers: Record<string, string>) {
     offset += 1;
     return {
@@ -866,6 +879,7 @@ describe('the accepted debits held in memory', () => {
 
   test('past the most it holds, the accepted handler waits for room: an acknowledgement makes it, else the oldest are written when held for the hold', async () => {
     const queueing = handlers(undefined, store.debitQueue, { holdMs: 600_000, maxPending: 2 });
+    const waitsBefore = await roomWaits();
     const [first, second, third] = [
       debit({ collectionDate: later }),
       debit({ collectionDate: later }),
@@ -873,6 +887,8 @@ describe('the accepted debits held in memory', () => {
     ];
     await queueing.accepted(acceptedRecord(first));
     await queueing.accepted(acceptedRecord(second));
+    // Two halves held, within the limit: no wait.
+    expect((await roomWaits()).count).toBe(waitsBefore.count);
     let roomMade = false;
     const waiting = queueing.accepted(acceptedRecord(third)).then(() => {
       roomMade = true;
@@ -884,6 +900,7 @@ describe('the accepted debits held in memory', () => {
 
     await queueing.outcome(acknowledgementRecord(first));
     await waiting;
+    expect((await roomWaits()).count).toBe(waitsBefore.count + 1);
     expect(await store.debitQueue.entry(uetrOf(first))).toMatchObject({ status: 'queued' });
     for (const value of [second, third]) expect(await store.debitQueue.entry(uetrOf(value))).toBeNull();
 
@@ -896,11 +913,16 @@ describe('the accepted debits held in memory', () => {
     });
     const [unanswered, next] = [debit({ collectionDate: later }), debit({ collectionDate: later })];
     await aging.accepted(acceptedRecord(unanswered));
+    const agingBefore = await roomWaits();
     now = 150;
     const aged = aging.accepted(acceptedRecord(next));
     expect(await store.debitQueue.entry(uetrOf(unanswered))).toBeNull();
     now = 250;
     await aged;
+    // The wait, by the handlers' own clock: from 150, when the second half came, to 250.
+    const agingAfter = await roomWaits();
+    expect(agingAfter.count).toBe(agingBefore.count + 1);
+    expect(agingAfter.seconds - agingBefore.seconds).toBeCloseTo(0.1, 6);
     expect(aging.pending).toBe(1);
     expect(await store.debitQueue.entry(uetrOf(unanswered))).toMatchObject({ status: 'awaiting' });
     expect(await store.debitQueue.entry(uetrOf(next))).toBeNull();
