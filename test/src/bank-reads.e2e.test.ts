@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { completedDebitJourney } from '@rp/contracts';
 import { defaultBank, type SimulatedBank, sampleOnUsDebit } from '@rp/launcher';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type EndToEnd, forgedToken, root, startEndToEnd, successfulJourney } from './pipeline.ts';
+import { type EndToEnd, forgedToken, root, startEndToEnd } from './pipeline.ts';
 
 // A bank reads the status of a transaction it is party to (GET /api/v1/transactions/{uetr}) with its
 // access token from the identity provider the simulator plays; of any other transaction it learns
@@ -114,7 +115,7 @@ describe('a bank reads the transactions it is party to, and only those, end to e
     );
     const done = await statusAs(bankA, sample.uetr);
     expect(done).toMatchObject({ state: 'DEBIT_COMPLETED', final: true });
-    expect(done.history.map((step) => step.eventType)).toEqual([...successfulJourney]);
+    expect(done.history.map((step) => step.eventType)).toEqual([...completedDebitJourney]);
     expectInOrder(done);
   });
 

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { PaymentStatusReport } from '@rp/contracts';
+import { completedDebitJourney, type PaymentStatusReport } from '@rp/contracts';
 import { baobab, pipelineServices } from '@rp/launcher';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -9,7 +9,6 @@ import {
   type EndToEnd,
   type Snapshot,
   startEndToEnd,
-  successfulJourney,
   transactionStateTypes,
   waitUntil,
 } from './pipeline.ts';
@@ -138,7 +137,7 @@ describe('credits and the debits that wait for them', () => {
         'done',
       );
       expect(instantOf(snapshot, 'DEBIT_DELIVERY_PENDING')).toBeGreaterThanOrEqual(lastCreditFinal);
-      expect(await e2e.eventTypes(debit.uetr)).toEqual([...successfulJourney]);
+      expect(await e2e.eventTypes(debit.uetr)).toEqual([...completedDebitJourney]);
     }
 
     // Each credit's journey at the creditor's bank: every stage once, in order, and its answer ACSC.

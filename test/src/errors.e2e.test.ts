@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { reconCommand } from '@rp/cli/commands';
-import { type PaymentStatusReport, toJson } from '@rp/contracts';
+import { completedDebitJourney, type PaymentStatusReport, toJson } from '@rp/contracts';
 import { baobab, defaultBank, sampleOnUsDebit } from '@rp/launcher';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -11,7 +11,6 @@ import {
   root,
   type Snapshot,
   startEndToEnd,
-  successfulJourney,
   TcpProxy,
   waitUntil,
 } from './pipeline.ts';
@@ -61,13 +60,13 @@ async function sendAccepted(uetr = randomUUID()) {
 /** The transaction went the whole successful path once: every state once, in order, one of each message. */
 async function expectProcessedOnce(uetr: string) {
   await e2e.waitForEvent(uetr, 'DEBIT_COMPLETED');
-  expect(await e2e.eventTypes(uetr)).toEqual([...successfulJourney]);
+  expect(await e2e.eventTypes(uetr)).toEqual([...completedDebitJourney]);
   const reports = await e2e.bank.messages('outboundDirectDebitResponse', uetr);
   expect(reports.map((report) => report.duplicates)).toEqual([0]);
   const debits = await e2e.bank.messages('inboundDirectDebit', uetr);
   expect(debits.map((debit) => debit.duplicates)).toEqual([0]);
   const snapshot = await e2e.transaction(uetr);
-  expect(snapshot?.history.map((entry) => entry.eventType)).toEqual([...successfulJourney]);
+  expect(snapshot?.history.map((entry) => entry.eventType)).toEqual([...completedDebitJourney]);
 }
 
 describe('spec section 7: errors, row by row', () => {

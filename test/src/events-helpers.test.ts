@@ -1,7 +1,12 @@
 import type { ReceivedPosting } from '@rp/bank-simulator';
-import { eventsApiVersion, type KnownEventType, transactionEventTypes } from '@rp/contracts';
+import {
+  completedDebitJourney,
+  eventsApiVersion,
+  type KnownEventType,
+  transactionEventTypes,
+} from '@rp/contracts';
 import { describe, expect, it } from 'vitest';
-import { checkCompletedDebit, completedDebitJourney, reachedFinalPosting } from './events-helpers.ts';
+import { checkCompletedDebit, reachedFinalPosting } from './events-helpers.ts';
 
 // The end-to-end test's check of one transaction's postings, on hand-made postings: it must pass a
 // correct journey and name every kind of fault, or the end-to-end test proves nothing.

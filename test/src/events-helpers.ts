@@ -10,9 +10,6 @@ import {
 import { root } from './pipeline.ts';
 import { runProgram } from './process.ts';
 
-/** The TRANSACTION_STATE types of an on-us debit that completes, in state order. */
-export { completedDebitJourney };
-
 /**
  * A uetr's postings at the bank once at least `count` arrived, on the simulator's long poll (asked
  * again while the deadline allows: one poll is capped at two minutes). Rejects at the deadline.

@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { SimulatorStats } from '@rp/bank-simulator';
-import { type KnownEventType, transactionEventTypes } from '@rp/contracts';
+import { completedDebitJourney, type KnownEventType, transactionEventTypes } from '@rp/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   checkCompletedDebit,
-  completedDebitJourney,
   type JourneySummary,
   postingsOnceArrived,
   reachedFinalPosting,

@@ -1,6 +1,7 @@
 import type { ExchangedMessage, ReceivedPosting } from '@rp/bank-simulator';
+import { completedDebitJourney } from '@rp/contracts';
 import { sampleCredit, sampleOnUsDebit } from '@rp/launcher';
-import { creditJourney, type EndToEnd, root, successfulJourney, transactionStateTypes } from './pipeline.ts';
+import { creditJourney, type EndToEnd, root, transactionStateTypes } from './pipeline.ts';
 
 /**
  * The fault suite's load and books: a bank that sends on-us debits, and a clearing house that sends
@@ -14,7 +15,7 @@ export type TransactionKind = 'debit' | 'credit';
 
 /** Each kind's TRANSACTION_STATE journey, as the bank receives it, in state order. */
 export const journeys: Readonly<Record<TransactionKind, readonly string[]>> = {
-  debit: successfulJourney,
+  debit: completedDebitJourney,
   credit: creditJourney,
 };
 

@@ -1,17 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { type CommandIo, deadLettersCommand, type SendSummary, sendCommand } from '@rp/cli/commands';
-import type { DirectDebit, PaymentStatusReport } from '@rp/contracts';
+import { completedDebitJourney, type DirectDebit, type PaymentStatusReport } from '@rp/contracts';
 import { johannesburgDate, sampleOnUsDebit } from '@rp/launcher';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  bodyOf,
-  type EndToEnd,
-  root,
-  type Snapshot,
-  startEndToEnd,
-  successfulJourney,
-  waitUntil,
-} from './pipeline.ts';
+import { bodyOf, type EndToEnd, root, type Snapshot, startEndToEnd, waitUntil } from './pipeline.ts';
 
 const bank = '250655';
 let e2e: EndToEnd;
@@ -122,7 +114,7 @@ describe('the on-us direct debit exchange, end to end (spec section 4)', () => {
       (entry) => entry.posting.class === 'TRANSACTION_STATE',
     );
     expect(postings.map((entry) => ('type' in entry.posting ? entry.posting.type : ''))).toEqual([
-      ...successfulJourney,
+      ...completedDebitJourney,
     ]);
     expect(
       postings.map((entry) => ('stageVersion' in entry.posting ? entry.posting.stageVersion : 0)),
@@ -147,7 +139,7 @@ describe('the on-us direct debit exchange, end to end (spec section 4)', () => {
     expect(events.every((event) => event.memberId === bank && event.attemptCount >= 1)).toBe(true);
     expect(snapshot.state).toBe('DEBIT_COMPLETED');
     expect(snapshot.lastSeq).toBe(9);
-    expect(snapshot.history.map((entry) => entry.eventType)).toEqual([...successfulJourney]);
+    expect(snapshot.history.map((entry) => entry.eventType)).toEqual([...completedDebitJourney]);
     expect(snapshot.messages.map((message) => message.messageIdentification)).toEqual([
       sent.messageIdentification,
       reportId,
@@ -236,7 +228,7 @@ describe('the on-us direct debit exchange, end to end (spec section 4)', () => {
     expect(resends(after) - resends(before)).toBe(2);
 
     await e2e.waitForEvent(sample.uetr, 'DEBIT_COMPLETED');
-    expect(await e2e.eventTypes(sample.uetr)).toEqual([...successfulJourney]);
+    expect(await e2e.eventTypes(sample.uetr)).toEqual([...completedDebitJourney]);
     const [report] = await e2e.bank.messages('outboundDirectDebitResponse', sample.uetr);
     expect(report?.duplicates).toBe(0);
     expect(await e2e.bank.requests({ route: 'outbound', uetr: sample.uetr })).toHaveLength(1);
@@ -244,7 +236,7 @@ describe('the on-us direct debit exchange, end to end (spec section 4)', () => {
     expect(inbound.map((message) => message.duplicates)).toEqual([0]);
     expect(await e2e.bank.messages('inboundDirectDebitResponse', sample.uetr)).toHaveLength(1);
     const snapshot = await e2e.transaction(sample.uetr);
-    expect(snapshot?.history.map((entry) => entry.eventType)).toEqual([...successfulJourney]);
+    expect(snapshot?.history.map((entry) => entry.eventType)).toEqual([...completedDebitJourney]);
     expect(snapshot?.messages.filter((message) => message.kind === 'DirectDebit')).toHaveLength(1);
   });
 
@@ -269,7 +261,7 @@ describe('the on-us direct debit exchange, end to end (spec section 4)', () => {
     await e2e.waitForEvent(sample.uetr, 'DEBIT_COMPLETED');
     const [inbound] = await e2e.bank.messages('inboundDirectDebit', sample.uetr);
     expect(String(bodyOf<DirectDebit>(inbound).amounts.bankSettlementAmount.value)).toBe('250');
-    expect(await e2e.eventTypes(sample.uetr)).toEqual([...successfulJourney]);
+    expect(await e2e.eventTypes(sample.uetr)).toEqual([...completedDebitJourney]);
   });
 
   describe('refuses what is not a DirectDebit, with problem+json, and records nothing', () => {

@@ -1,12 +1,7 @@
 import { createServer, type Server, type Socket, connect as tcpConnect } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { BankSimulatorClient, type ReceivedPosting } from '@rp/bank-simulator';
-import {
-  type AdminService,
-  checkAdminAnswer,
-  completedDebitJourney,
-  type KnownEventType,
-} from '@rp/contracts';
+import { type AdminService, checkAdminAnswer } from '@rp/contracts';
 import {
   anyTimeWindows,
   defaultBank,
@@ -45,9 +40,6 @@ export const testDispatcherEnv: Readonly<Record<string, string>> = {
   BANK_REQUEST_TIMEOUT: '2s',
   BANK_COOLDOWN: '500ms',
 };
-
-/** The TRANSACTION_STATE types of the successful on-us debit journey, in state order. */
-export const successfulJourney: readonly KnownEventType[] = completedDebitJourney;
 
 /** The TRANSACTION_STATE types of an accepted credit transfer authorisation's journey, in state order. */
 export const creditJourney = [

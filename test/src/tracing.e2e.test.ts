@@ -1,8 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { completedDebitJourney } from '@rp/contracts';
 import { sampleOnUsDebit } from '@rp/launcher';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type EndToEnd, root, startEndToEnd, successfulJourney } from './pipeline.ts';
+import { type EndToEnd, root, startEndToEnd } from './pipeline.ts';
 
 /** One span as OTLP/HTTP JSON carries it, with the service that sent it. */
 interface ExportedSpan {
@@ -120,7 +121,7 @@ describe('OpenTelemetry traces across the pipeline', () => {
     const { uetr } = traced;
     const traceId = uetr.replaceAll('-', '');
     await e2e.waitForEvent(uetr, 'DEBIT_COMPLETED');
-    await e2e.bank.waitForPostings(uetr, successfulJourney.length);
+    await e2e.bank.waitForPostings(uetr, completedDebitJourney.length);
 
     const services = ['ingress', 'validator', 'scheduler', 'dispatcher', 'tracker', 'event-publisher'];
     const spans = await until(
@@ -157,7 +158,7 @@ describe('OpenTelemetry traces across the pipeline', () => {
       'POST /outbound/direct-debit-response',
     ]);
     const postings = await e2e.bank.postings(uetr);
-    expect(postings.length).toBeGreaterThanOrEqual(successfulJourney.length);
+    expect(postings.length).toBeGreaterThanOrEqual(completedDebitJourney.length);
     for (const posting of postings) {
       const [, trace, parent] = posting.headers.traceparent?.split('-') ?? [];
       expect(trace).toBe(traceId);

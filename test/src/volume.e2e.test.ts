@@ -1,4 +1,5 @@
 import type { SimulatorStats } from '@rp/bank-simulator';
+import { completedDebitJourney } from '@rp/contracts';
 import { type SampleDebit, sampleOnUsDebit } from '@rp/launcher';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -6,7 +7,6 @@ import {
   mapBounded,
   root,
   startEndToEnd,
-  successfulJourney,
   transactionStateTypes,
   waitUntil,
 } from './pipeline.ts';
@@ -151,10 +151,10 @@ describe('volume', () => {
         const snapshot = await e2e.transaction(uetr);
         const history = snapshot?.history.map((entry) => entry.eventType) ?? [];
         const ok =
-          types.join() === successfulJourney.join() &&
+          types.join() === completedDebitJourney.join() &&
           versions.join() === '1,2,3,4,5,6,7,8,9' &&
           snapshot?.state === 'DEBIT_COMPLETED' &&
-          history.join() === successfulJourney.join();
+          history.join() === completedDebitJourney.join();
         return ok ? undefined : { uetr, types, versions, state: snapshot?.state, history };
       })
     ).filter((entry) => entry !== undefined);

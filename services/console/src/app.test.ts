@@ -98,7 +98,7 @@ describe('GET /console/api/transactions/:uetr', () => {
     expect(journey.status).toBe('ok');
     expect(journey.uetr).toBe(uetr);
     expect(journey.state).toBe('DEBIT_COMPLETED');
-    expect(journey.states.map((state) => state.eventType)).toEqual([...completedDebitJourney]);
+    expect(journey.states.map((state) => state.eventType)).toEqual(completedDebitJourney);
     expect(journey.states.map((state) => state.service)).toEqual([
       'ingress',
       'validator',

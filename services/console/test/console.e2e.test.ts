@@ -31,7 +31,6 @@ const testDispatcherEnv = {
   BANK_REQUEST_TIMEOUT: '2s',
   BANK_COOLDOWN: '500ms',
 };
-const successfulJourney = [...completedDebitJourney];
 const debitCount = 3;
 
 /** Polls `probe` until it answers something other than undefined, or fails after `timeoutMs`. */
@@ -299,7 +298,7 @@ describe('the operations console, on a running pipeline, in a real browser', () 
     // Each debit's nine states went to the bank as TRANSACTION_STATE postings, plus ESM_STATE postings.
     await waitForPage(
       'the event postings delivered',
-      (shown) => total(shown, 'postings-delivered') >= debitCount * successfulJourney.length,
+      (shown) => total(shown, 'postings-delivered') >= debitCount * completedDebitJourney.length,
     );
     expect(await page.locator('[data-stage="received"] .rate').textContent()).toMatch(/\/s$/);
 
@@ -324,7 +323,7 @@ describe('the operations console, on a running pipeline, in a real browser', () 
       const delivered = journey.states.every(
         (entry) => entry.postings?.some((posting) => posting.outcome === 'delivered') === true,
       );
-      return journey.states.length === successfulJourney.length && delivered ? true : undefined;
+      return journey.states.length === completedDebitJourney.length && delivered ? true : undefined;
     }, `the postings of ${uetr} delivered`);
     await page.fill('#search-input', uetr as string);
     await page.press('#search-input', 'Enter');
@@ -334,12 +333,12 @@ describe('the operations console, on a running pipeline, in a real browser', () 
     const types = await page
       .locator('#timeline li.state')
       .evaluateAll((nodes) => nodes.map((node) => (node as HTMLElement).dataset.eventType));
-    expect(types).toEqual(successfulJourney);
+    expect(types).toEqual(completedDebitJourney);
     expect(await page.locator('#journey-uetr').textContent()).toBe(uetr);
     expect(await page.locator('#journey-state').textContent()).toBe('DEBIT_COMPLETED');
     // Each state with its time and the service that emitted it.
     const heads = await page.locator('#timeline li.state .state-head').allTextContents();
-    expect(heads).toHaveLength(successfulJourney.length);
+    expect(heads).toHaveLength(completedDebitJourney.length);
     for (const head of heads) expect(head).toMatch(/^\d{2}:\d{2}:\d{2}\.\d{3}/);
     const services = await page
       .locator('#timeline li.state')
@@ -357,7 +356,9 @@ describe('the operations console, on a running pipeline, in a real browser', () 
     expect(await attempts.count()).toBeGreaterThanOrEqual(2);
     expect(await attempts.first().textContent()).toMatch(/HTTP 202\s*\d+(\.\d)? ms/);
     // The event postings of each state reached the bank.
-    expect(await page.locator('#timeline .chip.posting-delivered').count()).toBe(successfulJourney.length);
+    expect(await page.locator('#timeline .chip.posting-delivered').count()).toBe(
+      completedDebitJourney.length,
+    );
 
     const screenshot = join(resultsDir, 'console.png');
     await page.screenshot({ path: screenshot, fullPage: true });
@@ -372,7 +373,7 @@ describe('the operations console, on a running pipeline, in a real browser', () 
     await page.fill('#search-input', endToEndIds[1] as string);
     await page.press('#search-input', 'Enter');
     await waitForPage('the journey of the one match', (shown) => shown.journeyUetr === other, 30_000);
-    expect(await page.locator('#timeline li.state').count()).toBe(successfulJourney.length);
+    expect(await page.locator('#timeline li.state').count()).toBe(completedDebitJourney.length);
 
     // An unknown UETR says so.
     await page.fill('#search-input', '00000000-0000-4000-8000-000000000000');

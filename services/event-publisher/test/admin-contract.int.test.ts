@@ -1,4 +1,10 @@
-import { checkAdminAnswer, type DirectDebit, type EventPosting, eventPublisherAdmin } from '@rp/contracts';
+import {
+  checkAdminAnswer,
+  completedDebitJourney,
+  type DirectDebit,
+  type EventPosting,
+  eventPublisherAdmin,
+} from '@rp/contracts';
 import { stateEventId } from '@rp/pipeline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deliveryId, laneId } from '../src/postings.ts';
@@ -7,7 +13,6 @@ import {
   bankB,
   bankC,
   both,
-  debitJourney,
   eventually,
   expectedIds,
   idOf,
@@ -150,7 +155,7 @@ describe('event publisher admin API against its OpenAPI description', () => {
     // The state change's UUID stands for its TRANSACTION_STATE posting.
     const byUuid = await call(
       'GET',
-      `/admin/events/${stateEventId(uetr, debitJourney[0] as string)}/deliveries`,
+      `/admin/events/${stateEventId(uetr, completedDebitJourney[0] as string)}/deliveries`,
     );
     expectDocumented(byUuid, 200);
     expect(byUuid.body.eventId).toBe(idOf(stateChange));

@@ -1,10 +1,9 @@
 import { type BankSimulator, BankSimulatorClient, createBankSimulator } from '@rp/bank-simulator';
-import type { EventPosting } from '@rp/contracts';
+import { completedDebitJourney, type EventPosting } from '@rp/contracts';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describePosting } from '../src/postings.ts';
 import {
   bankA,
-  debitJourney,
   expectedIds,
   interleavedJourneys,
   newDebit,
@@ -50,7 +49,7 @@ it('delivers postings the bank simulator accepts as valid and signed, in order, 
   }
   const stats = await client.stats();
   expect(stats.routes.events).toMatchObject({
-    accepted: debits.length * 2 * debitJourney.length,
+    accepted: debits.length * 2 * completedDebitJourney.length,
     invalid: 0,
     signatureFailures: 0,
     faultsInjected: 6,

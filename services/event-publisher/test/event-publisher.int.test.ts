@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import type { DirectDebit } from '@rp/contracts';
+import { completedDebitJourney, type DirectDebit } from '@rp/contracts';
 import type { EventPostingSource } from '@rp/store';
 import { afterEach, describe, expect, it } from 'vitest';
 import { deliveryId, laneId } from '../src/postings.ts';
@@ -12,7 +12,6 @@ import {
   bankB,
   bankC,
   both,
-  debitJourney,
   eventually,
   expectedIds,
   idOf,
@@ -90,7 +89,7 @@ describe('event publisher on the real stack', () => {
       .map((entry) => entry.posting.stageVersion);
     // A posting seen again right after itself is a retry of an attempt whose answer came too late.
     expect(stageVersions.filter((version, index) => version !== stageVersions[index - 1])).toEqual(
-      debitJourney.map((_, step) => step + 1),
+      completedDebitJourney.map((_, step) => step + 1),
     );
 
     // Bank C has no events URL: nothing is stored or queued for its transactions.
@@ -211,7 +210,7 @@ describe('event publisher on the real stack', () => {
     expect(retries).toBeGreaterThanOrEqual(repeats);
     expect(retries).toBeLessThanOrEqual(Math.ceil((forA.length + forB.length) / 20));
     expect(await env.metric('rp_events_postings_skipped_total', { reason: 'no-subscriber' })).toBe(
-      onUsC.length * 2 * debitJourney.length + onUsB.length * debitJourney.length,
+      onUsC.length * 2 * completedDebitJourney.length + onUsB.length * completedDebitJourney.length,
     );
   }, 300_000);
 
@@ -316,7 +315,7 @@ describe('event publisher on the real stack', () => {
     const onUsB = Array.from({ length: 15 }, () => newDebit(bankB, bankB));
     const offUs = Array.from({ length: 10 }, () => newDebit(bankA, bankB));
     // A's own transactions stop one step short; their last step comes after the restart below.
-    const lastStep = debitJourney.length - 1;
+    const lastStep = completedDebitJourney.length - 1;
     await produceJourneys(env, onUsA, lastStep);
     await produceJourneys(env, [...onUsB, ...offUs]);
 
@@ -372,7 +371,7 @@ describe('event publisher on the real stack', () => {
     for (const debit of onUsA) await env.produce(journeyPostings(debit, lastStep));
     await eventually(async () => {
       const lane = await env.deliveries.getLane(laneId(bankA, uetrOfDebit(onUsA.at(-1) as DirectDebit)));
-      return lane?.count === 2 * debitJourney.length ? true : undefined;
+      return lane?.count === 2 * completedDebitJourney.length ? true : undefined;
     }, 'the last postings queued behind the parked ones');
     const logInsertsBefore = env.storeCommands('insert');
     const logUpdatesBefore = env.storeCommands('update');

@@ -46,9 +46,6 @@ const exampleDebit = (() => {
   return result.value as DirectDebit;
 })();
 
-/** The happy path of a debit, in state order. */
-export const debitJourney: readonly KnownEventType[] = completedDebitJourney;
-
 /** A ZA_EFT debit of its own (UETR, identification) between the given banks' member ids. */
 export function newDebit(debtorBank: string, creditorBank: string): DirectDebit {
   const uetr = randomUUID();
@@ -82,7 +79,7 @@ export const stateOnly = ['TRANSACTION_STATE'] as const;
  */
 export function journeyPostings(debit: DirectDebit, step: number): EventPosting[] {
   const uetr = uetrOfDebit(debit);
-  const eventType = debitJourney[step] as Exclude<KnownEventType, 'UNKNOWN'>;
+  const eventType = completedDebitJourney[step] as Exclude<KnownEventType, 'UNKNOWN'>;
   return postingsOf({
     uetr,
     eventType,
@@ -271,7 +268,7 @@ export async function startEnvironment(
 /** Every step of every debit, interleaved (step 1 of all, then step 2 ...), as concurrent journeys produce. */
 export function interleavedJourneys(
   debits: readonly DirectDebit[],
-  steps = debitJourney.length,
+  steps = completedDebitJourney.length,
 ): EventPosting[][] {
   return Array.from({ length: steps }, (_, step) => debits.flatMap((debit) => journeyPostings(debit, step)));
 }
@@ -281,7 +278,7 @@ export function expectedIds(
   debit: DirectDebit,
   eventClasses: readonly ('TRANSACTION_STATE' | 'ESM_STATE')[],
   idOf: (posting: EventPosting) => string,
-  steps = debitJourney.length,
+  steps = completedDebitJourney.length,
 ): string[] {
   return Array.from({ length: steps }, (_, step) => journeyPostings(debit, step))
     .flat()

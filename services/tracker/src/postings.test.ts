@@ -1,4 +1,5 @@
 import {
+  completedDebitJourney,
   decodeAvro,
   type EventPosting,
   encodeAvro,
@@ -9,7 +10,7 @@ import {
 } from '@rp/contracts';
 import { stateEventId } from '@rp/pipeline';
 import { describe, expect, it } from 'vitest';
-import { debitJourney, exampleDebit, newDebit } from '../test/fixtures.ts';
+import { exampleDebit, newDebit } from '../test/fixtures.ts';
 import {
   directionOf,
   esmStatePosting,
@@ -90,7 +91,7 @@ describe('TRANSACTION_STATE postings', () => {
   it('is valid for every stage of the debit journey, with the catalogue’s state and direction', () => {
     const debit = newDebit();
     let direction: 'INBOUND' | 'OUTBOUND' | undefined;
-    debitJourney.forEach((eventType, index) => {
+    completedDebitJourney.forEach((eventType, index) => {
       direction = directionOf(eventType, direction);
       const uetr = debit.transactionIdentifiers.uetr;
       const postings = postingsOf(

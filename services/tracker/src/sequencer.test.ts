@@ -1,8 +1,8 @@
-import type { TransactionStateChanged } from '@rp/contracts';
+import { completedDebitJourney, type TransactionStateChanged } from '@rp/contracts';
 import { stateEventId } from '@rp/pipeline';
 import type { TransactionSnapshot } from '@rp/store';
 import { describe, expect, it } from 'vitest';
-import { change, debitJourney, journeyChanges, newDebit } from '../test/fixtures.ts';
+import { change, journeyChanges, newDebit } from '../test/fixtures.ts';
 import {
   decide,
   fromSnapshot,
@@ -32,16 +32,16 @@ describe('sequencing', () => {
     const debit = newDebit();
     const uetr = debit.transactionIdentifiers.uetr;
     const { outcomes, final } = run(newTransaction(uetr, 0), journeyChanges(debit));
-    expect(outcomes.map((outcome) => outcome.kind)).toEqual(debitJourney.map(() => 'apply'));
+    expect(outcomes.map((outcome) => outcome.kind)).toEqual(completedDebitJourney.map(() => 'apply'));
     expect(outcomes.map((outcome) => (outcome.kind === 'apply' ? outcome.sequence : 0))).toEqual(
-      debitJourney.map((_, index) => index + 1),
+      completedDebitJourney.map((_, index) => index + 1),
     );
     expect(outcomes.map((outcome) => outcome.eventId)).toEqual(
-      debitJourney.map((type) => stateEventId(uetr, type)),
+      completedDebitJourney.map((type) => stateEventId(uetr, type)),
     );
     expect(final).toMatchObject({
       state: 'DEBIT_COMPLETED',
-      sequence: debitJourney.length,
+      sequence: completedDebitJourney.length,
       direction: 'INBOUND',
     });
   });
@@ -71,10 +71,10 @@ describe('sequencing', () => {
       }
     }
     // Every stage once, in journey order; the late record is a repeat (same event id), not refused.
-    expect(applied).toEqual(debitJourney);
+    expect(applied).toEqual(completedDebitJourney);
     expect(kinds.filter((kind) => kind === 'repeat')).toHaveLength(1);
     expect(kinds).not.toContain('refuse');
-    expect(current).toMatchObject({ state: 'DEBIT_COMPLETED', sequence: debitJourney.length });
+    expect(current).toMatchObject({ state: 'DEBIT_COMPLETED', sequence: completedDebitJourney.length });
   });
 
   it('leaves a report that follows the record of the delivery as it is', () => {
@@ -93,7 +93,7 @@ describe('sequencing', () => {
     const debit = newDebit();
     const [received, accepted, pending] = journeyChanges(
       debit,
-      debitJourney.slice(0, 3),
+      completedDebitJourney.slice(0, 3),
     ) as TransactionStateChanged[];
     const { outcomes, final } = run(newTransaction(debit.transactionIdentifiers.uetr, 0), [
       received,
@@ -117,7 +117,7 @@ describe('sequencing', () => {
 
   it('refuses a change the tracker’s state does not allow, whatever the emitter saw, and keeps counting from there', () => {
     const debit = newDebit();
-    const upToPending = journeyChanges(debit, debitJourney.slice(0, 6));
+    const upToPending = journeyChanges(debit, completedDebitJourney.slice(0, 6));
     // The bank's report overtook the dispatcher's record of the bank's 202.
     const response = change(debit, 'DEBIT_RESPONSE_ACCEPTED', 'DEBIT_DELIVERED');
     const late = change(debit, 'DEBIT_DELIVERED', 'DEBIT_DELIVERY_PENDING');
@@ -192,7 +192,7 @@ describe('sequencing', () => {
         seq: index + 1,
         from: null,
         to: 'x',
-        eventType: debitJourney[index] as string,
+        eventType: completedDebitJourney[index] as string,
         at: new Date(),
         service: 'test',
       })),
@@ -235,8 +235,9 @@ describe('what a tracked transaction keeps', () => {
   it('knows every change applied by its event type, and nothing else', () => {
     const debit = newDebit();
     const uetr = debit.transactionIdentifiers.uetr;
-    const { final } = run(newTransaction(uetr, 0), journeyChanges(debit, debitJourney.slice(0, 3)));
-    for (const type of debitJourney) expect(hasApplied(final, type)).toBe(debitJourney.indexOf(type) < 3);
+    const { final } = run(newTransaction(uetr, 0), journeyChanges(debit, completedDebitJourney.slice(0, 3)));
+    for (const type of completedDebitJourney)
+      expect(hasApplied(final, type)).toBe(completedDebitJourney.indexOf(type) < 3);
     expect(hasApplied(final, 'CREDIT_AUTH_RECEIVED')).toBe(false);
     expect(hasApplied(final, 'NOT_A_TYPE')).toBe(false);
   });

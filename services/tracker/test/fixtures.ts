@@ -52,9 +52,6 @@ export const exampleAcsc = example(
   'PaymentStatusReport.acsc.json',
 ) as PaymentStatusReport;
 
-/** The happy path of an on-us debit, in order. */
-export const debitJourney: readonly KnownEventType[] = completedDebitJourney;
-
 /** The example debit as a new transaction (own UETR and message identification). */
 export function newDebit(overrides: Partial<DirectDebit> = {}): DirectDebit {
   const uetr = randomUUID();
@@ -81,10 +78,10 @@ export function reportFor(debit: DirectDebit, eventType: KnownEventType): Paymen
     messageIdentifiers: { ...report.messageIdentifiers, messageIdentification: id },
     transactionIdentifiers: debit.transactionIdentifiers,
   });
-  const index = debitJourney.indexOf(eventType);
-  if (index >= debitJourney.indexOf('DEBIT_RESPONSE_ACCEPTED'))
+  const index = completedDebitJourney.indexOf(eventType);
+  if (index >= completedDebitJourney.indexOf('DEBIT_RESPONSE_ACCEPTED'))
     return reportOf(exampleAcsc, `B${uetr.replace(/-/g, '').slice(0, 30)}`);
-  if (index >= debitJourney.indexOf('DEBIT_REQUEST_ACCEPTED'))
+  if (index >= completedDebitJourney.indexOf('DEBIT_REQUEST_ACCEPTED'))
     return reportOf(exampleAccp, `R${uetr.replace(/-/g, '').slice(0, 30)}`);
   return undefined;
 }
@@ -125,7 +122,7 @@ export function change(
 /** The whole journey as emitters would produce it, each change from the state the previous one reached. */
 export function journeyChanges(
   debit: DirectDebit,
-  types: readonly KnownEventType[] = debitJourney,
+  types: readonly KnownEventType[] = completedDebitJourney,
 ): TransactionStateChanged[] {
   const changes: TransactionStateChanged[] = [];
   let state: TransactionState | undefined;

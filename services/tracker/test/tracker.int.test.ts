@@ -1,8 +1,9 @@
-import type {
-  DeliveryOutcome,
-  EventPosting,
-  TransactionStateChanged,
-  TransactionStatePosting,
+import {
+  completedDebitJourney,
+  type DeliveryOutcome,
+  type EventPosting,
+  type TransactionStateChanged,
+  type TransactionStatePosting,
 } from '@rp/contracts';
 import { type AvroSerde, consumerGroupName, deadLetterTopicName, type KafkaClient } from '@rp/kafka';
 import {
@@ -23,7 +24,6 @@ import {
   change,
   connectTrackerClients,
   createTestTracker,
-  debitJourney,
   exampleOutcome,
   journeyChanges,
   newDebit,
@@ -158,7 +158,7 @@ describe('tracker on the real stack', () => {
     );
     await sendStates([completed, illegal, ...otherJourney.slice(upToPending.length)]);
 
-    const expectedTypes = [...debitJourney];
+    const expectedTypes = [...completedDebitJourney];
     const postings = await events.waitUntil((records) => {
       const found = statePostings(records, uetr);
       return found.length >= expectedTypes.length && esmPostings(records, uetr).length >= expectedTypes.length
@@ -187,10 +187,10 @@ describe('tracker on the real stack', () => {
 
     const otherPostings = await events.waitUntil((records) => {
       const found = statePostings(records, other.transactionIdentifiers.uetr);
-      return found.length >= debitJourney.length ? found : undefined;
+      return found.length >= completedDebitJourney.length ? found : undefined;
     });
     expect(otherPostings.map((posting) => posting.stageVersion)).toEqual(
-      debitJourney.map((_, index) => index + 1),
+      completedDebitJourney.map((_, index) => index + 1),
     );
 
     const snapshot = await eventually(async () => {
@@ -398,17 +398,19 @@ describe('tracker on the real stack', () => {
     await sendStates([journey[3] as TransactionStateChanged, ...journey.slice(4)]);
     const postings = await events.waitUntil((records) => {
       const found = statePostings(records, uetr);
-      return found.length >= debitJourney.length ? found : undefined;
+      return found.length >= completedDebitJourney.length ? found : undefined;
     });
     expect(postings.map((posting) => posting.stageVersion)).toEqual(
-      debitJourney.map((_, index) => index + 1),
+      completedDebitJourney.map((_, index) => index + 1),
     );
-    expect(postings.map((posting) => posting.type)).toEqual([...debitJourney]);
+    expect(postings.map((posting) => posting.type)).toEqual([...completedDebitJourney]);
     const snapshot = await eventually(async () => {
       const found = await store.transactions.get(uetr);
-      return found && found.lastSeq === debitJourney.length ? found : undefined;
+      return found && found.lastSeq === completedDebitJourney.length ? found : undefined;
     });
-    expect(snapshot.history.map((entry) => entry.seq)).toEqual(debitJourney.map((_, index) => index + 1));
+    expect(snapshot.history.map((entry) => entry.seq)).toEqual(
+      completedDebitJourney.map((_, index) => index + 1),
+    );
     expect(snapshot.state).toBe('DEBIT_COMPLETED');
   }, 120_000);
 
@@ -555,13 +557,13 @@ describe('tracker on the real stack', () => {
     await sendStates([withoutPayload(journey[3] as TransactionStateChanged), ...journey.slice(4)]);
     const postings = await events.waitUntil((records) => {
       const found = statePostings(records, uetr);
-      return found.length >= debitJourney.length ? found : undefined;
+      return found.length >= completedDebitJourney.length ? found : undefined;
     });
-    expect(postings.map((posting) => posting.type)).toEqual([...debitJourney]);
+    expect(postings.map((posting) => posting.type)).toEqual([...completedDebitJourney]);
     expect(postings[3]).toMatchObject({ type: 'DEBIT_STATUS_DELIVERED', payload: debit });
     const snapshot = await eventually(async () => {
       const found = await store.transactions.get(uetr);
-      return found && found.lastSeq === debitJourney.length ? found : undefined;
+      return found && found.lastSeq === completedDebitJourney.length ? found : undefined;
     });
     expect(snapshot.state).toBe('DEBIT_COMPLETED');
   }, 120_000);
@@ -581,7 +583,7 @@ describe('tracker on the real stack', () => {
       const uetr = debit.transactionIdentifiers.uetr;
       await sendStates(journeyChanges(debit));
       await events.waitUntil((records) =>
-        statePostings(records, uetr).length >= debitJourney.length ? true : undefined,
+        statePostings(records, uetr).length >= completedDebitJourney.length ? true : undefined,
       );
       expect(await count('rp_tracker_cache_events_total', { event: 'new' })).toBe(newBefore + 1);
       expect(await count('rp_tracker_cache_events_total', { event: 'miss' })).toBe(missBefore);
@@ -616,7 +618,7 @@ describe('tracker on the real stack', () => {
       expect(
         await count('rp_tracker_state_changes_total', { outcome: 'refused', event_type: 'DEBIT_UNPAID' }),
       ).toBe(0);
-      expect(statePostings(events.records, uetr)).toHaveLength(debitJourney.length);
+      expect(statePostings(events.records, uetr)).toHaveLength(completedDebitJourney.length);
     } finally {
       await tracker?.stop();
       await startTracker();
@@ -639,7 +641,7 @@ describe('tracker on the real stack', () => {
       await sendStates([journey[0] as TransactionStateChanged, ...journey.slice(4)]);
       const postings = await events.waitUntil((records) => {
         const found = statePostings(records, uetr);
-        return found.length >= debitJourney.length + 1 ? found : undefined;
+        return found.length >= completedDebitJourney.length + 1 ? found : undefined;
       });
       // The copy's posting repeats the first one (same event id, which the bank absorbs); the rest follow on.
       expect(postings.map((posting) => posting.stageVersion)).toEqual([1, 2, 3, 4, 1, 5, 6, 7, 8, 9]);
@@ -655,7 +657,9 @@ describe('tracker on the real stack', () => {
       ).toBe(0);
       await tracker?.stop();
       const snapshot = await store.transactions.get(uetr);
-      expect(snapshot?.history.map((entry) => entry.seq)).toEqual(debitJourney.map((_, index) => index + 1));
+      expect(snapshot?.history.map((entry) => entry.seq)).toEqual(
+        completedDebitJourney.map((_, index) => index + 1),
+      );
       expect(snapshot?.state).toBe('DEBIT_COMPLETED');
     } finally {
       await tracker?.stop();
