@@ -1,3 +1,4 @@
+import { createMetrics } from '@rp/runtime';
 import {
   type Admin,
   type Consumer,
@@ -22,6 +23,7 @@ import {
 } from '../test/fixtures.ts';
 import { type AvroCodec, createAvroSerde } from './avro-serde.ts';
 import { type ConsumerDeps, type ConsumerRunner, startConsumer } from './consumer.ts';
+import { type ConsumerObserver, kafkaConsumerMetrics } from './consumer-metrics.ts';
 import { KafkaError } from './errors.ts';
 import type { ConsumedRecord } from './handler.ts';
 import { createKafka, type KafkaClient } from './kafka.ts';
@@ -129,7 +131,7 @@ function capturingConsumers(raw: KafkaJs): {
  * consumer the test can pause behind its back. `firstFive` resolves once it handled those, `all` once it
  * handled ten.
  */
-async function pausableRunner(name: string, stallMs: number) {
+async function pausableRunner(name: string, stallMs: number, observer?: ConsumerObserver) {
   const topic = uniqueName(name);
   await kafka.ensureTopics([{ topic, partitions: 1 }]);
   await produceSteps(topic, ['a'], 5);
@@ -143,7 +145,7 @@ async function pausableRunner(name: string, stallMs: number) {
   const all = signal();
   const runner = track(
     await startConsumer(
-      { ...rawDeps(raw, admin), kafka: capturing.kafka },
+      { ...rawDeps(raw, admin), kafka: capturing.kafka, ...(observer ? { observer } : {}) },
       {
         groupId,
         topics: [topic],
@@ -896,7 +898,8 @@ describe('consumer runner', () => {
     }
   });
   test('(k) a partition paused behind the runner, with records waiting, is resumed by the stall check', async () => {
-    const paused = await pausableRunner('stall', 2_000);
+    const metrics = createMetrics({ service: 'kafka-test', defaultMetrics: false });
+    const paused = await pausableRunner('stall', 2_000, kafkaConsumerMetrics(metrics));
     try {
       await within(paused.firstFive, 30_000, 'the first five records');
       // No join follows this pause: only the stall check can lift it.
@@ -904,6 +907,11 @@ describe('consumer runner', () => {
       await produceSteps(paused.topic, ['a'], 5);
       await within(paused.all, 30_000, 'the records produced while the partition was paused');
       expect(paused.seen.slice(5)).toEqual(range(1, 5));
+      const stalls = await metrics.registry.getSingleMetric('rp_kafka_partition_stalls_total')?.get();
+      expect(stalls?.values).toEqual([
+        { labels: { group: paused.groupId, topic: paused.topic }, value: expect.any(Number) },
+      ]);
+      expect(stalls?.values[0]?.value).toBeGreaterThanOrEqual(1);
     } finally {
       await paused.close();
     }

@@ -12,6 +12,7 @@ import type {
 } from 'kafkajs';
 import { coPartitionedAssigner } from './assigner.ts';
 import type { AvroCodec } from './avro-serde.ts';
+import type { ConsumerObserver, LagReading } from './consumer-metrics.ts';
 import { dispose } from './dispositions.ts';
 import { describeError, fromKafkaJsError, isRetriableFailure, KafkaError } from './errors.ts';
 import { type ConsumedRecord, type Handlers, type Indexed, invokeHandler } from './handler.ts';
@@ -136,6 +137,8 @@ export interface ConsumerDeps {
   logger: Logger;
   /** A consumer span per record handled; the handler sees the span as the record's `traceparent`. */
   tracing?: Tracing;
+  /** Told of dead letters, stalls, crashes and the lag (see `kafkaConsumerMetrics`). */
+  observer?: ConsumerObserver;
 }
 
 interface RetryEntry extends BufferedRecord {
@@ -164,6 +167,11 @@ interface Lane {
    * that did not commit (`possiblyHandled`).
    */
   readonly newFrom: Map<string, bigint>;
+  /**
+   * Per source topic: the partition's end as the last fetch (or stall check) saw it, and where the lane
+   * stood then if it had handled nothing yet (the lag's reading).
+   */
+  readonly seen: Map<string, { end: bigint; from: bigint }>;
   /** Per tier index: the end offset the tier must be read to before the lane knows all its parked keys. */
   catchUp: Map<number, bigint> | undefined;
   readonly readyWaiters: (() => void)[];
@@ -176,6 +184,8 @@ interface Lane {
 interface Outgoing {
   topic: string;
   message: Message;
+  /** A dead letter: the topic its record came from and why (counted once sent). */
+  deadLetter?: { readonly topic: string; readonly reason: DeadLetterReason };
 }
 
 /** An offset handled and not committed yet (source topics), or a retry tier's first unresolved one. */
@@ -320,6 +330,7 @@ export async function startConsumer<T>(
         readyAt: tiers === 0 ? Date.now() : undefined,
         handled: new Map(),
         newFrom: new Map(),
+        seen: new Map(),
         catchUp: undefined,
         readyWaiters: [],
         pausedTiers: new Map(),
@@ -451,6 +462,8 @@ export async function startConsumer<T>(
       resumeLater(pausePartition(payload), infrastructureBackoffMs);
       return;
     }
+    const first = batch.messages[0]?.offset;
+    see(lane, batch.topic, BigInt(batch.highWatermark), first === undefined ? undefined : BigInt(first));
     if (!lane.ready) {
       lane.readyWaiters.push(pausePartition(payload));
       return;
@@ -487,6 +500,29 @@ export async function startConsumer<T>(
       });
       await payload.heartbeat();
     }
+  }
+
+  /**
+   * Records the partition's end as a fetch or a stall check saw it, and `from`, where the lane stands if it
+   * has handled nothing yet (a batch's first offset, the group's committed one).
+   */
+  function see(lane: Lane, topic: string, end: bigint, from_: bigint | undefined): void {
+    const before = lane.seen.get(topic);
+    const from = from_ ?? before?.from ?? end;
+    lane.seen.set(topic, { end: before !== undefined && before.end > end ? before.end : end, from });
+  }
+
+  /** Each owned source partition's records not handled yet, as far as this consumer has seen its end. */
+  function lag(): LagReading[] {
+    const readings: LagReading[] = [];
+    for (const lane of lanes.values()) {
+      if (!isCurrent(lane)) continue;
+      for (const [topic, { end, from }] of lane.seen) {
+        const next = lane.handled.get(topic)?.next ?? from;
+        readings.push({ topic, partition: lane.partition, records: end > next ? end - next : 0n });
+      }
+    }
+    return readings;
   }
 
   async function handleSourceChunk(
@@ -993,7 +1029,11 @@ export async function startConsumer<T>(
       },
       'record dead-lettered',
     );
-    return { topic: deadLetterTopic, message: { key: message.key, value: message.value, headers } };
+    return {
+      topic: deadLetterTopic,
+      message: { key: message.key, value: message.value, headers },
+      deadLetter: { topic: state.origin.topic, reason },
+    };
   }
 
   async function send(outgoing: readonly Outgoing[]): Promise<void> {
@@ -1004,6 +1044,11 @@ export async function startConsumer<T>(
       else byTopic.set(topic, [message]);
     }
     await Promise.all([...byTopic].map(([topic, messages]) => outbound.send(topic, messages)));
+    const observer = deps.observer;
+    if (observer === undefined) return;
+    for (const { deadLetter } of outgoing) {
+      if (deadLetter) observer.deadLettered(groupId, deadLetter.topic, deadLetter.reason, 1);
+    }
   }
 
   const runConfig: ConsumerRunConfig = {
@@ -1043,6 +1088,7 @@ export async function startConsumer<T>(
     }, delayMs);
   }
 
+  let stopWatchingLag: (() => void) | undefined;
   const stallMs = Math.max(0, options.stallMs ?? 60_000);
   let stallTimer: NodeJS.Timeout | undefined;
   let checkingStalls = false;
@@ -1080,6 +1126,7 @@ export async function startConsumer<T>(
         const offset = committedOffset(committed, topic, lane.partition);
         const position = seen?.next ?? (offset === undefined || offset === '-1' ? undefined : BigInt(offset));
         const since = seen?.at ?? (lane.readyAt as number);
+        see(lane, topic, BigInt(end.high), position);
         if (position === undefined || BigInt(end.high) <= position || !idle(lane, topic)) return;
         logger.warn(
           {
@@ -1091,6 +1138,7 @@ export async function startConsumer<T>(
           },
           'partition handled nothing with records waiting; resuming it',
         );
+        deps.observer?.stalled(groupId, topic);
         consumer.resume([{ topic, partitions: [lane.partition] }]);
         // Counted again from now: it is logged again only if it stays stalled.
         lane.handled.set(topic, { next: position, at: now });
@@ -1128,6 +1176,7 @@ export async function startConsumer<T>(
       { groupId, err: event.payload.error, restart: event.payload.restart },
       event.payload.restart ? 'consumer crashed; kafkajs restarts it' : 'consumer crashed and stopped',
     );
+    deps.observer?.crashed(groupId, event.payload.restart);
     if (!event.payload.restart) {
       crashed = true;
       restartAfterCrash();
@@ -1139,6 +1188,7 @@ export async function startConsumer<T>(
     if (retryTopics.length > 0) await consumer.subscribe({ topics: retryTopics, fromBeginning: true });
     await consumer.run(runConfig);
     watchForStalls();
+    stopWatchingLag = deps.observer?.watchLag(groupId, lag);
   } catch (error) {
     await consumer.disconnect().catch(() => {});
     await outbound.close();
@@ -1155,6 +1205,7 @@ export async function startConsumer<T>(
       clearTimeout(restartTimer);
       restartTimer = undefined;
       clearInterval(stallTimer);
+      stopWatchingLag?.();
       for (const timer of backoffTimers) clearTimeout(timer);
       backoffTimers.clear();
       for (const lane of lanes.values()) clearTimeout(lane.timer);

@@ -9,6 +9,12 @@ export {
 } from './avro-serde.ts';
 export type { ConsumerOptions, ConsumerRunner } from './consumer.ts';
 export {
+  type ConsumerObserver,
+  kafkaConsumerMetrics,
+  kafkaMetrics,
+  type LagReading,
+} from './consumer-metrics.ts';
+export {
   type DeadLetterAdmin,
   type DeadLetterRecord,
   type DeadLetterTopic,

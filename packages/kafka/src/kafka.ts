@@ -1,6 +1,7 @@
 import type { Tracing } from '@rp/runtime';
 import { type Admin, Kafka as KafkaJs, type Producer as KafkaJsProducer, logLevel } from 'kafkajs';
 import { type ConsumerOptions, type ConsumerRunner, startConsumer } from './consumer.ts';
+import type { ConsumerObserver } from './consumer-metrics.ts';
 import { createDeadLetterAdmin, type DeadLetterAdmin } from './dead-letters.ts';
 import { fromKafkaJsError, KafkaError } from './errors.ts';
 import { filterTimeoutNegativeWarning, kafkaJsLogCreator, type Logger, silentLogger } from './logger.ts';
@@ -46,6 +47,8 @@ export interface KafkaOptions {
   lingerMs?: number;
   /** Told of every request a producer, consumer or admin of this client sends (see `kafkaRequestMetrics`). */
   onRequest?: (event: KafkaRequestEvent) => void;
+  /** Told of every consumer's dead letters, stalls, crashes and lag (see `kafkaConsumerMetrics`). */
+  consumers?: ConsumerObserver;
 }
 
 /** A topic as the project declares it (the broker does not create topics on first use). */
@@ -212,6 +215,7 @@ export function createKafka(options: KafkaOptions): KafkaClient {
           logger,
           createKafkaJsProducer: kafkaJsProducer,
           ...(options.tracing ? { tracing: options.tracing } : {}),
+          ...(options.consumers ? { observer: options.consumers } : {}),
         },
         withConsumerDefaults(consumerOptions, options),
       );

@@ -24,6 +24,27 @@ describe('metrics', () => {
     expect(() => metrics.counter('rp_lag', 'Lag')).toThrow(/different type/);
   });
 
+  it('reads a collected gauge at each scrape, dropping the series its collect resets', async () => {
+    const metrics = createMetrics({ service: 'collections', defaultMetrics: false });
+    let waiting = new Map([['0', 7]]);
+    metrics.gauge('rp_waiting_records', 'Records waiting', ['partition'], {
+      collect(gauge) {
+        gauge.reset();
+        for (const [partition, records] of waiting) gauge.set({ partition }, records);
+      },
+    });
+    expect((await metrics.render()).body).toContain(
+      'rp_waiting_records{partition="0",service="collections"} 7',
+    );
+    waiting = new Map([['1', 2]]);
+    const body = (await metrics.render()).body;
+    expect(body).toContain('rp_waiting_records{partition="1",service="collections"} 2');
+    expect(body).not.toContain('partition="0"');
+    expect(() => metrics.gauge('rp_waiting_records', 'Records waiting', [], { collect() {} })).toThrow(
+      /already registered/,
+    );
+  });
+
   it('keeps registries of separate services apart', async () => {
     const a = createMetrics({ service: 'a', defaultMetrics: false });
     const b = createMetrics({ service: 'b', defaultMetrics: false });

@@ -12,6 +12,15 @@ export const roundTripBuckets: readonly number[] = [
   0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30,
 ];
 
+export interface GaugeOptions<L extends string> {
+  /**
+   * Called at each scrape, before the gauge is read: a gauge whose values are read from the service's
+   * state when asked (it may reset the gauge to drop series that are gone). Only with the gauge's first
+   * registration.
+   */
+  readonly collect?: (gauge: Gauge<L>) => void;
+}
+
 export interface Metrics {
   readonly registry: Registry;
   /** Returns the counter registered under `name`, creating it on first use. */
@@ -22,7 +31,12 @@ export interface Metrics {
     labelNames?: readonly L[],
     options?: HistogramOptions,
   ): Histogram<L>;
-  gauge<L extends string = string>(name: string, help: string, labelNames?: readonly L[]): Gauge<L>;
+  gauge<L extends string = string>(
+    name: string,
+    help: string,
+    labelNames?: readonly L[],
+    options?: GaugeOptions<L>,
+  ): Gauge<L>;
   /** The exposition text and its content type. */
   render(): Promise<{ contentType: string; body: string }>;
 }
@@ -80,8 +94,35 @@ export function createMetrics(options: MetricsOptions): Metrics {
             ...(histogramOptions.buckets ? { buckets: [...histogramOptions.buckets] } : {}),
           }),
       ),
-    gauge: (name, help, labelNames = []) =>
-      memoised(name, Gauge, () => new Gauge({ name, help, labelNames, registers: [registry] })),
+    gauge: <L extends string>(
+      name: string,
+      help: string,
+      labelNames: readonly L[] = [],
+      gaugeOptions: GaugeOptions<L> = {},
+    ) => {
+      const { collect } = gaugeOptions;
+      if (collect !== undefined && metrics.has(name)) {
+        throw new AppError('INTERNAL', `Metric ${name} is already registered; its collect cannot be added`);
+      }
+      return memoised(
+        name,
+        Gauge,
+        () =>
+          new Gauge<L>({
+            name,
+            help,
+            labelNames,
+            registers: [registry],
+            ...(collect
+              ? {
+                  collect() {
+                    collect(this);
+                  },
+                }
+              : {}),
+          }),
+      ) as Gauge<L>;
+    },
     async render() {
       return { contentType: registry.contentType, body: await registry.metrics() };
     },

@@ -1,5 +1,5 @@
 import { avroTypeOptions } from '@rp/contracts';
-import { clientIdFor, createAvroSerde, createKafka, kafkaRequestMetrics } from '@rp/kafka';
+import { clientIdFor, createAvroSerde, createKafka, kafkaMetrics } from '@rp/kafka';
 import {
   createPipelineProducer,
   createPlainCodecs,
@@ -66,7 +66,7 @@ try {
     brokers: config.KAFKA_BROKERS,
     clientId: clientIdFor(serviceName, 'main'),
     logger,
-    onRequest: kafkaRequestMetrics(metrics),
+    ...kafkaMetrics(metrics),
     commitIntervalMs: config.KAFKA_COMMIT_INTERVAL,
     lingerMs: config.KAFKA_LINGER,
     fetch: { minBytes: config.KAFKA_FETCH_MIN_BYTES, maxWaitMs: config.KAFKA_FETCH_MAX_WAIT },

@@ -1,5 +1,5 @@
 import { avroTypeOptions } from '@rp/contracts';
-import { clientIdFor, createAvroSerde, createKafka, kafkaRequestMetrics } from '@rp/kafka';
+import { clientIdFor, createAvroSerde, createKafka, kafkaMetrics } from '@rp/kafka';
 import { createPlainCodecs, loadParticipants, resolveTopicNames, topicSpecs } from '@rp/pipeline';
 import {
   AppError,
@@ -65,7 +65,7 @@ try {
     brokers: config.KAFKA_BROKERS,
     clientId: clientIdFor(serviceName, 'main'),
     logger,
-    onRequest: kafkaRequestMetrics(metrics),
+    ...kafkaMetrics(metrics),
     commitIntervalMs: config.KAFKA_COMMIT_INTERVAL,
     lingerMs: config.KAFKA_LINGER,
     fetch: { minBytes: config.KAFKA_FETCH_MIN_BYTES, maxWaitMs: config.KAFKA_FETCH_MAX_WAIT },

@@ -1,5 +1,5 @@
 import { avroTypeOptions } from '@rp/contracts';
-import { clientIdFor, createAvroSerde, createKafka, kafkaRequestMetrics } from '@rp/kafka';
+import { clientIdFor, createAvroSerde, createKafka, kafkaMetrics } from '@rp/kafka';
 import {
   createPipelineProducer,
   createPlainCodecs,
@@ -53,7 +53,7 @@ try {
     brokers: config.KAFKA_BROKERS,
     clientId: clientIdFor(serviceName, 'http'),
     logger,
-    onRequest: kafkaRequestMetrics(metrics),
+    ...kafkaMetrics(metrics),
     lingerMs: config.KAFKA_LINGER,
   });
   lifecycle.onStop('other', 'kafka', () => kafka.close());
