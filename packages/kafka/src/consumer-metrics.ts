@@ -1,7 +1,7 @@
 import type { Metrics } from '@rp/runtime';
 import type { KafkaRequestEvent } from './request-metrics.ts';
 import { kafkaRequestMetrics } from './request-metrics.ts';
-import type { DeadLetterReason } from './retry-policy.ts';
+import { type DeadLetterReason, deadLetterReasons } from './retry-policy.ts';
 
 /** How far one source partition of a consumer is behind its end. */
 export interface LagReading {
@@ -22,8 +22,11 @@ export interface ConsumerObserver {
   stalled(groupId: string, topic: string): void;
   /** The consumer crashed; `restarted`: kafkajs starts it again itself (else the runner does, later). */
   crashed(groupId: string, restarted: boolean): void;
-  /** Registers a reading of the group's lag, taken at each scrape; returns its removal (at stop). */
-  watchLag(groupId: string, read: () => readonly LagReading[]): () => void;
+  /**
+   * A consumer of `topics` runs: its counters' series start at zero (so that an alert on their increase
+   * sees the first one), and `lag` is read at each scrape until the returned removal (at its stop).
+   */
+  started(groupId: string, topics: readonly string[], lag: () => readonly LagReading[]): () => void;
 }
 
 /**
@@ -73,7 +76,12 @@ export function kafkaConsumerMetrics(metrics: Metrics): ConsumerObserver {
       deadLetters.inc({ group: groupId, topic, reason }, count),
     stalled: (groupId, topic) => stalls.inc({ group: groupId, topic }),
     crashed: (groupId, restarted) => crashes.inc({ group: groupId, restarted: String(restarted) }),
-    watchLag(groupId, read) {
+    started(groupId, topics, read) {
+      for (const topic of topics) {
+        for (const reason of deadLetterReasons) deadLetters.inc({ group: groupId, topic, reason }, 0);
+        stalls.inc({ group: groupId, topic }, 0);
+      }
+      for (const restarted of ['true', 'false']) crashes.inc({ group: groupId, restarted }, 0);
       const id = Symbol(groupId);
       readers.set(id, { groupId, read });
       return () => {

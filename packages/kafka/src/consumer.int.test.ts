@@ -908,6 +908,7 @@ describe('consumer runner', () => {
       await within(paused.all, 30_000, 'the records produced while the partition was paused');
       expect(paused.seen.slice(5)).toEqual(range(1, 5));
       const stalls = await metrics.registry.getSingleMetric('rp_kafka_partition_stalls_total')?.get();
+      // The topic's series started at zero; the stall counted.
       expect(stalls?.values).toEqual([
         { labels: { group: paused.groupId, topic: paused.topic }, value: expect.any(Number) },
       ]);

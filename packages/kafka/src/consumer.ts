@@ -1188,7 +1188,7 @@ export async function startConsumer<T>(
     if (retryTopics.length > 0) await consumer.subscribe({ topics: retryTopics, fromBeginning: true });
     await consumer.run(runConfig);
     watchForStalls();
-    stopWatchingLag = deps.observer?.watchLag(groupId, lag);
+    stopWatchingLag = deps.observer?.started(groupId, sourceTopics, lag);
   } catch (error) {
     await consumer.disconnect().catch(() => {});
     await outbound.close();

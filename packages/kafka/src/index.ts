@@ -50,6 +50,7 @@ export { patchRequestQueue } from './request-queue.ts';
 export { retryHeader } from './retry-headers.ts';
 export {
   type DeadLetterReason,
+  deadLetterReasons,
   defaultRetryPolicy,
   outageRetryPolicy,
   type RetryPolicy,

@@ -40,7 +40,9 @@ export function tierCount(policy: RetryPolicy): number {
   return policy.maxAttempts > 1 ? Math.min(policy.delaysMs.length, policy.maxAttempts - 1) : 0;
 }
 
-export type DeadLetterReason = 'retries-exhausted' | 'non-retriable' | 'poison';
+/** Why a record was dead-lettered: its retries ran out, its handler refused it for good, or it is unreadable. */
+export const deadLetterReasons = ['retries-exhausted', 'non-retriable', 'poison'] as const;
+export type DeadLetterReason = (typeof deadLetterReasons)[number];
 
 export type FailureRoute =
   | { kind: 'retry'; tier: number; delayMs: number }
