@@ -14,10 +14,10 @@ import {
 
 /**
  * Everything the offline checks fetch, pinned. Each comes from a package registry through its own client:
- * kustomize and kubeconform are built from their Go modules, the Kubernetes OpenAPI document is the one in
- * the k8s.io/kubernetes module, the ServiceMonitor CRD the one in the prometheus-operator module (both via
- * the Go module proxy), and the KafkaTopic schema is derived from Strimzi's API model (io.strimzi:api, from
- * Maven Central). Nothing is fetched from GitHub.
+ * kustomize, kubeconform and promtool are built from their Go modules, the Kubernetes OpenAPI document is
+ * the one in the k8s.io/kubernetes module, the ServiceMonitor and PrometheusRule CRDs the ones in the
+ * prometheus-operator module (both via the Go module proxy), and the KafkaTopic schema is derived from
+ * Strimzi's API model (io.strimzi:api, from Maven Central). Nothing is fetched from GitHub.
  */
 export const toolVersions = {
   /** Oldest Kubernetes the manifests are validated against (and so must work on). */
@@ -25,15 +25,19 @@ export const toolVersions = {
   kustomize: 'v5.8.1',
   kubeconform: 'v0.8.0',
   prometheusOperator: 'v0.85.0',
+  /** The Go module version of Prometheus 3.16 (its promtool checks and unit-tests the alerting rules). */
+  prometheus: 'v0.316.0',
   strimzi: '0.48.0',
 } as const;
 
 /** Bumped whenever the schema conversion changes, so that cached schemas are rebuilt. */
-const schemaGeneratorVersion = 1;
+const schemaGeneratorVersion = 2;
 
 export interface Tools {
   readonly kustomize: string;
   readonly kubeconform: string;
+  /** Prometheus's rule checker and unit tester. */
+  readonly promtool: string;
   /** Root of the generated JSON schemas, laid out as kubeconform's default location expects. */
   readonly schemaDir: string;
   readonly kubernetesVersion: string;
@@ -128,7 +132,7 @@ function goCommand(): string {
   return need(
     'Go',
     [process.env.GOROOT ? join(process.env.GOROOT, 'bin', 'go') : undefined, 'go', '/usr/local/go/bin/go'],
-    'it builds kustomize and kubeconform and fetches modules from the Go module proxy',
+    'it builds kustomize, kubeconform and promtool and fetches modules from the Go module proxy',
   );
 }
 
@@ -241,14 +245,16 @@ async function ensureSchemas(log: Log): Promise<string> {
     'github.com/prometheus-operator/prometheus-operator',
     v.prometheusOperator,
   );
-  const crdFile = join(
-    operator,
-    'example',
-    'prometheus-operator-crd',
-    'monitoring.coreos.com_servicemonitors.yaml',
-  );
-  const crd = parseYaml(readFileSync(crdFile, 'utf8')) as CustomResourceDefinition;
-  for (const [name, schema] of crdSchemaFiles(crd, swagger)) files.set(name, schema);
+  for (const kind of ['servicemonitors', 'prometheusrules']) {
+    const crdFile = join(
+      operator,
+      'example',
+      'prometheus-operator-crd',
+      `monitoring.coreos.com_${kind}.yaml`,
+    );
+    const crd = parseYaml(readFileSync(crdFile, 'utf8')) as CustomResourceDefinition;
+    for (const [name, schema] of crdSchemaFiles(crd, swagger)) files.set(name, schema);
+  }
 
   const strimzi = await mavenJar('io.strimzi', 'api', v.strimzi);
   const topicClass = await javap(strimzi, 'io.strimzi.api.kafka.model.topic.KafkaTopic');
@@ -265,12 +271,13 @@ async function ensureSchemas(log: Log): Promise<string> {
   return root;
 }
 
-/** kustomize, kubeconform and the schemas: fetched and built on first use, cached afterwards. */
+/** kustomize, kubeconform, promtool and the schemas: fetched and built on first use, cached afterwards. */
 export async function ensureTools(log: Log = () => {}): Promise<Tools> {
   mkdirSync(deployCache(), { recursive: true });
-  // Side by side: the downloads of one overlap the compilation of the other.
-  const [kustomize, [kubeconform, schemaDir]] = await Promise.all([
+  // Side by side: the downloads of one overlap the compilation of another.
+  const [kustomize, promtool, [kubeconform, schemaDir]] = await Promise.all([
     ensureGoTool('kustomize', 'sigs.k8s.io/kustomize/kustomize/v5', toolVersions.kustomize, log),
+    ensureGoTool('promtool', 'github.com/prometheus/prometheus/cmd/promtool', toolVersions.prometheus, log),
     (async () => {
       const binary = await ensureGoTool(
         'kubeconform',
@@ -281,5 +288,5 @@ export async function ensureTools(log: Log = () => {}): Promise<Tools> {
       return [binary, await ensureSchemas(log)] as const;
     })(),
   ]);
-  return { kustomize, kubeconform, schemaDir, kubernetesVersion: toolVersions.kubernetes };
+  return { kustomize, kubeconform, promtool, schemaDir, kubernetesVersion: toolVersions.kubernetes };
 }

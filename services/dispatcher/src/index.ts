@@ -18,6 +18,7 @@ export {
   type DispatchOperation,
   stateHeader,
 } from './delivery.ts';
+export { type DispatcherMetrics, dispatcherMetrics } from './metrics.ts';
 export { backoffDelay, classifyStatus, nextAttemptAt, parseRetryAfter } from './retry.ts';
 export { RetrySchedule } from './schedule.ts';
 export {

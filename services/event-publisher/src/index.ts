@@ -14,7 +14,7 @@ export {
   type StoredPosting,
 } from './delivery-store.ts';
 export { LaneIndex } from './lane-index.ts';
-export { type PublisherMetrics, publisherMetrics } from './metrics.ts';
+export { type PublisherMetrics, postingReadMetrics, publisherMetrics } from './metrics.ts';
 export {
   deliveryId,
   describePosting,

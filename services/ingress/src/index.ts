@@ -8,6 +8,7 @@ export {
 } from './caller.ts';
 export { ingressConfigSpec } from './config.ts';
 export { canonicalJson, idempotencyKey, payloadHash, schemeIdempotencyKey } from './idempotency.ts';
+export { type IngressMetrics, ingressMetrics } from './metrics.ts';
 export {
   authenticateScheme,
   loadSchemeClients,

@@ -1,6 +1,7 @@
 export { type AdminDeps, registerAdminRoutes } from './app.ts';
 export { schedulerConfigSpec } from './config.ts';
 export { releasedAtHeader, stateHeader, transactionOfSnapshot, windowDateHeader } from './messages.ts';
+export { type SchedulerMetrics, schedulerMetrics } from './metrics.ts';
 export { creditorAgentKey } from './queueing.ts';
 export { closeReconciliationWindow, type ReconciliationSummary } from './reconciliation.ts';
 export { reconciliationRowFor, reconciliationRuleOfState, unresolvedStates } from './reconciliation-rows.ts';

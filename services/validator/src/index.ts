@@ -9,6 +9,7 @@ export { createValidatorHandlers, stateHeader, type ValidatorHandlers } from './
 export { type CdvSettings, chooseCdvTables, startCdv, syntheticCdvTables } from './cdv.ts';
 export { validatorConfigSpec } from './config.ts';
 export { addDays, businessDate, businessTimeZone } from './dates.ts';
+export { type ValidatorMetrics, validatorMetrics } from './metrics.ts';
 export { buildStatusReport, reasonInformation, statusReportId } from './report.ts';
 export {
   type Decision,
