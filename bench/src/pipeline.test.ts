@@ -351,6 +351,11 @@ describe('when no rate tried kept up', () => {
       firstReceived: [],
       toCompleted: summarize([9_000, 12_000]),
     },
+    lag: {
+      groups: { 'tracker.rp.transaction.state.v1': { peak: debits, atEnd: debits / 2 } },
+      samples: 6,
+      everyMs: 2_000,
+    },
     resends: 0,
     reports: { sent: debits, attempts: debits },
     pauses: {
@@ -390,6 +395,12 @@ describe('when no rate tried kept up', () => {
     expect(byName.get('the longest event-loop delay of a service in the sustained window')).toMatchObject({
       value: 250,
       detail: expect.stringContaining('tracker 250 ms (0, 0, 0 s; stops: waiting 1 (0.13 s))'),
+    });
+    expect(
+      byName.get('records waiting per consumer group in the sustained window, peak / at its end'),
+    ).toMatchObject({
+      value: 100,
+      detail: expect.stringContaining('tracker.rp.transaction.state.v1 100 / 50;'),
     });
     for (const row of rows.slice(1)) {
       expect(row.detail).toMatch(

@@ -16,6 +16,7 @@ import { Kafka, logLevel } from 'kafkajs';
 import { MongoClient } from 'mongodb';
 import { Pool } from 'undici';
 import { machineCpu, processTreeSeconds } from './cpu.ts';
+import { type LagWindow, lagByGroup, lagRow, mergeLag, watchLag } from './lag.ts';
 import {
   type FirstAttempt,
   firstPostingSplitMissing,
@@ -1343,6 +1344,16 @@ export async function pipelineBench(
       rows.push(...fellBehindRows(windows, tried));
     } else {
       rows.push(...steadyRows(best, tried, options.durationSeconds));
+      // Where the records waited at the lowest rate the pipeline did not keep up with: the hop that
+      // binds it is the group whose backlog grew.
+      const behind = windows
+        .filter((entry) => !entry.keptUp && entry.rate > best.rate)
+        .sort((a, b) => a.rate - b.rate)[0];
+      if (behind !== undefined) {
+        rows.push(
+          lagRow(`the lowest window that fell behind (${round(behind.rate, 1)} debits/s)`, behind.lag),
+        );
+      }
     }
     const rate = best?.rate ?? Math.max(1, burstRate * 0.3);
 
@@ -1582,6 +1593,8 @@ export interface SteadyWindow {
     readonly after: Readonly<Record<string, PauseReading>>;
   };
   readonly examined: Awaited<ReturnType<typeof examine>>;
+  /** Each consumer group's records waiting while debits were offered: the most, and at the window's end. */
+  readonly lag: LagWindow;
   readonly resends: number;
   /** The bank's reports of the window, and the attempts they took (a 503 from the ingress is resent). */
   readonly reports: { readonly sent: number; readonly attempts: number };
@@ -1593,6 +1606,17 @@ export interface SteadyWindow {
  * completes a debit in seconds, not after a backlog's worth of others.
  */
 const keptUpCompletionP95Ms = 5_000;
+
+/**
+ * How often a window reads every service's consumer lag: each reading renders seven services' metrics
+ * (a few ms of their CPU), so not more often.
+ */
+const lagSampleMs = 2_000;
+
+/** Every consumer group's records waiting, across the running services' own metrics. */
+function consumerLag(pipeline: Pipeline): () => Promise<Map<string, number>> {
+  return async () => mergeLag(Object.values(await perRunningService(pipeline, lagByGroup)));
+}
 
 /** Offers `rate` debits a second, evenly spaced, for the phase's duration; waits for every journey. */
 async function offerSteady(
@@ -1620,6 +1644,7 @@ async function offerSteady(
   const sent: Sent[] = [];
   const interval = 1000 / rate;
   const total = Math.round(rate * options.durationSeconds);
+  const lagWatch = watchLag(consumerLag(probe.pipeline), lagSampleMs);
   const start = performance.now();
   const inFlight: Promise<void>[] = [];
   for (let index = 0; index < total; index += 1) {
@@ -1629,6 +1654,7 @@ async function offerSteady(
   }
   await Promise.all(inFlight);
   const windowEnd = Date.now();
+  const lag = await lagWatch.end();
   const seconds = (performance.now() - start) / 1000;
   const completedInWindow = (await probe.completed()) - before.completed;
   await probe.journeysDone('every journey of the window done', before.completed, sent.length, 3_600_000);
@@ -1687,6 +1713,7 @@ async function offerSteady(
       ? {}
       : { reference: { before: referenceBefore, after: referenceAfter } }),
     examined,
+    lag,
     resends: probe.resends - before.resends,
     reports: { sent: stats.responses.sent, attempts: stats.responses.attempts },
   };
@@ -1796,6 +1823,7 @@ function windowRows(window: SteadyWindow): Row[] {
     },
     mongoStatementsRow(window.mongoStatements, debits),
     pausesRow('the sustained window', window.pauses.before, window.pauses.after),
+    lagRow('the sustained window', window.lag),
     {
       group: 'pipeline',
       name: 'http requests per debit',
