@@ -79,8 +79,18 @@ function engineMetrics(): Map<string, { type: string; labels: Set<string> }> {
   return found;
 }
 
-/** Labels Prometheus puts on every series of a target (the ServiceMonitor's), or on a histogram's buckets. */
-const targetLabels = new Set(['namespace', 'pod', 'service', 'job', 'instance', 'endpoint', 'container']);
+/** Labels Prometheus puts on every series of a target: its own and the ServiceMonitor's `targetLabels`. */
+const targetLabels = new Set([
+  'namespace',
+  'pod',
+  'service',
+  'job',
+  'instance',
+  'endpoint',
+  'container',
+  'app_kubernetes_io_part_of',
+  'app_kubernetes_io_component',
+]);
 
 /** The metrics an expression reads (a histogram's by its series' suffix stripped), and the labels it names. */
 function readsOf(expr: string): { metrics: Set<string>; labels: Set<string> } {

@@ -271,6 +271,11 @@ describe.each(overlays)('overlay %s', (overlay) => {
     expect(at(monitor, 'spec', 'endpoints')).toEqual([
       expect.objectContaining({ port: 'http', path: '/metrics' }),
     ]);
+    // The alerts select the engine's targets by these (app_kubernetes_io_part_of, ..._component).
+    expect(at(monitor, 'spec', 'targetLabels')).toEqual([
+      'app.kubernetes.io/part-of',
+      'app.kubernetes.io/component',
+    ]);
     const monitored = at(monitor, 'spec', 'selector', 'matchLabels') as Json;
     for (const deployment of byKind(objects, 'Deployment')) {
       const service = named(objects, 'Service', deployment.metadata.name);
