@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type PauseReading, pauseReading } from './path-times.ts';
 import {
+  behindRows,
   cpuReferenceRows,
   cpuRows,
   fellBehindRows,
@@ -356,6 +357,18 @@ describe('when no rate tried kept up', () => {
       samples: 6,
       everyMs: 2_000,
     },
+    publisher: {
+      before: new Map([
+        ['rp_events_batch_duration_seconds_sum', 1],
+        ['rp_events_attempt_duration_seconds_sum', 2],
+        ['rp_events_attempt_duration_seconds_count', 100],
+      ]),
+      after: new Map([
+        ['rp_events_batch_duration_seconds_sum', 1 + (debits * 3) / 100],
+        ['rp_events_attempt_duration_seconds_sum', 2 + debits],
+        ['rp_events_attempt_duration_seconds_count', 100 + debits * 18],
+      ]),
+    },
     resends: 0,
     reports: { sent: debits, attempts: debits },
     pauses: {
@@ -407,6 +420,26 @@ describe('when no rate tried kept up', () => {
         /^from the window at 22\.5 debits\/s, which fell behind \(the last journey 20 s after it\)/,
       );
     }
+  });
+
+  it('says where the lowest window that fell behind spent itself: records waiting, the publisher, the cores', () => {
+    // 720 debits over 10 s and 10 s of drain: 20 s; the machine 20 busy core-seconds in them.
+    const rows = behindRows(window(72, 720, 10));
+    expect(rows.map((row) => [row.name, row.value])).toEqual([
+      [
+        'records waiting per consumer group in the lowest window that fell behind (72 debits/s), peak / at its end',
+        720,
+      ],
+      [
+        'the lowest window that fell behind (72 debits/s): batches the event publisher handled at a time',
+        1.08,
+      ],
+      ['cores each process used in the lowest window that fell behind (72 debits/s) and its drain', 1],
+    ]);
+    expect(rows[1]?.detail).toContain(
+      '36 posts in flight to banks on average, 55.6 ms an attempt over 12960 attempts',
+    );
+    expect(rows[2]?.detail).toBe('over 20 s: kafka 0.3, tracker 0.2, bench (load generator) 0.05');
   });
 
   it('reports the headline alone when no window sent anything', () => {

@@ -1349,11 +1349,7 @@ export async function pipelineBench(
       const behind = windows
         .filter((entry) => !entry.keptUp && entry.rate > best.rate)
         .sort((a, b) => a.rate - b.rate)[0];
-      if (behind !== undefined) {
-        rows.push(
-          lagRow(`the lowest window that fell behind (${round(behind.rate, 1)} debits/s)`, behind.lag),
-        );
-      }
+      if (behind !== undefined) rows.push(...behindRows(behind));
     }
     const rate = best?.rate ?? Math.max(1, burstRate * 0.3);
 
@@ -1595,6 +1591,11 @@ export interface SteadyWindow {
   readonly examined: Awaited<ReturnType<typeof examine>>;
   /** Each consumer group's records waiting while debits were offered: the most, and at the window's end. */
   readonly lag: LagWindow;
+  /** The event publisher's own metrics before the window and after its last journey. */
+  readonly publisher: {
+    readonly before: ReadonlyMap<string, number>;
+    readonly after: ReadonlyMap<string, number>;
+  };
   readonly resends: number;
   /** The bank's reports of the window, and the attempts they took (a 503 from the ingress is resent). */
   readonly reports: { readonly sent: number; readonly attempts: number };
@@ -1714,6 +1715,10 @@ async function offerSteady(
       : { reference: { before: referenceBefore, after: referenceAfter } }),
     examined,
     lag,
+    publisher: {
+      before: before.services['event-publisher']?.metrics ?? new Map(),
+      after: after.services['event-publisher']?.metrics ?? new Map(),
+    },
     resends: probe.resends - before.resends,
     reports: { sent: stats.responses.sent, attempts: stats.responses.attempts },
   };
@@ -1792,6 +1797,34 @@ export function fellBehindRows(windows: readonly SteadyWindow[], tried: readonly
   ];
 }
 
+/**
+ * Where the lowest window that fell behind spent itself: each consumer group's records waiting, the
+ * event publisher's batches and posts in flight, and the cores each process used, over the window and
+ * its drain.
+ */
+export function behindRows(window: SteadyWindow): Row[] {
+  const phase = `the lowest window that fell behind (${round(window.rate, 1)} debits/s)`;
+  const seconds = window.seconds + window.drainSeconds;
+  const { machine, processes } = cpuBetween(window.cpu.before, window.cpu.after);
+  return [
+    lagRow(phase, window.lag),
+    publisherConsumerRow(
+      window.publisher.before,
+      window.publisher.after,
+      seconds,
+      partitionsConcurrently(),
+      `${phase}: `,
+    ),
+    {
+      group: 'pipeline',
+      name: `cores each process used in ${phase} and its drain`,
+      value: machine === undefined ? 0 : round(machine.busy / seconds, 2),
+      unit: 'cores (the machine)',
+      detail: `over ${round(seconds, 1)} s: ${processes.map(([name, used]) => `${name} ${round(used / seconds, 2)}`).join(', ')}`,
+    },
+  ];
+}
+
 /** A steady window's figures a debit: postings, Kafka, MongoDB, HTTP, completion latency and CPU. */
 function windowRows(window: SteadyWindow): Row[] {
   const debits = window.sent.length;
@@ -1824,6 +1857,13 @@ function windowRows(window: SteadyWindow): Row[] {
     mongoStatementsRow(window.mongoStatements, debits),
     pausesRow('the sustained window', window.pauses.before, window.pauses.after),
     lagRow('the sustained window', window.lag),
+    publisherConsumerRow(
+      window.publisher.before,
+      window.publisher.after,
+      window.seconds + window.drainSeconds,
+      partitionsConcurrently(),
+      'the sustained window: ',
+    ),
     {
       group: 'pipeline',
       name: 'http requests per debit',
