@@ -71,6 +71,24 @@ describe("the consumer groups' records waiting", () => {
     expect(lag.samples).toBe(next - 1);
   });
 
+  it('takes the end figure from the last reading that succeeded when the one at the end fails', async () => {
+    let reads = 0;
+    let firstRead: () => void = () => {};
+    const read = new Promise<void>((resolve) => {
+      firstRead = resolve;
+    });
+    const watch = watchLag(async () => {
+      reads += 1;
+      if (reads > 1) throw new Error('a service held');
+      firstRead();
+      return new Map([['tracker.state', 7]]);
+    }, 1);
+    await read;
+    const lag = await watch.end();
+    expect(lag.groups).toEqual({ 'tracker.state': { peak: 7, atEnd: 7 } });
+    expect(lag.samples).toBe(1);
+  });
+
   it('lists the groups that waited, most first, or says none did', () => {
     const row = lagRow('the window', {
       groups: {

@@ -36,13 +36,15 @@ export interface LagWatch {
 export function watchLag(read: () => Promise<ReadonlyMap<string, number>>, everyMs: number): LagWatch {
   const peaks = new Map<string, number>();
   let samples = 0;
-  let running: Promise<ReadonlyMap<string, number> | undefined> | undefined;
-  const sample = (): Promise<ReadonlyMap<string, number> | undefined> => {
+  /** The last reading that succeeded: the end's figure, if the one taken at the end fails. */
+  let latest: ReadonlyMap<string, number> = new Map();
+  let running: Promise<void> | undefined;
+  const sample = (): Promise<void> => {
     running ??= read()
       .then((lag) => {
         samples += 1;
+        latest = lag;
         for (const [group, records] of lag) peaks.set(group, Math.max(peaks.get(group) ?? 0, records));
-        return lag;
       })
       .catch(() => undefined)
       .finally(() => {
@@ -55,9 +57,9 @@ export function watchLag(read: () => Promise<ReadonlyMap<string, number>>, every
     async end() {
       clearInterval(timer);
       await running;
-      const last = (await sample()) ?? new Map<string, number>();
+      await sample();
       const groups: Record<string, { peak: number; atEnd: number }> = {};
-      for (const [group, peak] of peaks) groups[group] = { peak, atEnd: last.get(group) ?? 0 };
+      for (const [group, peak] of peaks) groups[group] = { peak, atEnd: latest.get(group) ?? 0 };
       return { groups, samples, everyMs };
     },
   };

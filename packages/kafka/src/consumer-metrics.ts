@@ -16,8 +16,8 @@ export interface LagReading {
  * to the same observer, naming its group.
  */
 export interface ConsumerObserver {
-  /** Records written to the group's dead-letter topic (told once the broker has them). */
-  deadLettered(groupId: string, topic: string, reason: DeadLetterReason, count: number): void;
+  /** A record written to the group's dead-letter topic (told once the broker has it). */
+  deadLettered(groupId: string, topic: string, reason: DeadLetterReason): void;
   /** A source partition that handled nothing for the stall period with records waiting (it is resumed). */
   stalled(groupId: string, topic: string): void;
   /** The consumer crashed; `restarted`: kafkajs starts it again itself (else the runner does, later). */
@@ -72,8 +72,7 @@ export function kafkaConsumerMetrics(metrics: Metrics): ConsumerObserver {
     ['group', 'restarted'],
   );
   return {
-    deadLettered: (groupId, topic, reason, count) =>
-      deadLetters.inc({ group: groupId, topic, reason }, count),
+    deadLettered: (groupId, topic, reason) => deadLetters.inc({ group: groupId, topic, reason }),
     stalled: (groupId, topic) => stalls.inc({ group: groupId, topic }),
     crashed: (groupId, restarted) => crashes.inc({ group: groupId, restarted: String(restarted) }),
     started(groupId, topics, read) {

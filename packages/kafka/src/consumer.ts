@@ -506,9 +506,9 @@ export async function startConsumer<T>(
    * Records the partition's end as a fetch or a stall check saw it, and `from`, where the lane stands if it
    * has handled nothing yet (a batch's first offset, the group's committed one).
    */
-  function see(lane: Lane, topic: string, end: bigint, from_: bigint | undefined): void {
+  function see(lane: Lane, topic: string, end: bigint, position: bigint | undefined): void {
     const before = lane.seen.get(topic);
-    const from = from_ ?? before?.from ?? end;
+    const from = position ?? before?.from ?? end;
     lane.seen.set(topic, { end: before !== undefined && before.end > end ? before.end : end, from });
   }
 
@@ -1047,7 +1047,7 @@ export async function startConsumer<T>(
     const observer = deps.observer;
     if (observer === undefined) return;
     for (const { deadLetter } of outgoing) {
-      if (deadLetter) observer.deadLettered(groupId, deadLetter.topic, deadLetter.reason, 1);
+      if (deadLetter) observer.deadLettered(groupId, deadLetter.topic, deadLetter.reason);
     }
   }
 
