@@ -17,3 +17,6 @@ export function overlayDir(overlay: Overlay): string {
 
 /** The KafkaTopic resources, generated from the topic catalogue of @rp/contracts. */
 export const kafkaTopicsFile = join(k8sDir, 'base', 'kafka-topics.yaml');
+
+/** The operators' Grafana dashboard, generated from src/dashboard.ts. */
+export const dashboardFile = join(k8sDir, 'base', 'dashboards', 'regulated-payments.json');

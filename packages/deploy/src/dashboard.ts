@@ -1,0 +1,757 @@
+import {
+  BigValueColorMode,
+  BigValueGraphMode,
+  BigValueJustifyMode,
+  BigValueTextMode,
+  type Dashboard,
+  DashboardCursorSync,
+  type DataSourceRef,
+  FieldColorModeId,
+  type FieldConfig,
+  GraphDrawStyle,
+  type GraphFieldConfig,
+  LegendDisplayMode,
+  MappingType,
+  type Panel,
+  PercentChangeColorMode,
+  type RowPanel,
+  SortOrder,
+  StackingMode,
+  ThresholdsMode,
+  TooltipDisplayMode,
+  VariableHide,
+  type VariableModel,
+  VisibilityMode,
+  VizOrientation,
+} from '@grafana/schema';
+import type { Options as StatOptions } from '@grafana/schema/dist/esm/raw/composable/stat/panelcfg/x/StatPanelCfg_types.gen';
+import type { Options as TimeSeriesOptions } from '@grafana/schema/dist/esm/raw/composable/timeseries/panelcfg/x/TimeSeriesPanelCfg_types.gen';
+
+/**
+ * The operators' Grafana dashboard of the engine, built from a list of panels and written to
+ * infra/k8s/base/dashboards/regulated-payments.json (`npm run manifests -w @rp/deploy`), which the base
+ * ships as a ConfigMap for Grafana's dashboard sidecar. Every query reads the namespace the dashboard's
+ * `namespace` variable names; the panels that concern one bank read the `bank` variable too.
+ */
+
+/** A query of a panel: a PromQL expression and the legend of each series it returns. */
+export interface PanelQuery {
+  readonly expr: string;
+  /** Grafana's legend format: `{{label}}` names a label of the series. */
+  readonly legend: string;
+}
+
+/** Grafana unit ids the panels use. */
+export type PanelUnit = 'reqps' | 'ops' | 'short' | 's' | 'bytes' | 'percentunit' | 'none';
+
+export interface PanelSpec {
+  readonly title: string;
+  /** Shown on the panel's (i): what it reads and what to do when it looks wrong. */
+  readonly description: string;
+  readonly type: 'timeseries' | 'stat';
+  readonly unit: PanelUnit;
+  readonly queries: readonly PanelQuery[];
+  /** Columns of 24 (default: 12 for a time series, 3 for a stat). */
+  readonly width?: number;
+  /** Series stacked (parts of one whole), else drawn each on its own. */
+  readonly stacked?: boolean;
+  /** A stat's values shown as words (`0` → `closed`). */
+  readonly words?: Readonly<Record<string, string>>;
+  /** A stat turns red from this value on (default: no threshold). */
+  readonly redFrom?: number;
+}
+
+interface GridPos {
+  readonly x: number;
+  readonly y: number;
+  readonly w: number;
+  readonly h: number;
+}
+
+export interface RowSpec {
+  readonly title: string;
+  readonly panels: readonly PanelSpec[];
+}
+
+/** The dashboard's template variables (besides Grafana's own, such as `$__rate_interval`). */
+export const dashboardVariables = ['datasource', 'namespace', 'bank'] as const;
+
+const ns = 'namespace="$namespace"';
+
+/** A series selector in the dashboard's namespace, with more matchers if given. */
+function sel(metric: string, matchers = ''): string {
+  return `${metric}{${ns}${matchers ? `, ${matchers}` : ''}}`;
+}
+
+/** `sum by (labels) (rate(metric{...}[$__rate_interval]))`: a counter's rate per second. */
+function rate(metric: string, by: readonly string[], matchers = ''): string {
+  const inner = `rate(${sel(metric, matchers)}[$__rate_interval])`;
+  return by.length > 0 ? `sum by (${by.join(', ')}) (${inner})` : `sum(${inner})`;
+}
+
+/** `histogram_quantile(q, ...)` of a histogram's buckets, by the given labels. */
+function quantile(q: number, histogram: string, by: readonly string[], matchers = ''): string {
+  return `histogram_quantile(${q}, ${rate(`${histogram}_bucket`, [...by, 'le'], matchers)})`;
+}
+
+/** The p50 and p99 of a histogram, the legend prefixed with the labels it is split by. */
+function percentiles(histogram: string, by: readonly string[], matchers = ''): PanelQuery[] {
+  const prefix = by.map((label) => `{{${label}}} `).join('');
+  return [
+    { expr: quantile(0.5, histogram, by, matchers), legend: `${prefix}p50` },
+    { expr: quantile(0.99, histogram, by, matchers), legend: `${prefix}p99` },
+  ];
+}
+
+/** One query whose series are split by the labels given, named by them. */
+function split(expr: string, by: readonly string[]): PanelQuery[] {
+  return [{ expr, legend: by.map((label) => `{{${label}}}`).join(' ') }];
+}
+
+/** The engine's own pods (not Kafka's, the registry's or MongoDB's, which Prometheus may scrape too). */
+const engine = 'app_kubernetes_io_part_of="regulated-payments"';
+const bank = 'member_id=~"$bank"';
+const dispatchBank = 'bank=~"$bank"';
+
+export const dashboardRows: readonly RowSpec[] = [
+  {
+    title: 'Now',
+    panels: [
+      {
+        title: 'Accepted a second',
+        description:
+          'Messages from banks and payment schemes the ingress accepted (202), first receipts only.',
+        type: 'stat',
+        unit: 'reqps',
+        queries: [{ expr: rate('rp_ingress_messages_total', [], 'outcome="accepted"'), legend: 'accepted' }],
+      },
+      {
+        title: 'Refused a second',
+        description:
+          'Messages the ingress refused (invalid, unauthorised, conflicting, rate limited, overloaded, unavailable). Resends answered from their first receipt are not refusals. See the ingress panels for which.',
+        type: 'stat',
+        unit: 'reqps',
+        queries: [
+          {
+            expr: rate('rp_ingress_messages_total', [], 'outcome!~"accepted|replayed|reproduced|joined"'),
+            legend: 'refused',
+          },
+        ],
+      },
+      {
+        title: 'Postings delivered a second',
+        description: 'Event postings the banks acknowledged (2xx), all banks of the namespace.',
+        type: 'stat',
+        unit: 'reqps',
+        queries: [
+          { expr: rate('rp_events_deliveries_total', [], 'outcome="delivered"'), legend: 'delivered' },
+        ],
+      },
+      {
+        title: 'Debit window',
+        description: 'Whether the debit processing window is open (Africa/Johannesburg business calendar).',
+        type: 'stat',
+        unit: 'none',
+        queries: [{ expr: `max(${sel('rp_scheduler_debit_window_open')})`, legend: 'window' }],
+        words: { '0': 'closed', '1': 'open' },
+      },
+      {
+        title: 'Debits queued',
+        description: 'Debits held in the queue for the debit window (released when it opens).',
+        type: 'stat',
+        unit: 'short',
+        queries: [{ expr: `sum(${sel('rp_scheduler_queue_depth', 'stage="queued"')})`, legend: 'queued' }],
+      },
+      {
+        title: 'Most records behind',
+        description:
+          'The largest backlog of one consumer group: records on its partitions not handled yet (see the Kafka row for which group). Alerted on above 10,000 for 15 minutes.',
+        type: 'stat',
+        unit: 'short',
+        queries: [
+          { expr: `max(sum by (group) (${sel('rp_kafka_consumer_lag_records')}))`, legend: 'records behind' },
+        ],
+        redFrom: 10_000,
+      },
+      {
+        title: 'Dead letters in range',
+        description:
+          "Records moved to a consumer group's dead-letter topic in the dashboard's time range. Each needs an operator: see the Kafka row and the runbook.",
+        type: 'stat',
+        unit: 'short',
+        queries: [
+          { expr: `sum(increase(${sel('rp_kafka_dead_letters_total')}[$__range]))`, legend: 'dead letters' },
+        ],
+        redFrom: 1,
+      },
+      {
+        title: 'Banks paused',
+        description:
+          'Banks whose event postings are paused after failures in a row (parked, probed until the bank answers).',
+        type: 'stat',
+        unit: 'short',
+        queries: [
+          {
+            expr: `count(max by (member_id) (${sel('rp_events_bank_paused')}) == 1) or vector(0)`,
+            legend: 'paused',
+          },
+        ],
+        redFrom: 1,
+      },
+    ],
+  },
+  {
+    title: 'Ingress',
+    panels: [
+      {
+        title: 'Messages by operation and outcome',
+        description:
+          'What the ingress answered, per second. accepted: produced (202); replayed, reproduced, joined: resends; the rest refusals.',
+        type: 'timeseries',
+        unit: 'reqps',
+        queries: split(rate('rp_ingress_messages_total', ['operation', 'outcome']), ['operation', 'outcome']),
+      },
+      {
+        title: 'From the claim to the 202',
+        description:
+          'The ingress from its idempotency claim to Kafka acknowledging the state change and the flow record: the 202 waits on this. Alerted on above 1 s (p99).',
+        type: 'timeseries',
+        unit: 's',
+        queries: percentiles('rp_ingress_produce_duration_seconds', []),
+      },
+      {
+        title: 'HTTP requests by route',
+        description:
+          "Every service's HTTP requests per second, by route and status (probes and scrapes included).",
+        type: 'timeseries',
+        unit: 'reqps',
+        queries: split(rate('http_request_duration_seconds_count', ['service', 'route', 'status'], engine), [
+          'service',
+          'route',
+          'status',
+        ]),
+      },
+      {
+        title: "Banks' reads of a transaction",
+        description: 'GET of a transaction by a bank, by how the ingress answered.',
+        type: 'timeseries',
+        unit: 'reqps',
+        queries: split(rate('rp_ingress_transaction_reads_total', ['outcome']), ['outcome']),
+      },
+    ],
+  },
+  {
+    title: 'Validation and the debit window',
+    panels: [
+      {
+        title: 'Debits and credits validated',
+        description: 'Answers of the validator per second, by outcome (CDV and the checks of the spec).',
+        type: 'timeseries',
+        unit: 'ops',
+        queries: [
+          { expr: rate('rp_validator_debits_validated_total', ['outcome']), legend: 'debits {{outcome}}' },
+          { expr: rate('rp_validator_credits_validated_total', ['outcome']), legend: 'credits {{outcome}}' },
+        ],
+      },
+      {
+        title: 'Rejections by reason',
+        description: 'Reasons on the RJCT status reports, by flow and ISO code, per second.',
+        type: 'timeseries',
+        unit: 'ops',
+        queries: split(rate('rp_validator_rejection_reasons_total', ['flow', 'code']), ['flow', 'code']),
+      },
+      {
+        title: 'Debit queue',
+        description:
+          "Debits queued for the window, awaiting their status report's acknowledgement, and held in the scheduler's memory.",
+        type: 'timeseries',
+        unit: 'short',
+        queries: split(`sum by (stage) (${sel('rp_scheduler_queue_depth')})`, ['stage']),
+      },
+      {
+        title: 'Debits queued and released',
+        description:
+          'Debits made ready per second, released from the queue in their window, and released the moment they became ready.',
+        type: 'timeseries',
+        unit: 'ops',
+        queries: [
+          { expr: rate('rp_scheduler_debits_queued_total', []), legend: 'made ready' },
+          { expr: rate('rp_scheduler_debits_released_total', []), legend: 'released from the queue' },
+          { expr: rate('rp_scheduler_debits_released_at_once_total', []), legend: 'released at once' },
+        ],
+      },
+      {
+        title: 'Time in the queue',
+        description: 'From a debit joining the queue to its release.',
+        type: 'timeseries',
+        unit: 's',
+        queries: percentiles('rp_scheduler_queue_wait_seconds', []),
+      },
+      {
+        title: 'Reconciliation items',
+        description:
+          'Items raised at the reconciliation window close, by row of spec section 7, in each hour: each is a transaction left unresolved.',
+        type: 'timeseries',
+        unit: 'short',
+        queries: split(`sum by (row) (increase(${sel('rp_scheduler_reconciliation_items_total')}[1h]))`, [
+          'row',
+        ]),
+      },
+    ],
+  },
+  {
+    title: 'Messages to banks (dispatcher)',
+    panels: [
+      {
+        title: 'Attempts by bank and result',
+        description: 'HTTP attempts on the banks per second (status reports, inbound debits), by result.',
+        type: 'timeseries',
+        unit: 'reqps',
+        queries: split(rate('rp_dispatcher_attempts_total', ['bank', 'result'], dispatchBank), [
+          'bank',
+          'result',
+        ]),
+      },
+      {
+        title: 'Attempt time by bank',
+        description: 'One HTTP attempt on a bank, to its answer.',
+        type: 'timeseries',
+        unit: 's',
+        queries: percentiles('rp_dispatcher_attempt_duration_seconds', ['bank'], dispatchBank),
+      },
+      {
+        title: 'From the topic to the 202',
+        description: 'From the message on its topic to the bank acknowledging it (202), retries included.',
+        type: 'timeseries',
+        unit: 's',
+        queries: percentiles('rp_dispatcher_delivery_latency_seconds', ['operation']),
+      },
+      {
+        title: 'Refused for good, expired',
+        description:
+          'Messages a bank refused with a final answer, and deliveries whose retries stopped at the reconciliation window close, per hour. Each is reconciled.',
+        type: 'timeseries',
+        unit: 'short',
+        queries: [
+          {
+            expr: `sum by (operation) (increase(${sel('rp_dispatcher_final_failures_total')}[1h]))`,
+            legend: '{{operation}} refused',
+          },
+          {
+            expr: `sum by (operation) (increase(${sel('rp_dispatcher_expired_total')}[1h]))`,
+            legend: '{{operation}} expired',
+          },
+        ],
+      },
+    ],
+  },
+  {
+    title: 'State changes and event postings',
+    panels: [
+      {
+        title: 'State changes and postings produced',
+        description:
+          'State changes the tracker applied per second, by event type, and the postings it produced to rp.events.v1, by class.',
+        type: 'timeseries',
+        unit: 'ops',
+        queries: [
+          { expr: rate('rp_tracker_state_changes_total', ['event_type']), legend: '{{event_type}}' },
+          { expr: rate('rp_tracker_postings_produced_total', ['class']), legend: 'postings {{class}}' },
+        ],
+      },
+      {
+        title: 'From the state change to its postings',
+        description:
+          'From a state change happening to its postings acknowledged by Kafka and its snapshot written.',
+        type: 'timeseries',
+        unit: 's',
+        queries: percentiles('rp_tracker_change_latency_seconds', []),
+      },
+      {
+        title: 'Postings by bank and outcome',
+        description:
+          'Postings that reached their final outcome at a bank per second: delivered, failed (a 4xx) or expired.',
+        type: 'timeseries',
+        unit: 'reqps',
+        queries: split(rate('rp_events_deliveries_total', ['member_id', 'outcome'], bank), [
+          'member_id',
+          'outcome',
+        ]),
+      },
+      {
+        title: 'From production to delivery',
+        description:
+          'From the posting produced to the bank acknowledging it, retries included. Alerted on above 60 s (p99).',
+        type: 'timeseries',
+        unit: 's',
+        queries: percentiles('rp_events_delivery_lag_seconds', ['member_id'], bank),
+      },
+      {
+        title: 'POSTs by bank and result',
+        description:
+          "Attempts on the banks' /events per second: delivered, retryable (5xx, 429, no answer) or final.",
+        type: 'timeseries',
+        unit: 'reqps',
+        queries: split(rate('rp_events_attempts_total', ['member_id', 'result'], bank), [
+          'member_id',
+          'result',
+        ]),
+      },
+      {
+        title: 'POST time by bank',
+        description: 'One POST to a bank, to its answer.',
+        type: 'timeseries',
+        unit: 's',
+        queries: percentiles('rp_events_attempt_duration_seconds', ['member_id'], bank),
+      },
+      {
+        title: 'Postings waiting at a bank',
+        description:
+          'Postings parked for a bank (retried with back-off, in order per transaction), and whether the bank is paused.',
+        type: 'timeseries',
+        unit: 'short',
+        queries: [
+          {
+            expr: `sum by (member_id) (${sel('rp_events_parked_postings', bank)})`,
+            legend: '{{member_id}} parked',
+          },
+          {
+            expr: `max by (member_id) (${sel('rp_events_bank_paused', bank)})`,
+            legend: '{{member_id}} paused',
+          },
+        ],
+      },
+      {
+        title: 'Postings no bank takes',
+        description:
+          'Postings skipped, by why: no subscriber (no events URL or class), or banks not found yet.',
+        type: 'timeseries',
+        unit: 'ops',
+        queries: split(rate('rp_events_postings_skipped_total', ['reason']), ['reason']),
+      },
+    ],
+  },
+  {
+    title: 'Kafka',
+    panels: [
+      {
+        title: 'Records behind by consumer group',
+        description:
+          'Records on the partitions each group owns not handled yet, as its consumers last saw the partition ends. A growing line is a group that does not keep up.',
+        type: 'timeseries',
+        unit: 'short',
+        queries: split(`sum by (group, topic) (${sel('rp_kafka_consumer_lag_records')})`, ['group', 'topic']),
+      },
+      {
+        title: 'Dead letters, stalls, crashes',
+        description:
+          'Records dead-lettered, partitions found stalled (and resumed), consumer crashes, in each 5 minutes.',
+        type: 'timeseries',
+        unit: 'short',
+        queries: [
+          {
+            expr: `sum by (group, reason) (increase(${sel('rp_kafka_dead_letters_total')}[5m]))`,
+            legend: '{{group}} dead letters ({{reason}})',
+          },
+          {
+            expr: `sum by (group) (increase(${sel('rp_kafka_partition_stalls_total')}[5m]))`,
+            legend: '{{group}} stalls',
+          },
+          {
+            expr: `sum by (group) (increase(${sel('rp_kafka_consumer_crashes_total')}[5m]))`,
+            legend: '{{group}} crashes',
+          },
+        ],
+      },
+      {
+        title: 'Kafka requests by API',
+        description: "The services' requests to the brokers per second, by API.",
+        type: 'timeseries',
+        unit: 'reqps',
+        queries: split(rate('rp_kafka_requests_total', ['api']), ['api']),
+      },
+      {
+        title: 'Kafka request time by API (p99)',
+        description: "Round trip of a request; a fetch's includes the broker's wait for records.",
+        type: 'timeseries',
+        unit: 's',
+        queries: split(quantile(0.99, 'rp_kafka_request_duration_seconds', ['api']), ['api']),
+      },
+    ],
+  },
+  {
+    title: 'MongoDB',
+    panels: [
+      {
+        title: 'Commands by service',
+        description: 'MongoDB commands per second, by service and command name (failed ones as outcome).',
+        type: 'timeseries',
+        unit: 'ops',
+        queries: split(rate('rp_mongodb_commands_total', ['service', 'command', 'outcome']), [
+          'service',
+          'command',
+          'outcome',
+        ]),
+      },
+      {
+        title: 'Command time by service (p99)',
+        description: 'Round trip of a MongoDB command. Alerted on above 1 s.',
+        type: 'timeseries',
+        unit: 's',
+        queries: split(quantile(0.99, 'rp_mongodb_command_duration_seconds', ['service', 'command']), [
+          'service',
+          'command',
+        ]),
+      },
+      {
+        title: 'Documents written by collection',
+        description:
+          "Statements of the write commands per second (an insert's documents, an update's statements).",
+        type: 'timeseries',
+        unit: 'ops',
+        stacked: true,
+        queries: split(rate('rp_mongodb_write_statements_total', ['collection', 'command']), [
+          'collection',
+          'command',
+        ]),
+      },
+    ],
+  },
+  {
+    title: 'Processes',
+    panels: [
+      {
+        title: 'CPU by pod',
+        description: "Cores each of the engine's pods uses.",
+        type: 'timeseries',
+        unit: 'short',
+        queries: split(rate('process_cpu_seconds_total', ['pod'], engine), ['pod']),
+      },
+      {
+        title: 'Resident memory by pod',
+        description: "Each of the engine's pods' resident set.",
+        type: 'timeseries',
+        unit: 'bytes',
+        queries: split(`sum by (pod) (${sel('process_resident_memory_bytes', engine)})`, ['pod']),
+      },
+      {
+        title: 'Event loop standing still',
+        description:
+          'Share of the time the main thread stood still for 100 ms or more, by cause: waiting (off the CPU: its limit is too low), work (blocked by work) or collection. Alerted on above 5%.',
+        type: 'timeseries',
+        unit: 'percentunit',
+        queries: split(rate('rp_event_loop_stall_seconds_sum', ['pod', 'cause']), ['pod', 'cause']),
+      },
+      {
+        title: 'Pods answering Prometheus',
+        description:
+          "The engine's scrape targets up (1) or not answering (0), by Service: a pod down for 5 minutes is alerted on.",
+        type: 'timeseries',
+        unit: 'short',
+        queries: split(`sum by (job) (${sel('up', engine)})`, ['job']),
+      },
+      {
+        title: 'Garbage collection',
+        description: 'Share of the time in garbage collection, by pod and kind.',
+        type: 'timeseries',
+        unit: 'percentunit',
+        queries: split(rate('nodejs_gc_duration_seconds_sum', ['pod', 'kind'], engine), ['pod', 'kind']),
+      },
+    ],
+  },
+];
+
+const datasource: DataSourceRef = { type: 'prometheus', uid: '${datasource}' };
+
+function targetsOf(spec: PanelSpec): NonNullable<Panel['targets']> {
+  return spec.queries.map((query, index) => ({
+    datasource,
+    refId: String.fromCharCode(65 + index),
+    expr: query.expr,
+    legendFormat: query.legend,
+    range: true,
+  }));
+}
+
+function fieldDefaults(spec: PanelSpec): FieldConfig {
+  return {
+    unit: spec.unit,
+    thresholds: {
+      mode: ThresholdsMode.Absolute,
+      steps: [
+        // Grafana's base step has no value: it holds from minus infinity.
+        { color: 'green', value: null as unknown as number },
+        ...(spec.redFrom === undefined ? [] : [{ color: 'red', value: spec.redFrom }]),
+      ],
+    },
+    mappings: spec.words
+      ? [
+          {
+            type: MappingType.ValueToText,
+            options: Object.fromEntries(
+              Object.entries(spec.words).map(([value, text], index) => [value, { text, index }]),
+            ),
+          },
+        ]
+      : [],
+  };
+}
+
+function statPanel(spec: PanelSpec, id: number, gridPos: GridPos): Panel {
+  const options: StatOptions = {
+    reduceOptions: { calcs: ['lastNotNull'], fields: '', values: false },
+    colorMode: BigValueColorMode.Value,
+    graphMode: BigValueGraphMode.Area,
+    justifyMode: BigValueJustifyMode.Auto,
+    textMode: BigValueTextMode.Value,
+    orientation: VizOrientation.Auto,
+    percentChangeColorMode: PercentChangeColorMode.Standard,
+    showPercentChange: false,
+    wideLayout: true,
+  };
+  return {
+    id,
+    type: 'stat',
+    title: spec.title,
+    description: spec.description,
+    datasource,
+    gridPos,
+    fieldConfig: {
+      defaults: { ...fieldDefaults(spec), color: { mode: FieldColorModeId.Thresholds } },
+      overrides: [],
+    },
+    options: { ...options },
+    targets: targetsOf(spec),
+  };
+}
+
+function timeSeriesPanel(spec: PanelSpec, id: number, gridPos: GridPos): Panel {
+  const custom: GraphFieldConfig = {
+    drawStyle: GraphDrawStyle.Line,
+    lineWidth: 1,
+    fillOpacity: spec.stacked ? 30 : 10,
+    showPoints: VisibilityMode.Never,
+    spanNulls: false,
+    stacking: { mode: spec.stacked ? StackingMode.Normal : StackingMode.None, group: 'A' },
+  };
+  const options: TimeSeriesOptions = {
+    legend: { displayMode: LegendDisplayMode.List, placement: 'bottom', showLegend: true, calcs: [] },
+    tooltip: { mode: TooltipDisplayMode.Multi, sort: SortOrder.Descending },
+  };
+  return {
+    id,
+    type: 'timeseries',
+    title: spec.title,
+    description: spec.description,
+    datasource,
+    gridPos,
+    fieldConfig: {
+      defaults: {
+        ...fieldDefaults(spec),
+        min: 0,
+        color: { mode: FieldColorModeId.PaletteClassic },
+        custom: { ...custom },
+      },
+      overrides: [],
+    },
+    options: { ...options },
+    targets: targetsOf(spec),
+  };
+}
+
+/** The dashboard as Grafana's JSON model: a row panel per row, its panels laid out left to right. */
+export function dashboard(rows: readonly RowSpec[] = dashboardRows): Dashboard {
+  const panels: (Panel | RowPanel)[] = [];
+  let id = 1;
+  let y = 0;
+  for (const row of rows) {
+    panels.push({
+      id: id++,
+      type: 'row',
+      title: row.title,
+      collapsed: false,
+      gridPos: { x: 0, y, w: 24, h: 1 },
+      panels: [],
+    });
+    y += 1;
+    let x = 0;
+    let lineHeight = 0;
+    for (const spec of row.panels) {
+      const w = spec.width ?? (spec.type === 'stat' ? 3 : 12);
+      const h = spec.type === 'stat' ? 4 : 8;
+      if (x + w > 24) {
+        y += lineHeight;
+        x = 0;
+        lineHeight = 0;
+      }
+      const gridPos = { x, y, w, h };
+      panels.push(
+        spec.type === 'stat' ? statPanel(spec, id++, gridPos) : timeSeriesPanel(spec, id++, gridPos),
+      );
+      x += w;
+      lineHeight = Math.max(lineHeight, h);
+    }
+    y += lineHeight;
+  }
+  const namespaceQuery = `label_values(up{${engine}}, namespace)`;
+  const bankQuery = 'label_values(rp_events_attempts_total{namespace="$namespace"}, member_id)';
+  const variables: VariableModel[] = [
+    {
+      name: 'datasource',
+      label: 'Data source',
+      type: 'datasource',
+      query: 'prometheus',
+      hide: VariableHide.dontHide,
+    },
+    {
+      name: 'namespace',
+      label: 'Namespace',
+      type: 'query',
+      datasource,
+      query: { query: namespaceQuery, refId: 'namespace' },
+      refresh: 2,
+      sort: 1,
+      hide: VariableHide.dontHide,
+      includeAll: false,
+      multi: false,
+    },
+    {
+      name: 'bank',
+      label: 'Bank',
+      description: "Member id of a bank (event postings and the dispatcher's messages); All for every bank.",
+      type: 'query',
+      datasource,
+      query: { query: bankQuery, refId: 'bank' },
+      refresh: 2,
+      sort: 1,
+      hide: VariableHide.dontHide,
+      includeAll: true,
+      allValue: '.*',
+      multi: true,
+    },
+  ];
+  return {
+    uid: 'regulated-payments',
+    title: 'Regulated payments',
+    description:
+      'The engine: what it accepts, validates, holds for the debit window and delivers to banks, its Kafka consumers, MongoDB and processes. Generated by packages/deploy (npm run manifests -w @rp/deploy).',
+    tags: ['regulated-payments'],
+    editable: true,
+    graphTooltip: DashboardCursorSync.Crosshair,
+    // Grafana 10.3 and later read it (and migrate it forward).
+    schemaVersion: 39,
+    version: 1,
+    time: { from: 'now-6h', to: 'now' },
+    timezone: 'browser',
+    refresh: '30s',
+    annotations: { list: [] },
+    links: [],
+    templating: { list: variables },
+    panels,
+  };
+}
+
+/** The committed file's text. */
+export function renderDashboard(): string {
+  return `${JSON.stringify(dashboard(), null, 2)}\n`;
+}

@@ -1,0 +1,204 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { stringify as stringifyYaml } from 'yaml';
+import { dashboard, dashboardVariables, renderDashboard } from '../src/dashboard.ts';
+import { dashboardFile } from '../src/paths.ts';
+import { run } from '../src/tools.ts';
+import { at, getTools, named, render } from './helpers.ts';
+import { engineMetrics, expectEngineReads, readsOf, resultLabels } from './metrics-catalogue.ts';
+
+interface Target {
+  readonly refId: string;
+  readonly expr: string;
+  readonly legendFormat: string;
+  readonly datasource: { readonly uid: string };
+}
+
+interface Panel {
+  readonly id: number;
+  readonly type: string;
+  readonly title: string;
+  readonly description?: string;
+  readonly datasource?: { readonly type: string; readonly uid: string };
+  readonly gridPos: { readonly x: number; readonly y: number; readonly w: number; readonly h: number };
+  readonly targets?: readonly Target[];
+}
+
+interface Variable {
+  readonly name: string;
+  readonly type: string;
+  readonly query: string | { readonly query: string };
+}
+
+const committed = JSON.parse(readFileSync(dashboardFile, 'utf8')) as {
+  panels: Panel[];
+  templating: { list: Variable[] };
+  uid: string;
+};
+const panels = committed.panels.filter((panel) => panel.type !== 'row');
+const queries = panels.flatMap((panel) =>
+  (panel.targets ?? []).map((target) => ({ panel: panel.title, ...target })),
+);
+
+/** Grafana's own variables a query may use: the rate interval and the time range. */
+const grafanaVariables = new Set(['__rate_interval', '__interval', '__range']);
+
+/** The expression as Prometheus would get it: Grafana's variables replaced by values of their kind. */
+function substituted(expr: string): string {
+  return expr
+    .replaceAll('$__rate_interval', '2m')
+    .replaceAll('$__interval', '30s')
+    .replaceAll('$__range', '6h')
+    .replaceAll('$namespace', 'rp')
+    .replaceAll('$bank', '.*');
+}
+
+/** The selector inside a variable's `label_values(selector, label)` query. */
+function variableSelector(variable: Variable): { selector: string; label: string } {
+  const text = typeof variable.query === 'string' ? variable.query : variable.query.query;
+  const match = /^label_values\((.*),\s*([a-zA-Z_][a-zA-Z0-9_]*)\)$/.exec(text);
+  if (!match) throw new Error(`variable ${variable.name}: not a label_values query: ${text}`);
+  return { selector: match[1] as string, label: match[2] as string };
+}
+
+const work = mkdtempSync(join(tmpdir(), 'rp-dashboard-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+describe('the Grafana dashboard (infra/k8s/base/dashboards/regulated-payments.json)', () => {
+  it('is current with src/dashboard.ts (else: npm run manifests -w @rp/deploy), and the check says when not', () => {
+    expect(readFileSync(dashboardFile, 'utf8')).toBe(renderDashboard());
+    const script = new URL('../scripts/dashboard.ts', import.meta.url).pathname;
+    const check = (file?: string) =>
+      spawnSync(
+        process.execPath,
+        ['--conditions=source', script, '--check', ...(file ? ['--file', file] : [])],
+        {
+          encoding: 'utf8',
+        },
+      );
+    expect(check().status).toBe(0);
+    const stale = join(work, 'stale.json');
+    writeFileSync(stale, renderDashboard().replace('"Regulated payments"', '"Payments"'));
+    const result = check(stale);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain('npm run manifests -w @rp/deploy');
+  });
+
+  it("ships in both overlays as a ConfigMap that Grafana's dashboard sidecar loads", async () => {
+    for (const overlay of ['production', 'demo'] as const) {
+      const { objects, report } = await render(overlay);
+      expect(report.summary.invalid + report.summary.errors, overlay).toBe(0);
+      const map = named(objects, 'ConfigMap', 'rp-grafana-dashboard');
+      expect(map, overlay).toBeDefined();
+      expect(at(map, 'metadata', 'labels', 'grafana_dashboard')).toBe('1');
+      const json = at(map, 'data', 'regulated-payments.json');
+      expect(JSON.parse(String(json))).toEqual(committed);
+    }
+  });
+
+  it('every query and variable is valid PromQL for promtool', async () => {
+    const { promtool } = await getTools();
+    const expressions = [
+      ...queries.map((query) => substituted(query.expr)),
+      ...committed.templating.list
+        .filter((variable) => variable.type === 'query')
+        .map((variable) => substituted(variableSelector(variable).selector)),
+    ];
+    const rules = join(work, 'rules.yaml');
+    writeFileSync(
+      rules,
+      stringifyYaml({
+        groups: [
+          {
+            name: 'dashboard',
+            rules: expressions.map((expr, i) => ({ record: `dashboard:query_${i}`, expr })),
+          },
+        ],
+      }),
+    );
+    const result = await run(promtool, ['check', 'rules', rules]);
+    expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
+    expect(result.stdout).toContain(`SUCCESS: ${expressions.length} rules found`);
+    expect(expressions.length).toBeGreaterThan(40);
+  });
+
+  it('reads only metrics the services register, by labels they carry, each in the chosen namespace', () => {
+    const registered = engineMetrics();
+    for (const query of queries) {
+      const what = `${query.panel} ${query.refId}`;
+      const carried = expectEngineReads(what, query.expr, registered);
+      for (const selector of query.expr.matchAll(/\{([^}]*)\}/g)) {
+        expect(selector[1], `${what}: a selector outside the dashboard's namespace`).toContain(
+          'namespace="$namespace"',
+        );
+      }
+      // The legend names only labels the query's series keep.
+      const kept = resultLabels(query.expr, carried);
+      for (const used of query.legendFormat.matchAll(/\{\{\s*([a-zA-Z_][a-zA-Z0-9_]*)\s*\}\}/g)) {
+        expect(kept.has(used[1] as string), `${what}: its legend names ${used[1]}`).toBe(true);
+      }
+      for (const variable of query.expr.matchAll(/\$(\w+)/g)) {
+        const name = variable[1] as string;
+        expect(
+          grafanaVariables.has(name) || (dashboardVariables as readonly string[]).includes(name),
+          `${what}: $${name} is no variable`,
+        ).toBe(true);
+      }
+    }
+    for (const variable of committed.templating.list.filter((v) => v.type === 'query')) {
+      const { selector, label } = variableSelector(variable);
+      const carried = expectEngineReads(`variable ${variable.name}`, selector, registered);
+      expect(carried.has(label), `variable ${variable.name}: ${label}`).toBe(true);
+    }
+    expect(committed.templating.list.map((variable) => variable.name)).toEqual([...dashboardVariables]);
+  });
+
+  it('shows every metric an alert reads, so that a page leads to its panel', async () => {
+    const { objects } = await render('production');
+    const groups = at(named(objects, 'PrometheusRule', 'regulated-payments'), 'spec', 'groups') as {
+      rules: { alert: string; expr: string }[];
+    }[];
+    const shown = new Set(queries.flatMap((query) => [...readsOf(query.expr).metrics]));
+    for (const rule of groups.flatMap((group) => group.rules)) {
+      for (const metric of readsOf(rule.expr).metrics) {
+        const base = metric.replace(/_(bucket|sum|count)$/, '');
+        const found = [...shown].some(
+          (name) => name === metric || name.replace(/_(bucket|sum|count)$/, '') === base,
+        );
+        expect(found, `${rule.alert} reads ${metric}, which no panel shows`).toBe(true);
+      }
+    }
+  });
+
+  it('lays its panels out on the 24-column grid without overlap, each described and on the chosen data source', () => {
+    const ids = committed.panels.map((panel) => panel.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    const cells = new Set<string>();
+    for (const panel of committed.panels) {
+      const { x, y, w, h } = panel.gridPos;
+      expect(x >= 0 && w > 0 && x + w <= 24, `${panel.title}: columns ${x}+${w}`).toBe(true);
+      for (let row = y; row < y + h; row += 1) {
+        for (let column = x; column < x + w; column += 1) {
+          const cell = `${row}:${column}`;
+          expect(cells.has(cell), `${panel.title} overlaps another panel at ${cell}`).toBe(false);
+          cells.add(cell);
+        }
+      }
+    }
+    for (const panel of panels) {
+      expect(['timeseries', 'stat'], panel.title).toContain(panel.type);
+      expect(panel.description, panel.title).toBeTruthy();
+      expect(panel.datasource?.uid, panel.title).toBe('${datasource}');
+      const targets = panel.targets ?? [];
+      expect(targets.length, panel.title).toBeGreaterThan(0);
+      expect(new Set(targets.map((target) => target.refId)).size, panel.title).toBe(targets.length);
+      for (const target of targets) expect(target.datasource.uid, panel.title).toBe('${datasource}');
+    }
+    const titles = panels.map((panel) => panel.title);
+    expect(new Set(titles).size).toBe(titles.length);
+    expect(dashboard()).toEqual(committed);
+  });
+});
