@@ -1,3 +1,9 @@
+/**
+ * The operators' Grafana dashboard of the engine, built from a list of panels and written to
+ * infra/k8s/base/dashboards/regulated-payments.json (`npm run manifests -w @rp/deploy`), which the base
+ * ships as a ConfigMap for Grafana's dashboard sidecar. Every query reads the namespace the dashboard's
+ * `namespace` variable names; the panels that concern one bank read the `bank` variable too.
+ */
 import {
   BigValueColorMode,
   BigValueGraphMode,
@@ -27,13 +33,6 @@ import {
 import type { Options as StatOptions } from '@grafana/schema/dist/esm/raw/composable/stat/panelcfg/x/StatPanelCfg_types.gen';
 import type { Options as TimeSeriesOptions } from '@grafana/schema/dist/esm/raw/composable/timeseries/panelcfg/x/TimeSeriesPanelCfg_types.gen';
 
-/**
- * The operators' Grafana dashboard of the engine, built from a list of panels and written to
- * infra/k8s/base/dashboards/regulated-payments.json (`npm run manifests -w @rp/deploy`), which the base
- * ships as a ConfigMap for Grafana's dashboard sidecar. Every query reads the namespace the dashboard's
- * `namespace` variable names; the panels that concern one bank read the `bank` variable too.
- */
-
 /** A query of a panel: a PromQL expression and the legend of each series it returns. */
 export interface PanelQuery {
   readonly expr: string;
@@ -51,8 +50,6 @@ export interface PanelSpec {
   readonly type: 'timeseries' | 'stat';
   readonly unit: PanelUnit;
   readonly queries: readonly PanelQuery[];
-  /** Columns of 24 (default: 12 for a time series, 3 for a stat). */
-  readonly width?: number;
   /** Series stacked (parts of one whole), else drawn each on its own. */
   readonly stacked?: boolean;
   /** A stat's values shown as words (`0` → `closed`). */
@@ -545,7 +542,7 @@ export const dashboardRows: readonly RowSpec[] = [
       {
         title: 'Pods answering Prometheus',
         description:
-          "The engine's scrape targets up (1) or not answering (0), by Service: a pod down for 5 minutes is alerted on.",
+          "The engine's pods answering Prometheus's scrape, counted by Service: a drop is a pod not answering (alerted on after 5 minutes).",
         type: 'timeseries',
         unit: 'short',
         queries: split(`sum by (job) (${sel('up', engine)})`, ['job']),
@@ -677,7 +674,8 @@ export function dashboard(rows: readonly RowSpec[] = dashboardRows): Dashboard {
     let x = 0;
     let lineHeight = 0;
     for (const spec of row.panels) {
-      const w = spec.width ?? (spec.type === 'stat' ? 3 : 12);
+      // Stats eight to a line, time series two.
+      const w = spec.type === 'stat' ? 3 : 12;
       const h = spec.type === 'stat' ? 4 : 8;
       if (x + w > 24) {
         y += lineHeight;
