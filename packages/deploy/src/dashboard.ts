@@ -41,7 +41,7 @@ export interface PanelQuery {
 }
 
 /** Grafana unit ids the panels use. */
-export type PanelUnit = 'reqps' | 'ops' | 'short' | 's' | 'bytes' | 'percentunit' | 'none';
+export type PanelUnit = 'reqps' | 'ops' | 'short' | 's' | 'bytes' | 'Bps' | 'percentunit' | 'none';
 
 export interface PanelSpec {
   readonly title: string;
@@ -67,6 +67,8 @@ interface GridPos {
 
 export interface RowSpec {
   readonly title: string;
+  /** Folded until opened: a service's internals, for when an overview panel points at it. */
+  readonly collapsed?: boolean;
   readonly panels: readonly PanelSpec[];
 }
 
@@ -109,6 +111,374 @@ function split(expr: string, by: readonly string[]): PanelQuery[] {
 const engine = 'app_kubernetes_io_part_of="regulated-payments"';
 const bank = 'member_id=~"$bank"';
 const dispatchBank = 'bank=~"$bank"';
+
+/** A counter's rate, and its legend. */
+function counted(metric: string, legend: string, by: readonly string[] = [], matchers = ''): PanelQuery {
+  return { expr: rate(metric, by, matchers), legend };
+}
+
+/** A histogram's p50 and p99, named `<what> p50`, `<what> p99`. */
+function percentilesOf(histogram: string, what: string): PanelQuery[] {
+  return [
+    { expr: quantile(0.5, histogram, []), legend: `${what} p50` },
+    { expr: quantile(0.99, histogram, []), legend: `${what} p99` },
+  ];
+}
+
+/** A gauge summed by the labels given. */
+function summed(metric: string, legend: string, by: readonly string[] = [], matchers = ''): PanelQuery {
+  const selector = sel(metric, matchers);
+  return { expr: by.length > 0 ? `sum by (${by.join(', ')}) (${selector})` : `sum(${selector})`, legend };
+}
+
+/** Each service's own workings, folded: what its overview panels do not show. */
+const internalRows: readonly RowSpec[] = [
+  {
+    title: 'Ingress internals',
+    collapsed: true,
+    panels: [
+      {
+        title: 'Messages received by operation',
+        description: 'Requests that reached an operation, before any check, per second.',
+        type: 'timeseries',
+        unit: 'reqps',
+        queries: [counted('rp_ingress_messages_received_total', '{{operation}}', ['operation'])],
+      },
+      {
+        title: "Banks' reports checked against",
+        description:
+          "What a bank's report on a transaction was checked against: the claim this instance made (remembered), the claim read, the snapshot, or a snapshot not written yet (early, answered 503).",
+        type: 'timeseries',
+        unit: 'ops',
+        queries: [counted('rp_ingress_report_checks_total', '{{check}}', ['check'])],
+      },
+      {
+        title: 'Resends waiting for their first attempt',
+        description: 'Resends that arrived while their first attempt was still in progress in this instance.',
+        type: 'timeseries',
+        unit: 'short',
+        queries: [summed('rp_ingress_resends_waiting', '{{operation}}', ['operation'])],
+      },
+      {
+        title: '"Produced" markers and purged claims',
+        description:
+          'Markers of acknowledged messages written behind, by whether the write succeeded (a failed one leaves the claim to be checked at a resend), and claims and markers deleted past their retention.',
+        type: 'timeseries',
+        unit: 'ops',
+        queries: [
+          counted('rp_ingress_produced_markers_total', 'markers {{result}}', ['result']),
+          counted('rp_ingress_idempotency_keys_purged_total', 'purged'),
+        ],
+      },
+    ],
+  },
+  {
+    title: 'Validator internals',
+    collapsed: true,
+    panels: [
+      {
+        title: 'Received and not validated again',
+        description:
+          'Debits and credit transfers read from the received topic, and those not validated again (a resend, a retry of one answered), by why.',
+        type: 'timeseries',
+        unit: 'ops',
+        queries: [
+          counted('rp_validator_debits_received_total', 'debits received'),
+          counted('rp_validator_credits_received_total', 'credits received'),
+          counted('rp_validator_debits_skipped_total', 'debits skipped ({{reason}})', ['reason']),
+          counted('rp_validator_credits_skipped_total', 'credits skipped ({{reason}})', ['reason']),
+        ],
+      },
+      {
+        title: 'From the received topic to the answer',
+        description: 'From the message on the received topic to its answer acknowledged by Kafka.',
+        type: 'timeseries',
+        unit: 's',
+        queries: [
+          ...percentilesOf('rp_validator_debit_latency_seconds', 'debits'),
+          ...percentilesOf('rp_validator_credit_latency_seconds', 'credits'),
+        ],
+      },
+      {
+        title: 'CDV outcomes',
+        description: 'Account validation (CDV) outcomes by flow, account side and status.',
+        type: 'timeseries',
+        unit: 'ops',
+        queries: [
+          counted('rp_validator_cdv_outcomes_total', '{{flow}} {{role}} {{status}}', [
+            'flow',
+            'role',
+            'status',
+          ]),
+        ],
+      },
+      {
+        title: "Actioning banks' reports and duplicate checks",
+        description:
+          "Actioning banks' status reports by status and what was done, and the duplicate check's snapshot reads before validating.",
+        type: 'timeseries',
+        unit: 'ops',
+        queries: [
+          counted('rp_validator_status_reports_total', 'reports {{status}} {{outcome}}', [
+            'status',
+            'outcome',
+          ]),
+          counted('rp_validator_duplicate_checks_total', 'duplicate check {{flow}} {{check}}', [
+            'flow',
+            'check',
+          ]),
+        ],
+      },
+      {
+        title: 'Records handled, retried and failed',
+        description:
+          'Records handled in batches by topic, handled again from a retry tier, and reported failed (to the retry tiers or the dead-letter topic).',
+        type: 'timeseries',
+        unit: 'ops',
+        queries: [
+          counted('rp_validator_batch_records_total', '{{topic}}', ['topic']),
+          counted('rp_validator_retried_records_total', '{{topic}} retried', ['topic']),
+          counted('rp_validator_failed_records_total', '{{topic}} failed', ['topic']),
+        ],
+      },
+      {
+        title: 'Validator batch time by topic (p99)',
+        description: "The handler's time for one batch.",
+        type: 'timeseries',
+        unit: 's',
+        queries: split(quantile(0.99, 'rp_validator_batch_duration_seconds', ['topic']), ['topic']),
+      },
+    ],
+  },
+  {
+    title: 'Scheduler internals',
+    collapsed: true,
+    panels: [
+      {
+        title: 'Records by input',
+        description: 'Records read, handled again from a retry tier, failed, and needing nothing, by topic.',
+        type: 'timeseries',
+        unit: 'ops',
+        queries: [
+          counted('rp_scheduler_records_received_total', '{{topic}}', ['topic']),
+          counted('rp_scheduler_retried_records_total', '{{topic}} retried', ['topic']),
+          counted('rp_scheduler_failed_records_total', '{{topic}} failed', ['topic']),
+          counted('rp_scheduler_ignored_records_total', '{{topic}} ignored ({{reason}})', [
+            'topic',
+            'reason',
+          ]),
+        ],
+      },
+      {
+        title: 'Debits queued as repeated',
+        description:
+          'Debits made ready in an open window from a record that may have been handled before (a retry, a re-delivery): queued, since only the queue can tell whether they went out already.',
+        type: 'timeseries',
+        unit: 'ops',
+        queries: [counted('rp_scheduler_debits_queued_as_repeated_total', 'queued as repeated')],
+      },
+      {
+        title: 'Release time',
+        description:
+          "One release: a drain of the window's queue (queue), or one round of debits released as they became ready (ready).",
+        type: 'timeseries',
+        unit: 's',
+        queries: percentiles('rp_scheduler_drain_duration_seconds', ['kind']),
+      },
+      {
+        title: 'Waits for room, and the reconciliation close',
+        description:
+          'Time the accepted handler waited for room past the accepted halves it may hold in memory (its partitions wait meanwhile), and the duration of a reconciliation window close.',
+        type: 'timeseries',
+        unit: 's',
+        queries: [
+          ...percentilesOf('rp_scheduler_accepted_room_wait_seconds', 'room wait'),
+          ...percentilesOf('rp_scheduler_reconciliation_duration_seconds', 'reconciliation'),
+        ],
+      },
+    ],
+  },
+  {
+    title: 'Dispatcher internals',
+    collapsed: true,
+    panels: [
+      {
+        title: 'Messages read and delivered',
+        description: 'Messages read for delivery, and those the bank acknowledged (202), by operation.',
+        type: 'timeseries',
+        unit: 'ops',
+        queries: [
+          counted('rp_dispatcher_records_received_total', '{{operation}} read', ['operation']),
+          counted('rp_dispatcher_delivered_total', '{{operation}} delivered', ['operation']),
+        ],
+      },
+      {
+        title: 'Retries, deferrals and failed records',
+        description:
+          'Failed attempts that will be retried, records sent back to the retry tiers without an attempt (by why), and records whose handling failed.',
+        type: 'timeseries',
+        unit: 'ops',
+        queries: [
+          counted('rp_dispatcher_retries_scheduled_total', '{{operation}} retries', ['operation']),
+          counted('rp_dispatcher_deferred_total', '{{operation}} deferred ({{reason}})', [
+            'operation',
+            'reason',
+          ]),
+          counted('rp_dispatcher_failed_records_total', '{{operation}} failed', ['operation']),
+        ],
+      },
+      {
+        title: 'Calls in flight by bank',
+        description: 'Calls on a bank in progress.',
+        type: 'timeseries',
+        unit: 'short',
+        queries: [summed('rp_dispatcher_bank_calls_in_flight', '{{bank}}', ['bank'], dispatchBank)],
+      },
+    ],
+  },
+  {
+    title: 'Tracker internals',
+    collapsed: true,
+    panels: [
+      {
+        title: 'Records handled',
+        description:
+          'State changes read, records handled in batches by topic, and batches re-run record by record after a failure.',
+        type: 'timeseries',
+        unit: 'ops',
+        queries: [
+          counted('rp_tracker_state_changes_received_total', 'state changes read'),
+          counted('rp_tracker_batch_records_total', '{{topic}}', ['topic']),
+          counted('rp_tracker_batches_failed_total', '{{topic}} batches failed', ['topic']),
+        ],
+      },
+      {
+        title: 'Tracker batch time by topic (p99)',
+        description: "The handler's time for one batch.",
+        type: 'timeseries',
+        unit: 's',
+        queries: split(quantile(0.99, 'rp_tracker_batch_duration_seconds', ['topic']), ['topic']),
+      },
+      {
+        title: 'Transaction cache',
+        description: 'Cache hits, misses, new transactions (no read) and partition resets per second.',
+        type: 'timeseries',
+        unit: 'ops',
+        queries: [counted('rp_tracker_cache_events_total', '{{event}}', ['event'])],
+      },
+      {
+        title: 'Transactions held, snapshots waiting',
+        description:
+          'Transactions in the cache, and those whose applied changes wait for their snapshot write (written before each commit).',
+        type: 'timeseries',
+        unit: 'short',
+        queries: [
+          summed('rp_tracker_cache_transactions', 'in the cache'),
+          summed('rp_tracker_snapshots_waiting', 'snapshots waiting'),
+        ],
+      },
+      {
+        title: 'Snapshot writes and conflicts',
+        description:
+          'Snapshot writes (one per transaction per batch), and transactions whose snapshot held changes the cache said were new.',
+        type: 'timeseries',
+        unit: 'ops',
+        queries: [
+          counted('rp_tracker_snapshot_writes_total', 'writes'),
+          counted('rp_tracker_snapshot_conflicts_total', 'conflicts'),
+        ],
+      },
+      {
+        title: 'Delivery outcomes read',
+        description: 'Delivery outcomes the tracker read, by operation, result and what was done.',
+        type: 'timeseries',
+        unit: 'ops',
+        queries: [
+          counted('rp_tracker_delivery_attempts_total', '{{operation}} {{result}} {{outcome}}', [
+            'operation',
+            'result',
+            'outcome',
+          ]),
+        ],
+      },
+    ],
+  },
+  {
+    title: 'Event publisher internals',
+    collapsed: true,
+    panels: [
+      {
+        title: 'Postings read and handled',
+        description: 'Postings read from rp.events.v1 by class, and records handled in batches.',
+        type: 'timeseries',
+        unit: 'ops',
+        queries: [
+          counted('rp_events_postings_received_total', '{{class}}', ['class']),
+          counted('rp_events_batch_records_total', 'records in batches'),
+        ],
+      },
+      {
+        title: 'Event publisher batch time',
+        description: "The handler's time for one consumed batch.",
+        type: 'timeseries',
+        unit: 's',
+        queries: percentilesOf('rp_events_batch_duration_seconds', 'batch'),
+      },
+      {
+        title: 'Retries, parked and replayed by bank',
+        description:
+          'Attempts that retried a posting that failed before, postings queued in a lane instead of sent, and postings queued again by a replay.',
+        type: 'timeseries',
+        unit: 'ops',
+        queries: [
+          counted('rp_events_retries_total', '{{member_id}} retries', ['member_id'], bank),
+          counted('rp_events_parked_total', '{{member_id}} parked', ['member_id'], bank),
+          counted('rp_events_replayed_total', '{{member_id}} replayed', ['member_id'], bank),
+        ],
+      },
+      {
+        title: 'Lanes parked by bank',
+        description: "Transactions whose postings wait at a bank (each process's lanes).",
+        type: 'timeseries',
+        unit: 'short',
+        queries: [summed('rp_events_parked_lanes', '{{member_id}}', ['member_id'], bank)],
+      },
+      {
+        title: 'Partition loads and lanes found',
+        description:
+          'Partitions whose parked lanes were read from MongoDB (a start or a hand-over), the lanes read then, and parked lanes a rescan found that this process did not know.',
+        type: 'timeseries',
+        unit: 'ops',
+        queries: [
+          counted('rp_events_partition_loads_total', 'partition loads'),
+          counted('rp_events_partition_lanes_loaded_total', 'lanes loaded'),
+          counted('rp_events_lanes_found_total', 'lanes found'),
+        ],
+      },
+      {
+        title: 'Delivery log and stored postings',
+        description:
+          'First attempts written to the delivery log together, stored postings the worker read (from memory or MongoDB), and entries and postings deleted past their retention.',
+        type: 'timeseries',
+        unit: 'ops',
+        queries: [
+          counted('rp_events_delivery_log_first_attempts_total', 'first attempts logged'),
+          counted('rp_events_postings_read_total', 'postings read from {{from}}', ['from']),
+          counted('rp_events_delivery_log_purged_total', 'log entries purged'),
+          counted('rp_events_postings_purged_total', 'postings purged'),
+        ],
+      },
+      {
+        title: 'Delivery log records waiting',
+        description:
+          'Delivery log records of postings sent at once that wait to be written (before the next commit).',
+        type: 'timeseries',
+        unit: 'short',
+        queries: [summed('rp_events_delivery_log_waiting', 'waiting')],
+      },
+    ],
+  },
+];
 
 export const dashboardRows: readonly RowSpec[] = [
   {
@@ -474,6 +844,14 @@ export const dashboardRows: readonly RowSpec[] = [
         unit: 's',
         queries: split(quantile(0.99, 'rp_kafka_request_duration_seconds', ['api']), ['api']),
       },
+      {
+        title: 'Kafka bytes sent by API',
+        description:
+          "Bytes of the services' requests to the brokers per second, by API (a produce's records).",
+        type: 'timeseries',
+        unit: 'Bps',
+        queries: split(rate('rp_kafka_request_bytes_total', ['api']), ['api']),
+      },
     ],
   },
   {
@@ -556,6 +934,7 @@ export const dashboardRows: readonly RowSpec[] = [
       },
     ],
   },
+  ...internalRows,
 ];
 
 const datasource: DataSourceRef = { type: 'prometheus', uid: '${datasource}' };
@@ -662,15 +1041,10 @@ export function dashboard(rows: readonly RowSpec[] = dashboardRows): Dashboard {
   let id = 1;
   let y = 0;
   for (const row of rows) {
-    panels.push({
-      id: id++,
-      type: 'row',
-      title: row.title,
-      collapsed: false,
-      gridPos: { x: 0, y, w: 24, h: 1 },
-      panels: [],
-    });
+    const rowId = id++;
+    const rowY = y;
     y += 1;
+    const inRow: Panel[] = [];
     let x = 0;
     let lineHeight = 0;
     for (const spec of row.panels) {
@@ -683,13 +1057,25 @@ export function dashboard(rows: readonly RowSpec[] = dashboardRows): Dashboard {
         lineHeight = 0;
       }
       const gridPos = { x, y, w, h };
-      panels.push(
+      inRow.push(
         spec.type === 'stat' ? statPanel(spec, id++, gridPos) : timeSeriesPanel(spec, id++, gridPos),
       );
       x += w;
       lineHeight = Math.max(lineHeight, h);
     }
     y += lineHeight;
+    const collapsed = row.collapsed === true;
+    // A folded row keeps its panels, placed as they will be when it opens; the next row follows it at once.
+    panels.push({
+      id: rowId,
+      type: 'row',
+      title: row.title,
+      collapsed,
+      gridPos: { x: 0, y: rowY, w: 24, h: 1 },
+      panels: collapsed ? inRow : [],
+    });
+    if (collapsed) y = rowY + 1;
+    else panels.push(...inRow);
   }
   const namespaceQuery = `label_values(up{${engine}}, namespace)`;
   const bankQuery = 'label_values(rp_events_attempts_total{namespace="$namespace"}, member_id)';

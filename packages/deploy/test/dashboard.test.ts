@@ -21,6 +21,9 @@ interface Panel {
   readonly id: number;
   readonly type: string;
   readonly title: string;
+  readonly collapsed?: boolean;
+  /** A folded row's panels. */
+  readonly panels?: readonly Panel[];
   readonly description?: string;
   readonly datasource?: { readonly type: string; readonly uid: string };
   readonly gridPos: { readonly x: number; readonly y: number; readonly w: number; readonly h: number };
@@ -38,7 +41,9 @@ const committed = JSON.parse(readFileSync(dashboardFile, 'utf8')) as {
   templating: { list: Variable[] };
   uid: string;
 };
-const panels = committed.panels.filter((panel) => panel.type !== 'row');
+const rows = committed.panels.filter((panel) => panel.type === 'row');
+/** Every panel but the rows, those of folded rows included. */
+const panels = committed.panels.flatMap((panel) => (panel.type === 'row' ? (panel.panels ?? []) : [panel]));
 const queries = panels.flatMap((panel) =>
   (panel.targets ?? []).map((target) => ({ panel: panel.title, ...target })),
 );
@@ -96,6 +101,10 @@ describe('the Grafana dashboard (infra/k8s/base/dashboards/regulated-payments.js
       expect(at(map, 'metadata', 'labels', 'grafana_dashboard')).toBe('1');
       const json = at(map, 'data', 'regulated-payments.json');
       expect(JSON.parse(String(json))).toEqual(committed);
+      // `kubectl apply` (client-side) keeps the whole object in an annotation of at most 256 KiB.
+      expect(Buffer.byteLength(JSON.stringify(map)), 'the ConfigMap as kubectl records it').toBeLessThan(
+        262_144,
+      );
     }
   });
 
@@ -156,6 +165,22 @@ describe('the Grafana dashboard (infra/k8s/base/dashboards/regulated-payments.js
     expect(committed.templating.list.map((variable) => variable.name)).toEqual([...dashboardVariables]);
   });
 
+  it("shows every metric of the engine's own on a panel, a service's workings in its folded row", () => {
+    const shown = new Set(
+      queries.flatMap((query) =>
+        [...readsOf(query.expr).metrics].map((name) => name.replace(/_(bucket|sum|count)$/, '')),
+      ),
+    );
+    const own = [...engineMetrics().keys()].filter(
+      (name) => name.startsWith('rp_') || name.startsWith('http_'),
+    );
+    expect(own.length).toBeGreaterThan(90);
+    expect(own.filter((name) => !shown.has(name))).toEqual([]);
+    for (const row of rows.filter((row) => row.collapsed)) {
+      expect(row.panels?.length, row.title).toBeGreaterThan(0);
+    }
+  });
+
   it('shows every metric an alert reads, so that a page leads to its panel', async () => {
     const { objects } = await render('production');
     const groups = at(named(objects, 'PrometheusRule', 'regulated-payments'), 'spec', 'groups') as {
@@ -173,18 +198,26 @@ describe('the Grafana dashboard (infra/k8s/base/dashboards/regulated-payments.js
     }
   });
 
-  it('lays its panels out on the 24-column grid without overlap, each described and on the chosen data source', () => {
-    const ids = committed.panels.map((panel) => panel.id);
+  it('lays its panels out on the 24-column grid without overlap, folded rows too, each described and on the chosen data source', () => {
+    const ids = [...rows, ...panels].map((panel) => panel.id);
     expect(new Set(ids).size).toBe(ids.length);
-    const cells = new Set<string>();
-    for (const panel of committed.panels) {
-      const { x, y, w, h } = panel.gridPos;
-      expect(x >= 0 && w > 0 && x + w <= 24, `${panel.title}: columns ${x}+${w}`).toBe(true);
-      for (let row = y; row < y + h; row += 1) {
-        for (let column = x; column < x + w; column += 1) {
-          const cell = `${row}:${column}`;
-          expect(cells.has(cell), `${panel.title} overlaps another panel at ${cell}`).toBe(false);
-          cells.add(cell);
+    // The page as it opens, then each folded row as it unfolds (its panels below it, apart from each other).
+    const layouts: { below: number; panels: readonly Panel[] }[] = [{ below: -1, panels: committed.panels }];
+    for (const row of rows.filter((row) => row.collapsed)) {
+      layouts.push({ below: row.gridPos.y, panels: row.panels ?? [] });
+    }
+    for (const layout of layouts) {
+      const cells = new Set<string>();
+      for (const panel of layout.panels) {
+        const { x, y, w, h } = panel.gridPos;
+        expect(x >= 0 && w > 0 && x + w <= 24, `${panel.title}: columns ${x}+${w}`).toBe(true);
+        expect(y, `${panel.title} is placed above its row`).toBeGreaterThan(layout.below);
+        for (let row = y; row < y + h; row += 1) {
+          for (let column = x; column < x + w; column += 1) {
+            const cell = `${row}:${column}`;
+            expect(cells.has(cell), `${panel.title} overlaps another panel at ${cell}`).toBe(false);
+            cells.add(cell);
+          }
         }
       }
     }
