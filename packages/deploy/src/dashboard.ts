@@ -93,43 +93,57 @@ function quantile(q: number, histogram: string, by: readonly string[], matchers 
   return `histogram_quantile(${q}, ${rate(`${histogram}_bucket`, [...by, 'le'], matchers)})`;
 }
 
-/** The p50 and p99 of a histogram, the legend prefixed with the labels it is split by. */
-function percentiles(histogram: string, by: readonly string[], matchers = ''): PanelQuery[] {
-  const prefix = by.map((label) => `{{${label}}} `).join('');
-  return [
-    { expr: quantile(0.5, histogram, by, matchers), legend: `${prefix}p50` },
-    { expr: quantile(0.99, histogram, by, matchers), legend: `${prefix}p99` },
-  ];
+/** Which series of a metric a query reads and how its legend names them. */
+interface SeriesOptions {
+  /** Labels the series are summed by (and, by default, named by). */
+  readonly by?: readonly string[];
+  /** Matchers besides the namespace's. */
+  readonly matchers?: string;
+  /** The legend (default: the `by` labels); for percentiles, the prefix of `p50` and `p99`. */
+  readonly legend?: string;
 }
 
-/** One query whose series are split by the labels given, named by them. */
-function split(expr: string, by: readonly string[]): PanelQuery[] {
-  return [{ expr, legend: by.map((label) => `{{${label}}}`).join(' ') }];
+/** `{{a}} {{b}}`: a legend naming each series by the labels given. */
+function labelsLegend(by: readonly string[]): string {
+  return by.map((label) => `{{${label}}}`).join(' ');
+}
+
+/** A counter's rate per second, summed by the labels given. */
+function counted(metric: string, { by = [], matchers = '', legend }: SeriesOptions = {}): PanelQuery {
+  return { expr: rate(metric, by, matchers), legend: legend ?? labelsLegend(by) };
+}
+
+/** A gauge summed by the labels given. */
+function summed(metric: string, { by = [], matchers = '', legend }: SeriesOptions = {}): PanelQuery {
+  const selector = sel(metric, matchers);
+  return {
+    expr: by.length > 0 ? `sum by (${by.join(', ')}) (${selector})` : `sum(${selector})`,
+    legend: legend ?? labelsLegend(by),
+  };
+}
+
+/** A histogram's p99, by the labels given. */
+function p99(histogram: string, { by = [], matchers = '', legend }: SeriesOptions = {}): PanelQuery {
+  return { expr: quantile(0.99, histogram, by, matchers), legend: legend ?? labelsLegend(by) };
+}
+
+/** A histogram's p50 and p99, their legends prefixed with `legend` (default: the `by` labels). */
+function percentiles(
+  histogram: string,
+  { by = [], matchers = '', legend }: SeriesOptions = {},
+): PanelQuery[] {
+  const prefix = legend ?? labelsLegend(by);
+  const named = (q: string) => (prefix ? `${prefix} ${q}` : q);
+  return [
+    { expr: quantile(0.5, histogram, by, matchers), legend: named('p50') },
+    { expr: quantile(0.99, histogram, by, matchers), legend: named('p99') },
+  ];
 }
 
 /** The engine's own pods (not Kafka's, the registry's or MongoDB's, which Prometheus may scrape too). */
 const engine = 'app_kubernetes_io_part_of="regulated-payments"';
 const bank = 'member_id=~"$bank"';
 const dispatchBank = 'bank=~"$bank"';
-
-/** A counter's rate, and its legend. */
-function counted(metric: string, legend: string, by: readonly string[] = [], matchers = ''): PanelQuery {
-  return { expr: rate(metric, by, matchers), legend };
-}
-
-/** A histogram's p50 and p99, named `<what> p50`, `<what> p99`. */
-function percentilesOf(histogram: string, what: string): PanelQuery[] {
-  return [
-    { expr: quantile(0.5, histogram, []), legend: `${what} p50` },
-    { expr: quantile(0.99, histogram, []), legend: `${what} p99` },
-  ];
-}
-
-/** A gauge summed by the labels given. */
-function summed(metric: string, legend: string, by: readonly string[] = [], matchers = ''): PanelQuery {
-  const selector = sel(metric, matchers);
-  return { expr: by.length > 0 ? `sum by (${by.join(', ')}) (${selector})` : `sum(${selector})`, legend };
-}
 
 /** Each service's own workings, folded: what its overview panels do not show. */
 const internalRows: readonly RowSpec[] = [
@@ -142,7 +156,7 @@ const internalRows: readonly RowSpec[] = [
         description: 'Requests that reached an operation, before any check, per second.',
         type: 'timeseries',
         unit: 'reqps',
-        queries: [counted('rp_ingress_messages_received_total', '{{operation}}', ['operation'])],
+        queries: [counted('rp_ingress_messages_received_total', { by: ['operation'] })],
       },
       {
         title: "Banks' reports checked against",
@@ -150,14 +164,14 @@ const internalRows: readonly RowSpec[] = [
           "What a bank's report on a transaction was checked against: the claim this instance made (remembered), the claim read, the snapshot, or a snapshot not written yet (early, answered 503).",
         type: 'timeseries',
         unit: 'ops',
-        queries: [counted('rp_ingress_report_checks_total', '{{check}}', ['check'])],
+        queries: [counted('rp_ingress_report_checks_total', { by: ['check'] })],
       },
       {
         title: 'Resends waiting for their first attempt',
         description: 'Resends that arrived while their first attempt was still in progress in this instance.',
         type: 'timeseries',
         unit: 'short',
-        queries: [summed('rp_ingress_resends_waiting', '{{operation}}', ['operation'])],
+        queries: [summed('rp_ingress_resends_waiting', { by: ['operation'] })],
       },
       {
         title: '"Produced" markers and purged claims',
@@ -166,8 +180,8 @@ const internalRows: readonly RowSpec[] = [
         type: 'timeseries',
         unit: 'ops',
         queries: [
-          counted('rp_ingress_produced_markers_total', 'markers {{result}}', ['result']),
-          counted('rp_ingress_idempotency_keys_purged_total', 'purged'),
+          counted('rp_ingress_produced_markers_total', { by: ['result'], legend: 'markers {{result}}' }),
+          counted('rp_ingress_idempotency_keys_purged_total', { legend: 'purged' }),
         ],
       },
     ],
@@ -183,10 +197,16 @@ const internalRows: readonly RowSpec[] = [
         type: 'timeseries',
         unit: 'ops',
         queries: [
-          counted('rp_validator_debits_received_total', 'debits received'),
-          counted('rp_validator_credits_received_total', 'credits received'),
-          counted('rp_validator_debits_skipped_total', 'debits skipped ({{reason}})', ['reason']),
-          counted('rp_validator_credits_skipped_total', 'credits skipped ({{reason}})', ['reason']),
+          counted('rp_validator_debits_received_total', { legend: 'debits received' }),
+          counted('rp_validator_credits_received_total', { legend: 'credits received' }),
+          counted('rp_validator_debits_skipped_total', {
+            by: ['reason'],
+            legend: 'debits skipped ({{reason}})',
+          }),
+          counted('rp_validator_credits_skipped_total', {
+            by: ['reason'],
+            legend: 'credits skipped ({{reason}})',
+          }),
         ],
       },
       {
@@ -195,8 +215,8 @@ const internalRows: readonly RowSpec[] = [
         type: 'timeseries',
         unit: 's',
         queries: [
-          ...percentilesOf('rp_validator_debit_latency_seconds', 'debits'),
-          ...percentilesOf('rp_validator_credit_latency_seconds', 'credits'),
+          ...percentiles('rp_validator_debit_latency_seconds', { legend: 'debits' }),
+          ...percentiles('rp_validator_credit_latency_seconds', { legend: 'credits' }),
         ],
       },
       {
@@ -205,11 +225,10 @@ const internalRows: readonly RowSpec[] = [
         type: 'timeseries',
         unit: 'ops',
         queries: [
-          counted('rp_validator_cdv_outcomes_total', '{{flow}} {{role}} {{status}}', [
-            'flow',
-            'role',
-            'status',
-          ]),
+          counted('rp_validator_cdv_outcomes_total', {
+            by: ['flow', 'role', 'status'],
+            legend: '{{flow}} {{role}} {{status}}',
+          }),
         ],
       },
       {
@@ -219,14 +238,14 @@ const internalRows: readonly RowSpec[] = [
         type: 'timeseries',
         unit: 'ops',
         queries: [
-          counted('rp_validator_status_reports_total', 'reports {{status}} {{outcome}}', [
-            'status',
-            'outcome',
-          ]),
-          counted('rp_validator_duplicate_checks_total', 'duplicate check {{flow}} {{check}}', [
-            'flow',
-            'check',
-          ]),
+          counted('rp_validator_status_reports_total', {
+            by: ['status', 'outcome'],
+            legend: 'reports {{status}} {{outcome}}',
+          }),
+          counted('rp_validator_duplicate_checks_total', {
+            by: ['flow', 'check'],
+            legend: 'duplicate check {{flow}} {{check}}',
+          }),
         ],
       },
       {
@@ -236,9 +255,9 @@ const internalRows: readonly RowSpec[] = [
         type: 'timeseries',
         unit: 'ops',
         queries: [
-          counted('rp_validator_batch_records_total', '{{topic}}', ['topic']),
-          counted('rp_validator_retried_records_total', '{{topic}} retried', ['topic']),
-          counted('rp_validator_failed_records_total', '{{topic}} failed', ['topic']),
+          counted('rp_validator_batch_records_total', { by: ['topic'] }),
+          counted('rp_validator_retried_records_total', { by: ['topic'], legend: '{{topic}} retried' }),
+          counted('rp_validator_failed_records_total', { by: ['topic'], legend: '{{topic}} failed' }),
         ],
       },
       {
@@ -246,7 +265,7 @@ const internalRows: readonly RowSpec[] = [
         description: "The handler's time for one batch.",
         type: 'timeseries',
         unit: 's',
-        queries: split(quantile(0.99, 'rp_validator_batch_duration_seconds', ['topic']), ['topic']),
+        queries: [p99('rp_validator_batch_duration_seconds', { by: ['topic'] })],
       },
     ],
   },
@@ -260,13 +279,13 @@ const internalRows: readonly RowSpec[] = [
         type: 'timeseries',
         unit: 'ops',
         queries: [
-          counted('rp_scheduler_records_received_total', '{{topic}}', ['topic']),
-          counted('rp_scheduler_retried_records_total', '{{topic}} retried', ['topic']),
-          counted('rp_scheduler_failed_records_total', '{{topic}} failed', ['topic']),
-          counted('rp_scheduler_ignored_records_total', '{{topic}} ignored ({{reason}})', [
-            'topic',
-            'reason',
-          ]),
+          counted('rp_scheduler_records_received_total', { by: ['topic'] }),
+          counted('rp_scheduler_retried_records_total', { by: ['topic'], legend: '{{topic}} retried' }),
+          counted('rp_scheduler_failed_records_total', { by: ['topic'], legend: '{{topic}} failed' }),
+          counted('rp_scheduler_ignored_records_total', {
+            by: ['topic', 'reason'],
+            legend: '{{topic}} ignored ({{reason}})',
+          }),
         ],
       },
       {
@@ -275,7 +294,7 @@ const internalRows: readonly RowSpec[] = [
           'Debits made ready in an open window from a record that may have been handled before (a retry, a re-delivery): queued, since only the queue can tell whether they went out already.',
         type: 'timeseries',
         unit: 'ops',
-        queries: [counted('rp_scheduler_debits_queued_as_repeated_total', 'queued as repeated')],
+        queries: [counted('rp_scheduler_debits_queued_as_repeated_total', { legend: 'queued as repeated' })],
       },
       {
         title: 'Release time',
@@ -283,7 +302,7 @@ const internalRows: readonly RowSpec[] = [
           "One release: a drain of the window's queue (queue), or one round of debits released as they became ready (ready).",
         type: 'timeseries',
         unit: 's',
-        queries: percentiles('rp_scheduler_drain_duration_seconds', ['kind']),
+        queries: percentiles('rp_scheduler_drain_duration_seconds', { by: ['kind'] }),
       },
       {
         title: 'Waits for room, and the reconciliation close',
@@ -292,8 +311,8 @@ const internalRows: readonly RowSpec[] = [
         type: 'timeseries',
         unit: 's',
         queries: [
-          ...percentilesOf('rp_scheduler_accepted_room_wait_seconds', 'room wait'),
-          ...percentilesOf('rp_scheduler_reconciliation_duration_seconds', 'reconciliation'),
+          ...percentiles('rp_scheduler_accepted_room_wait_seconds', { legend: 'room wait' }),
+          ...percentiles('rp_scheduler_reconciliation_duration_seconds', { legend: 'reconciliation' }),
         ],
       },
     ],
@@ -308,8 +327,11 @@ const internalRows: readonly RowSpec[] = [
         type: 'timeseries',
         unit: 'ops',
         queries: [
-          counted('rp_dispatcher_records_received_total', '{{operation}} read', ['operation']),
-          counted('rp_dispatcher_delivered_total', '{{operation}} delivered', ['operation']),
+          counted('rp_dispatcher_records_received_total', {
+            by: ['operation'],
+            legend: '{{operation}} read',
+          }),
+          counted('rp_dispatcher_delivered_total', { by: ['operation'], legend: '{{operation}} delivered' }),
         ],
       },
       {
@@ -319,12 +341,18 @@ const internalRows: readonly RowSpec[] = [
         type: 'timeseries',
         unit: 'ops',
         queries: [
-          counted('rp_dispatcher_retries_scheduled_total', '{{operation}} retries', ['operation']),
-          counted('rp_dispatcher_deferred_total', '{{operation}} deferred ({{reason}})', [
-            'operation',
-            'reason',
-          ]),
-          counted('rp_dispatcher_failed_records_total', '{{operation}} failed', ['operation']),
+          counted('rp_dispatcher_retries_scheduled_total', {
+            by: ['operation'],
+            legend: '{{operation}} retries',
+          }),
+          counted('rp_dispatcher_deferred_total', {
+            by: ['operation', 'reason'],
+            legend: '{{operation}} deferred ({{reason}})',
+          }),
+          counted('rp_dispatcher_failed_records_total', {
+            by: ['operation'],
+            legend: '{{operation}} failed',
+          }),
         ],
       },
       {
@@ -332,7 +360,13 @@ const internalRows: readonly RowSpec[] = [
         description: 'Calls on a bank in progress.',
         type: 'timeseries',
         unit: 'short',
-        queries: [summed('rp_dispatcher_bank_calls_in_flight', '{{bank}}', ['bank'], dispatchBank)],
+        queries: [
+          summed('rp_dispatcher_bank_calls_in_flight', {
+            by: ['bank'],
+            matchers: dispatchBank,
+            legend: '{{bank}}',
+          }),
+        ],
       },
     ],
   },
@@ -347,9 +381,9 @@ const internalRows: readonly RowSpec[] = [
         type: 'timeseries',
         unit: 'ops',
         queries: [
-          counted('rp_tracker_state_changes_received_total', 'state changes read'),
-          counted('rp_tracker_batch_records_total', '{{topic}}', ['topic']),
-          counted('rp_tracker_batches_failed_total', '{{topic}} batches failed', ['topic']),
+          counted('rp_tracker_state_changes_received_total', { legend: 'state changes read' }),
+          counted('rp_tracker_batch_records_total', { by: ['topic'] }),
+          counted('rp_tracker_batches_failed_total', { by: ['topic'], legend: '{{topic}} batches failed' }),
         ],
       },
       {
@@ -357,14 +391,14 @@ const internalRows: readonly RowSpec[] = [
         description: "The handler's time for one batch.",
         type: 'timeseries',
         unit: 's',
-        queries: split(quantile(0.99, 'rp_tracker_batch_duration_seconds', ['topic']), ['topic']),
+        queries: [p99('rp_tracker_batch_duration_seconds', { by: ['topic'] })],
       },
       {
         title: 'Transaction cache',
         description: 'Cache hits, misses, new transactions (no read) and partition resets per second.',
         type: 'timeseries',
         unit: 'ops',
-        queries: [counted('rp_tracker_cache_events_total', '{{event}}', ['event'])],
+        queries: [counted('rp_tracker_cache_events_total', { by: ['event'] })],
       },
       {
         title: 'Transactions held, snapshots waiting',
@@ -373,8 +407,8 @@ const internalRows: readonly RowSpec[] = [
         type: 'timeseries',
         unit: 'short',
         queries: [
-          summed('rp_tracker_cache_transactions', 'in the cache'),
-          summed('rp_tracker_snapshots_waiting', 'snapshots waiting'),
+          summed('rp_tracker_cache_transactions', { legend: 'in the cache' }),
+          summed('rp_tracker_snapshots_waiting', { legend: 'snapshots waiting' }),
         ],
       },
       {
@@ -384,8 +418,8 @@ const internalRows: readonly RowSpec[] = [
         type: 'timeseries',
         unit: 'ops',
         queries: [
-          counted('rp_tracker_snapshot_writes_total', 'writes'),
-          counted('rp_tracker_snapshot_conflicts_total', 'conflicts'),
+          counted('rp_tracker_snapshot_writes_total', { legend: 'writes' }),
+          counted('rp_tracker_snapshot_conflicts_total', { legend: 'conflicts' }),
         ],
       },
       {
@@ -394,11 +428,10 @@ const internalRows: readonly RowSpec[] = [
         type: 'timeseries',
         unit: 'ops',
         queries: [
-          counted('rp_tracker_delivery_attempts_total', '{{operation}} {{result}} {{outcome}}', [
-            'operation',
-            'result',
-            'outcome',
-          ]),
+          counted('rp_tracker_delivery_attempts_total', {
+            by: ['operation', 'result', 'outcome'],
+            legend: '{{operation}} {{result}} {{outcome}}',
+          }),
         ],
       },
     ],
@@ -413,8 +446,8 @@ const internalRows: readonly RowSpec[] = [
         type: 'timeseries',
         unit: 'ops',
         queries: [
-          counted('rp_events_postings_received_total', '{{class}}', ['class']),
-          counted('rp_events_batch_records_total', 'records in batches'),
+          counted('rp_events_postings_received_total', { by: ['class'] }),
+          counted('rp_events_batch_records_total', { legend: 'records in batches' }),
         ],
       },
       {
@@ -422,7 +455,7 @@ const internalRows: readonly RowSpec[] = [
         description: "The handler's time for one consumed batch.",
         type: 'timeseries',
         unit: 's',
-        queries: percentilesOf('rp_events_batch_duration_seconds', 'batch'),
+        queries: percentiles('rp_events_batch_duration_seconds', { legend: 'batch' }),
       },
       {
         title: 'Retries, parked and replayed by bank',
@@ -431,9 +464,21 @@ const internalRows: readonly RowSpec[] = [
         type: 'timeseries',
         unit: 'ops',
         queries: [
-          counted('rp_events_retries_total', '{{member_id}} retries', ['member_id'], bank),
-          counted('rp_events_parked_total', '{{member_id}} parked', ['member_id'], bank),
-          counted('rp_events_replayed_total', '{{member_id}} replayed', ['member_id'], bank),
+          counted('rp_events_retries_total', {
+            by: ['member_id'],
+            matchers: bank,
+            legend: '{{member_id}} retries',
+          }),
+          counted('rp_events_parked_total', {
+            by: ['member_id'],
+            matchers: bank,
+            legend: '{{member_id}} parked',
+          }),
+          counted('rp_events_replayed_total', {
+            by: ['member_id'],
+            matchers: bank,
+            legend: '{{member_id}} replayed',
+          }),
         ],
       },
       {
@@ -441,7 +486,7 @@ const internalRows: readonly RowSpec[] = [
         description: "Transactions whose postings wait at a bank (each process's lanes).",
         type: 'timeseries',
         unit: 'short',
-        queries: [summed('rp_events_parked_lanes', '{{member_id}}', ['member_id'], bank)],
+        queries: [summed('rp_events_parked_lanes', { by: ['member_id'], matchers: bank })],
       },
       {
         title: 'Partition loads and lanes found',
@@ -450,9 +495,9 @@ const internalRows: readonly RowSpec[] = [
         type: 'timeseries',
         unit: 'ops',
         queries: [
-          counted('rp_events_partition_loads_total', 'partition loads'),
-          counted('rp_events_partition_lanes_loaded_total', 'lanes loaded'),
-          counted('rp_events_lanes_found_total', 'lanes found'),
+          counted('rp_events_partition_loads_total', { legend: 'partition loads' }),
+          counted('rp_events_partition_lanes_loaded_total', { legend: 'lanes loaded' }),
+          counted('rp_events_lanes_found_total', { legend: 'lanes found' }),
         ],
       },
       {
@@ -462,10 +507,10 @@ const internalRows: readonly RowSpec[] = [
         type: 'timeseries',
         unit: 'ops',
         queries: [
-          counted('rp_events_delivery_log_first_attempts_total', 'first attempts logged'),
-          counted('rp_events_postings_read_total', 'postings read from {{from}}', ['from']),
-          counted('rp_events_delivery_log_purged_total', 'log entries purged'),
-          counted('rp_events_postings_purged_total', 'postings purged'),
+          counted('rp_events_delivery_log_first_attempts_total', { legend: 'first attempts logged' }),
+          counted('rp_events_postings_read_total', { by: ['from'], legend: 'postings read from {{from}}' }),
+          counted('rp_events_delivery_log_purged_total', { legend: 'log entries purged' }),
+          counted('rp_events_postings_purged_total', { legend: 'postings purged' }),
         ],
       },
       {
@@ -474,7 +519,7 @@ const internalRows: readonly RowSpec[] = [
           'Delivery log records of postings sent at once that wait to be written (before the next commit).',
         type: 'timeseries',
         unit: 'short',
-        queries: [summed('rp_events_delivery_log_waiting', 'waiting')],
+        queries: [summed('rp_events_delivery_log_waiting', { legend: 'waiting' })],
       },
     ],
   },
@@ -490,7 +535,9 @@ export const dashboardRows: readonly RowSpec[] = [
           'Messages from banks and payment schemes the ingress accepted (202), first receipts only.',
         type: 'stat',
         unit: 'reqps',
-        queries: [{ expr: rate('rp_ingress_messages_total', [], 'outcome="accepted"'), legend: 'accepted' }],
+        queries: [
+          counted('rp_ingress_messages_total', { matchers: 'outcome="accepted"', legend: 'accepted' }),
+        ],
       },
       {
         title: 'Refused a second',
@@ -499,10 +546,10 @@ export const dashboardRows: readonly RowSpec[] = [
         type: 'stat',
         unit: 'reqps',
         queries: [
-          {
-            expr: rate('rp_ingress_messages_total', [], 'outcome!~"accepted|replayed|reproduced|joined"'),
+          counted('rp_ingress_messages_total', {
+            matchers: 'outcome!~"accepted|replayed|reproduced|joined"',
             legend: 'refused',
-          },
+          }),
         ],
       },
       {
@@ -511,7 +558,7 @@ export const dashboardRows: readonly RowSpec[] = [
         type: 'stat',
         unit: 'reqps',
         queries: [
-          { expr: rate('rp_events_deliveries_total', [], 'outcome="delivered"'), legend: 'delivered' },
+          counted('rp_events_deliveries_total', { matchers: 'outcome="delivered"', legend: 'delivered' }),
         ],
       },
       {
@@ -527,7 +574,7 @@ export const dashboardRows: readonly RowSpec[] = [
         description: 'Debits held in the queue for the debit window (released when it opens).',
         type: 'stat',
         unit: 'short',
-        queries: [{ expr: `sum(${sel('rp_scheduler_queue_depth', 'stage="queued"')})`, legend: 'queued' }],
+        queries: [summed('rp_scheduler_queue_depth', { matchers: 'stage="queued"', legend: 'queued' })],
       },
       {
         title: 'Most records behind',
@@ -576,7 +623,7 @@ export const dashboardRows: readonly RowSpec[] = [
           'What the ingress answered, per second. accepted: produced (202); replayed, reproduced, joined: resends; the rest refusals.',
         type: 'timeseries',
         unit: 'reqps',
-        queries: split(rate('rp_ingress_messages_total', ['operation', 'outcome']), ['operation', 'outcome']),
+        queries: [counted('rp_ingress_messages_total', { by: ['operation', 'outcome'] })],
       },
       {
         title: 'From the claim to the 202',
@@ -584,7 +631,7 @@ export const dashboardRows: readonly RowSpec[] = [
           'The ingress from its idempotency claim to Kafka acknowledging the state change and the flow record: the 202 waits on this. Alerted on above 1 s (p99).',
         type: 'timeseries',
         unit: 's',
-        queries: percentiles('rp_ingress_produce_duration_seconds', []),
+        queries: percentiles('rp_ingress_produce_duration_seconds'),
       },
       {
         title: 'HTTP requests by route',
@@ -592,18 +639,19 @@ export const dashboardRows: readonly RowSpec[] = [
           "Every service's HTTP requests per second, by route and status (probes and scrapes included).",
         type: 'timeseries',
         unit: 'reqps',
-        queries: split(rate('http_request_duration_seconds_count', ['service', 'route', 'status'], engine), [
-          'service',
-          'route',
-          'status',
-        ]),
+        queries: [
+          counted('http_request_duration_seconds_count', {
+            by: ['service', 'route', 'status'],
+            matchers: engine,
+          }),
+        ],
       },
       {
         title: "Banks' reads of a transaction",
         description: 'GET of a transaction by a bank, by how the ingress answered.',
         type: 'timeseries',
         unit: 'reqps',
-        queries: split(rate('rp_ingress_transaction_reads_total', ['outcome']), ['outcome']),
+        queries: [counted('rp_ingress_transaction_reads_total', { by: ['outcome'] })],
       },
     ],
   },
@@ -616,8 +664,8 @@ export const dashboardRows: readonly RowSpec[] = [
         type: 'timeseries',
         unit: 'ops',
         queries: [
-          { expr: rate('rp_validator_debits_validated_total', ['outcome']), legend: 'debits {{outcome}}' },
-          { expr: rate('rp_validator_credits_validated_total', ['outcome']), legend: 'credits {{outcome}}' },
+          counted('rp_validator_debits_validated_total', { by: ['outcome'], legend: 'debits {{outcome}}' }),
+          counted('rp_validator_credits_validated_total', { by: ['outcome'], legend: 'credits {{outcome}}' }),
         ],
       },
       {
@@ -625,7 +673,7 @@ export const dashboardRows: readonly RowSpec[] = [
         description: 'Reasons on the RJCT status reports, by flow and ISO code, per second.',
         type: 'timeseries',
         unit: 'ops',
-        queries: split(rate('rp_validator_rejection_reasons_total', ['flow', 'code']), ['flow', 'code']),
+        queries: [counted('rp_validator_rejection_reasons_total', { by: ['flow', 'code'] })],
       },
       {
         title: 'Debit queue',
@@ -633,7 +681,7 @@ export const dashboardRows: readonly RowSpec[] = [
           "Debits queued for the window, awaiting their status report's acknowledgement, and held in the scheduler's memory.",
         type: 'timeseries',
         unit: 'short',
-        queries: split(`sum by (stage) (${sel('rp_scheduler_queue_depth')})`, ['stage']),
+        queries: [summed('rp_scheduler_queue_depth', { by: ['stage'] })],
       },
       {
         title: 'Debits queued and released',
@@ -642,9 +690,9 @@ export const dashboardRows: readonly RowSpec[] = [
         type: 'timeseries',
         unit: 'ops',
         queries: [
-          { expr: rate('rp_scheduler_debits_queued_total', []), legend: 'made ready' },
-          { expr: rate('rp_scheduler_debits_released_total', []), legend: 'released from the queue' },
-          { expr: rate('rp_scheduler_debits_released_at_once_total', []), legend: 'released at once' },
+          counted('rp_scheduler_debits_queued_total', { legend: 'made ready' }),
+          counted('rp_scheduler_debits_released_total', { legend: 'released from the queue' }),
+          counted('rp_scheduler_debits_released_at_once_total', { legend: 'released at once' }),
         ],
       },
       {
@@ -652,7 +700,7 @@ export const dashboardRows: readonly RowSpec[] = [
         description: 'From a debit joining the queue to its release.',
         type: 'timeseries',
         unit: 's',
-        queries: percentiles('rp_scheduler_queue_wait_seconds', []),
+        queries: percentiles('rp_scheduler_queue_wait_seconds'),
       },
       {
         title: 'Reconciliation items',
@@ -660,9 +708,12 @@ export const dashboardRows: readonly RowSpec[] = [
           'Items raised at the reconciliation window close, by row of spec section 7, in each hour: each is a transaction left unresolved.',
         type: 'timeseries',
         unit: 'short',
-        queries: split(`sum by (row) (increase(${sel('rp_scheduler_reconciliation_items_total')}[1h]))`, [
-          'row',
-        ]),
+        queries: [
+          {
+            expr: `sum by (row) (increase(${sel('rp_scheduler_reconciliation_items_total')}[1h]))`,
+            legend: '{{row}}',
+          },
+        ],
       },
     ],
   },
@@ -674,24 +725,26 @@ export const dashboardRows: readonly RowSpec[] = [
         description: 'HTTP attempts on the banks per second (status reports, inbound debits), by result.',
         type: 'timeseries',
         unit: 'reqps',
-        queries: split(rate('rp_dispatcher_attempts_total', ['bank', 'result'], dispatchBank), [
-          'bank',
-          'result',
-        ]),
+        queries: [
+          counted('rp_dispatcher_attempts_total', { by: ['bank', 'result'], matchers: dispatchBank }),
+        ],
       },
       {
         title: 'Attempt time by bank',
         description: 'One HTTP attempt on a bank, to its answer.',
         type: 'timeseries',
         unit: 's',
-        queries: percentiles('rp_dispatcher_attempt_duration_seconds', ['bank'], dispatchBank),
+        queries: percentiles('rp_dispatcher_attempt_duration_seconds', {
+          by: ['bank'],
+          matchers: dispatchBank,
+        }),
       },
       {
         title: 'From the topic to the 202',
         description: 'From the message on its topic to the bank acknowledging it (202), retries included.',
         type: 'timeseries',
         unit: 's',
-        queries: percentiles('rp_dispatcher_delivery_latency_seconds', ['operation']),
+        queries: percentiles('rp_dispatcher_delivery_latency_seconds', { by: ['operation'] }),
       },
       {
         title: 'Refused for good, expired',
@@ -722,8 +775,8 @@ export const dashboardRows: readonly RowSpec[] = [
         type: 'timeseries',
         unit: 'ops',
         queries: [
-          { expr: rate('rp_tracker_state_changes_total', ['event_type']), legend: '{{event_type}}' },
-          { expr: rate('rp_tracker_postings_produced_total', ['class']), legend: 'postings {{class}}' },
+          counted('rp_tracker_state_changes_total', { by: ['event_type'], legend: '{{event_type}}' }),
+          counted('rp_tracker_postings_produced_total', { by: ['class'], legend: 'postings {{class}}' }),
         ],
       },
       {
@@ -732,7 +785,7 @@ export const dashboardRows: readonly RowSpec[] = [
           'From a state change happening to its postings acknowledged by Kafka and its snapshot written.',
         type: 'timeseries',
         unit: 's',
-        queries: percentiles('rp_tracker_change_latency_seconds', []),
+        queries: percentiles('rp_tracker_change_latency_seconds'),
       },
       {
         title: 'Postings by bank and outcome',
@@ -740,10 +793,7 @@ export const dashboardRows: readonly RowSpec[] = [
           'Postings that reached their final outcome at a bank per second: delivered, failed (a 4xx) or expired.',
         type: 'timeseries',
         unit: 'reqps',
-        queries: split(rate('rp_events_deliveries_total', ['member_id', 'outcome'], bank), [
-          'member_id',
-          'outcome',
-        ]),
+        queries: [counted('rp_events_deliveries_total', { by: ['member_id', 'outcome'], matchers: bank })],
       },
       {
         title: 'From production to delivery',
@@ -751,7 +801,7 @@ export const dashboardRows: readonly RowSpec[] = [
           'From the posting produced to the bank acknowledging it, retries included. Alerted on above 60 s (p99).',
         type: 'timeseries',
         unit: 's',
-        queries: percentiles('rp_events_delivery_lag_seconds', ['member_id'], bank),
+        queries: percentiles('rp_events_delivery_lag_seconds', { by: ['member_id'], matchers: bank }),
       },
       {
         title: 'POSTs by bank and result',
@@ -759,17 +809,14 @@ export const dashboardRows: readonly RowSpec[] = [
           "Attempts on the banks' /events per second: delivered, retryable (5xx, 429, no answer) or final.",
         type: 'timeseries',
         unit: 'reqps',
-        queries: split(rate('rp_events_attempts_total', ['member_id', 'result'], bank), [
-          'member_id',
-          'result',
-        ]),
+        queries: [counted('rp_events_attempts_total', { by: ['member_id', 'result'], matchers: bank })],
       },
       {
         title: 'POST time by bank',
         description: 'One POST to a bank, to its answer.',
         type: 'timeseries',
         unit: 's',
-        queries: percentiles('rp_events_attempt_duration_seconds', ['member_id'], bank),
+        queries: percentiles('rp_events_attempt_duration_seconds', { by: ['member_id'], matchers: bank }),
       },
       {
         title: 'Postings waiting at a bank',
@@ -778,10 +825,11 @@ export const dashboardRows: readonly RowSpec[] = [
         type: 'timeseries',
         unit: 'short',
         queries: [
-          {
-            expr: `sum by (member_id) (${sel('rp_events_parked_postings', bank)})`,
+          summed('rp_events_parked_postings', {
+            by: ['member_id'],
+            matchers: bank,
             legend: '{{member_id}} parked',
-          },
+          }),
           {
             expr: `max by (member_id) (${sel('rp_events_bank_paused', bank)})`,
             legend: '{{member_id}} paused',
@@ -794,7 +842,7 @@ export const dashboardRows: readonly RowSpec[] = [
           'Postings skipped, by why: no subscriber (no events URL or class), or banks not found yet.',
         type: 'timeseries',
         unit: 'ops',
-        queries: split(rate('rp_events_postings_skipped_total', ['reason']), ['reason']),
+        queries: [counted('rp_events_postings_skipped_total', { by: ['reason'] })],
       },
     ],
   },
@@ -807,7 +855,7 @@ export const dashboardRows: readonly RowSpec[] = [
           'Records on the partitions each group owns not handled yet, as its consumers last saw the partition ends. A growing line is a group that does not keep up.',
         type: 'timeseries',
         unit: 'short',
-        queries: split(`sum by (group, topic) (${sel('rp_kafka_consumer_lag_records')})`, ['group', 'topic']),
+        queries: [summed('rp_kafka_consumer_lag_records', { by: ['group', 'topic'] })],
       },
       {
         title: 'Dead letters, stalls, crashes',
@@ -835,14 +883,14 @@ export const dashboardRows: readonly RowSpec[] = [
         description: "The services' requests to the brokers per second, by API.",
         type: 'timeseries',
         unit: 'reqps',
-        queries: split(rate('rp_kafka_requests_total', ['api']), ['api']),
+        queries: [counted('rp_kafka_requests_total', { by: ['api'] })],
       },
       {
         title: 'Kafka request time by API (p99)',
         description: "Round trip of a request; a fetch's includes the broker's wait for records.",
         type: 'timeseries',
         unit: 's',
-        queries: split(quantile(0.99, 'rp_kafka_request_duration_seconds', ['api']), ['api']),
+        queries: [p99('rp_kafka_request_duration_seconds', { by: ['api'] })],
       },
       {
         title: 'Kafka bytes sent by API',
@@ -850,7 +898,7 @@ export const dashboardRows: readonly RowSpec[] = [
           "Bytes of the services' requests to the brokers per second, by API (a produce's records).",
         type: 'timeseries',
         unit: 'Bps',
-        queries: split(rate('rp_kafka_request_bytes_total', ['api']), ['api']),
+        queries: [counted('rp_kafka_request_bytes_total', { by: ['api'] })],
       },
     ],
   },
@@ -862,21 +910,14 @@ export const dashboardRows: readonly RowSpec[] = [
         description: 'MongoDB commands per second, by service and command name (failed ones as outcome).',
         type: 'timeseries',
         unit: 'ops',
-        queries: split(rate('rp_mongodb_commands_total', ['service', 'command', 'outcome']), [
-          'service',
-          'command',
-          'outcome',
-        ]),
+        queries: [counted('rp_mongodb_commands_total', { by: ['service', 'command', 'outcome'] })],
       },
       {
         title: 'Command time by service (p99)',
         description: 'Round trip of a MongoDB command. Alerted on above 1 s.',
         type: 'timeseries',
         unit: 's',
-        queries: split(quantile(0.99, 'rp_mongodb_command_duration_seconds', ['service', 'command']), [
-          'service',
-          'command',
-        ]),
+        queries: [p99('rp_mongodb_command_duration_seconds', { by: ['service', 'command'] })],
       },
       {
         title: 'Documents written by collection',
@@ -885,10 +926,7 @@ export const dashboardRows: readonly RowSpec[] = [
         type: 'timeseries',
         unit: 'ops',
         stacked: true,
-        queries: split(rate('rp_mongodb_write_statements_total', ['collection', 'command']), [
-          'collection',
-          'command',
-        ]),
+        queries: [counted('rp_mongodb_write_statements_total', { by: ['collection', 'command'] })],
       },
     ],
   },
@@ -900,14 +938,14 @@ export const dashboardRows: readonly RowSpec[] = [
         description: "Cores each of the engine's pods uses.",
         type: 'timeseries',
         unit: 'short',
-        queries: split(rate('process_cpu_seconds_total', ['pod'], engine), ['pod']),
+        queries: [counted('process_cpu_seconds_total', { by: ['pod'], matchers: engine })],
       },
       {
         title: 'Resident memory by pod',
         description: "Each of the engine's pods' resident set.",
         type: 'timeseries',
         unit: 'bytes',
-        queries: split(`sum by (pod) (${sel('process_resident_memory_bytes', engine)})`, ['pod']),
+        queries: [summed('process_resident_memory_bytes', { by: ['pod'], matchers: engine })],
       },
       {
         title: 'Event loop standing still',
@@ -915,7 +953,7 @@ export const dashboardRows: readonly RowSpec[] = [
           'Share of the time the main thread stood still for 100 ms or more, by cause: waiting (off the CPU: its limit is too low), work (blocked by work) or collection. Alerted on above 5%.',
         type: 'timeseries',
         unit: 'percentunit',
-        queries: split(rate('rp_event_loop_stall_seconds_sum', ['pod', 'cause']), ['pod', 'cause']),
+        queries: [counted('rp_event_loop_stall_seconds_sum', { by: ['pod', 'cause'] })],
       },
       {
         title: 'Pods answering Prometheus',
@@ -923,14 +961,14 @@ export const dashboardRows: readonly RowSpec[] = [
           "The engine's pods answering Prometheus's scrape, counted by Service: a drop is a pod not answering (alerted on after 5 minutes).",
         type: 'timeseries',
         unit: 'short',
-        queries: split(`sum by (job) (${sel('up', engine)})`, ['job']),
+        queries: [summed('up', { by: ['job'], matchers: engine })],
       },
       {
         title: 'Garbage collection',
         description: 'Share of the time in garbage collection, by pod and kind.',
         type: 'timeseries',
         unit: 'percentunit',
-        queries: split(rate('nodejs_gc_duration_seconds_sum', ['pod', 'kind'], engine), ['pod', 'kind']),
+        queries: [counted('nodejs_gc_duration_seconds_sum', { by: ['pod', 'kind'], matchers: engine })],
       },
     ],
   },
