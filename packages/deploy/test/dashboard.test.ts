@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,7 +6,7 @@ import { stringify as stringifyYaml } from 'yaml';
 import { dashboard, dashboardVariables, renderDashboard } from '../src/dashboard.ts';
 import { dashboardFile } from '../src/paths.ts';
 import { run } from '../src/tools.ts';
-import { at, getTools, named, render } from './helpers.ts';
+import { at, checkGenerated, getTools, named, render } from './helpers.ts';
 import { engineMetrics, expectEngineReads, readsOf, resultLabels } from './metrics-catalogue.ts';
 
 interface Target {
@@ -75,15 +74,7 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 describe('the Grafana dashboard (infra/k8s/base/dashboards/regulated-payments.json)', () => {
   it('is current with src/dashboard.ts (else: npm run manifests -w @rp/deploy), and the check says when not', () => {
     expect(readFileSync(dashboardFile, 'utf8')).toBe(renderDashboard());
-    const script = new URL('../scripts/dashboard.ts', import.meta.url).pathname;
-    const check = (file?: string) =>
-      spawnSync(
-        process.execPath,
-        ['--conditions=source', script, '--check', ...(file ? ['--file', file] : [])],
-        {
-          encoding: 'utf8',
-        },
-      );
+    const check = (file?: string) => checkGenerated('dashboard.ts', file);
     expect(check().status).toBe(0);
     const stale = join(work, 'stale.json');
     writeFileSync(stale, renderDashboard().replace('"Regulated payments"', '"Payments"'));

@@ -1,3 +1,4 @@
+import { type SpawnSyncReturns, spawnSync } from 'node:child_process';
 import { type Overlay, overlayDir } from '../src/paths.ts';
 import {
   type K8sObject,
@@ -54,4 +55,16 @@ export function byKind(objects: readonly K8sObject[], kind: string): K8sObject[]
 
 export function named(objects: readonly K8sObject[], kind: string, name: string): K8sObject | undefined {
   return objects.find((object) => object.kind === kind && object.metadata.name === name);
+}
+
+/** Runs a generator script of `scripts/` with `--check` (on `file`, else its committed file). */
+export function checkGenerated(script: string, file?: string): SpawnSyncReturns<string> {
+  const path = new URL(`../scripts/${script}`, import.meta.url).pathname;
+  return spawnSync(
+    process.execPath,
+    ['--conditions=source', path, '--check', ...(file ? ['--file', file] : [])],
+    {
+      encoding: 'utf8',
+    },
+  );
 }

@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,12 +6,9 @@ import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { defaultKafkaTopicOptions, kafkaTopics, renderKafkaTopics } from '../src/kafka-topics.ts';
 import { kafkaTopicsFile } from '../src/paths.ts';
+import { checkGenerated } from './helpers.ts';
 
-const script = new URL('../scripts/kafka-topics.ts', import.meta.url).pathname;
-const check = (file?: string) =>
-  spawnSync(process.execPath, ['--conditions=source', script, '--check', ...(file ? ['--file', file] : [])], {
-    encoding: 'utf8',
-  });
+const check = (file?: string) => checkGenerated('kafka-topics.ts', file);
 
 describe('KafkaTopics from the topic catalogue', () => {
   it('the committed infra/k8s/base/kafka-topics.yaml is current (else: npm run manifests -w @rp/deploy)', () => {
