@@ -32,6 +32,10 @@ export const schedulerConfigSpec = defineConfig({
     default: 250,
     doc: 'While the debit window is open, how long a debit just queued waits for others before the queue is drained, so that they go out in one drain (0: a drain for each)',
   }),
+  QUEUE_DEPTH_INTERVAL: duration({
+    default: 30_000,
+    doc: 'How often the debits queued and those awaiting their status report are counted for rp_scheduler_queue_depth (the first count at start; 0: only GET /admin/queue counts them)',
+  }),
   SCHEDULER_KEY_CONCURRENCY: int({
     default: 32,
     min: 1,

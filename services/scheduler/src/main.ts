@@ -97,6 +97,7 @@ try {
     clock,
     options: {
       tickIntervalMs: config.WINDOW_TICK,
+      queueDepthIntervalMs: config.QUEUE_DEPTH_INTERVAL,
       releaseBatchSize: config.RELEASE_BATCH_SIZE,
       releaseDelayMs: config.RELEASE_DELAY,
       keyConcurrency: config.SCHEDULER_KEY_CONCURRENCY,

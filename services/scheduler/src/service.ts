@@ -72,6 +72,12 @@ export interface SchedulerOptions {
   readonly tickIntervalMs?: number;
   /** Debits released per batch. Default 100. */
   readonly releaseBatchSize?: number;
+  /**
+   * How often the debits queued and those awaiting their status report are counted in the store for
+   * `rp_scheduler_queue_depth` (real time), the first count at start. Default 30 s (a ServiceMonitor's
+   * scrape); 0: only `GET /admin/queue` counts them.
+   */
+  readonly queueDepthIntervalMs?: number;
   /** While the debit window is open, the queue is drained at least this often (real time). Default 30 s. */
   readonly drainIntervalMs?: number;
   /**
@@ -277,6 +283,19 @@ export function createSchedulerService(deps: SchedulerDeps): SchedulerService {
     holdMs: acceptedHoldMs,
   });
 
+  // The queue's depth for the gauge, counted in the store on a timer of its own: a count of a large queue
+  // may take seconds and must not hold up the windows. One count at a time; a failed one keeps the last.
+  let counting: Promise<void> | undefined;
+  function countQueue(): Promise<void> {
+    counting ??= Promise.all([deps.store.debitQueue.depth(), deps.store.debitQueue.countAwaiting()])
+      .then(([queued, awaiting]) => metrics.queueDepth(queued, awaiting))
+      .catch((error: unknown) => logger.warn({ err: error }, 'could not count the debit queue'))
+      .finally(() => {
+        counting = undefined;
+      });
+    return counting;
+  }
+
   let ticking: Promise<void> | undefined;
   function tick(): Promise<void> {
     // A tick waiting or running already covers this one (a long reconciliation must not pile them up).
@@ -392,6 +411,7 @@ export function createSchedulerService(deps: SchedulerDeps): SchedulerService {
 
   let runners: ConsumerRunner[] = [];
   let timer: NodeJS.Timeout | undefined;
+  let depthTimer: NodeJS.Timeout | undefined;
   const common = {
     retry: { ...schedulerRetryPolicy, ...options.retry },
     partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? 4,
@@ -463,11 +483,18 @@ export function createSchedulerService(deps: SchedulerDeps): SchedulerService {
           tick().catch((error: unknown) => logger.error({ err: error }, 'window tick failed'));
         }, interval);
       }
+      const depthInterval = options.queueDepthIntervalMs ?? 30_000;
+      if (depthInterval > 0) {
+        void countQueue();
+        depthTimer = setInterval(() => void countQueue(), depthInterval);
+      }
       logger.info({ groups: runners.map((runner) => runner.groupId) }, 'scheduler consuming');
     },
     async stop() {
       clearInterval(timer);
       timer = undefined;
+      clearInterval(depthTimer);
+      depthTimer = undefined;
       // A release waiting for company is left to the queue: the next drain, here or elsewhere, sends it.
       clearTimeout(releaseTimer);
       releaseTimer = undefined;
@@ -477,7 +504,7 @@ export function createSchedulerService(deps: SchedulerDeps): SchedulerService {
       const stopping = runners;
       runners = [];
       await Promise.all(stopping.map((runner) => runner.stop()));
-      await chain;
+      await Promise.all([chain, counting]);
     },
     tick,
     closeReconciliationWindow: closeNow,

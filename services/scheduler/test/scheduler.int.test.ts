@@ -128,6 +128,21 @@ async function getJson<T>(path: string, init?: RequestInit): Promise<T> {
   return (await response.json()) as T;
 }
 
+/** The scheduler's rp_scheduler_queue_depth gauge as its /metrics has it (undefined: no series yet). */
+async function queueDepthGauge(): Promise<{ queued: number | undefined; awaiting: number | undefined }> {
+  const text = await (await service.app.request('/metrics')).text();
+  const stage = (name: string) => {
+    const line = text
+      .split('\n')
+      .find(
+        (candidate) =>
+          candidate.startsWith('rp_scheduler_queue_depth{') && candidate.includes(`stage="${name}"`),
+      );
+    return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
+  };
+  return { queued: stage('queued'), awaiting: stage('awaiting-status-report') };
+}
+
 interface QueueView {
   depth: number;
   byWindow: Record<string, number>;
@@ -210,6 +225,7 @@ async function startService(): Promise<SchedulerService> {
     clock,
     options: {
       tickIntervalMs: 0,
+      queueDepthIntervalMs: 200,
       releaseBatchSize: 2,
       retry: { delaysMs: [200], maxAttempts: 5 },
       operatorAuth: jwtOperatorAuthenticator({ jwks, issuer, audience: adminAudience }),
@@ -304,6 +320,9 @@ describe('the debit queue', () => {
     expect(changes.find((change) => change.key === uetrOf(aloe))?.value.causedBy.messageType).toBe(
       'DeliveryOutcome',
     );
+
+    // The depth gauge follows the queue on the scheduler's own count, with no operator asking.
+    await eventually(async () => expect(await queueDepthGauge()).toEqual({ queued: 7, awaiting: 1 }));
 
     // DEBIT_QUEUED is produced before the debit joins the queue.
     await eventually(async () => {
