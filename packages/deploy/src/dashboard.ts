@@ -122,6 +122,24 @@ function summed(metric: string, { by = [], matchers = '', legend }: SeriesOption
   };
 }
 
+/**
+ * How many times a rare event happened in each `window`, summed by the labels given: a counter's increase,
+ * and for a series born within the window (its first count, or a new pod's) its whole count, which
+ * `increase` leaves out for want of a sample before it (the alerts' `unless ... offset` does the same).
+ */
+function occurrences(
+  metric: string,
+  window: string,
+  { by = [], matchers = '', legend }: SeriesOptions = {},
+): PanelQuery {
+  const selector = sel(metric, matchers);
+  const inner = `(${selector} unless ${selector} offset ${window}) or increase(${selector}[${window}])`;
+  return {
+    expr: by.length > 0 ? `sum by (${by.join(', ')}) (${inner})` : `sum(${inner})`,
+    legend: legend ?? labelsLegend(by),
+  };
+}
+
 /** A histogram's p99, by the labels given. */
 function p99(histogram: string, { by = [], matchers = '', legend }: SeriesOptions = {}): PanelQuery {
   return { expr: quantile(0.99, histogram, by, matchers), legend: legend ?? labelsLegend(by) };
@@ -593,9 +611,7 @@ export const dashboardRows: readonly RowSpec[] = [
           "Records moved to a consumer group's dead-letter topic in the dashboard's time range. Each needs an operator: see the Kafka row and the runbook.",
         type: 'stat',
         unit: 'short',
-        queries: [
-          { expr: `sum(increase(${sel('rp_kafka_dead_letters_total')}[$__range]))`, legend: 'dead letters' },
-        ],
+        queries: [occurrences('rp_kafka_dead_letters_total', '$__range', { legend: 'dead letters' })],
         redFrom: 1,
       },
       {
@@ -708,12 +724,7 @@ export const dashboardRows: readonly RowSpec[] = [
           'Items raised at the reconciliation window close, by row of spec section 7, in each hour: each is a transaction left unresolved.',
         type: 'timeseries',
         unit: 'short',
-        queries: [
-          {
-            expr: `sum by (row) (increase(${sel('rp_scheduler_reconciliation_items_total')}[1h]))`,
-            legend: '{{row}}',
-          },
-        ],
+        queries: [occurrences('rp_scheduler_reconciliation_items_total', '1h', { by: ['row'] })],
       },
     ],
   },
@@ -753,14 +764,14 @@ export const dashboardRows: readonly RowSpec[] = [
         type: 'timeseries',
         unit: 'short',
         queries: [
-          {
-            expr: `sum by (operation) (increase(${sel('rp_dispatcher_final_failures_total')}[1h]))`,
+          occurrences('rp_dispatcher_final_failures_total', '1h', {
+            by: ['operation'],
             legend: '{{operation}} refused',
-          },
-          {
-            expr: `sum by (operation) (increase(${sel('rp_dispatcher_expired_total')}[1h]))`,
+          }),
+          occurrences('rp_dispatcher_expired_total', '1h', {
+            by: ['operation'],
             legend: '{{operation}} expired',
-          },
+          }),
         ],
       },
     ],
@@ -864,18 +875,15 @@ export const dashboardRows: readonly RowSpec[] = [
         type: 'timeseries',
         unit: 'short',
         queries: [
-          {
-            expr: `sum by (group, reason) (increase(${sel('rp_kafka_dead_letters_total')}[5m]))`,
+          occurrences('rp_kafka_dead_letters_total', '5m', {
+            by: ['group', 'reason'],
             legend: '{{group}} dead letters ({{reason}})',
-          },
-          {
-            expr: `sum by (group) (increase(${sel('rp_kafka_partition_stalls_total')}[5m]))`,
-            legend: '{{group}} stalls',
-          },
-          {
-            expr: `sum by (group) (increase(${sel('rp_kafka_consumer_crashes_total')}[5m]))`,
+          }),
+          occurrences('rp_kafka_partition_stalls_total', '5m', { by: ['group'], legend: '{{group}} stalls' }),
+          occurrences('rp_kafka_consumer_crashes_total', '5m', {
+            by: ['group'],
             legend: '{{group}} crashes',
-          },
+          }),
         ],
       },
       {

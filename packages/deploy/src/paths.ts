@@ -20,3 +20,6 @@ export const kafkaTopicsFile = join(k8sDir, 'base', 'kafka-topics.yaml');
 
 /** The operators' Grafana dashboard, generated from src/dashboard.ts. */
 export const dashboardFile = join(k8sDir, 'base', 'dashboards', 'regulated-payments.json');
+
+/** The alerting rules (a PrometheusRule of prometheus-operator). */
+export const prometheusRuleFile = join(k8sDir, 'base', 'prometheusrule.yaml');

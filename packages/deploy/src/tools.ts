@@ -25,7 +25,10 @@ export const toolVersions = {
   kustomize: 'v5.8.1',
   kubeconform: 'v0.8.0',
   prometheusOperator: 'v0.85.0',
-  /** The Go module version of Prometheus 3.16 (its promtool checks and unit-tests the alerting rules). */
+  /**
+   * The Go module version of Prometheus 3.16: its promtool checks and unit-tests the alerting rules, its
+   * server runs them and the dashboard's queries against a live pipeline (the end-to-end tests).
+   */
   prometheus: 'v0.316.0',
   strimzi: '0.48.0',
 } as const;
@@ -269,6 +272,21 @@ async function ensureSchemas(log: Log): Promise<string> {
   });
   log(`generated ${files.size} schemas in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   return root;
+}
+
+/**
+ * Prometheus's server, of the same release as promtool (the two share their modules, so the second
+ * build takes about a minute): the end-to-end tests scrape a running pipeline with it and ask it every
+ * dashboard query and alerting rule.
+ */
+export function ensurePrometheus(log: Log = () => {}): Promise<string> {
+  mkdirSync(deployCache(), { recursive: true });
+  return ensureGoTool(
+    'prometheus',
+    'github.com/prometheus/prometheus/cmd/prometheus',
+    toolVersions.prometheus,
+    log,
+  );
 }
 
 /** kustomize, kubeconform, promtool and the schemas: fetched and built on first use, cached afterwards. */

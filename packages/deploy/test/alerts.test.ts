@@ -4,33 +4,21 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+import type { AlertRuleGroup } from '../src/alert-rules.ts';
 import { run } from '../src/tools.ts';
 import { at, getTools, named, render } from './helpers.ts';
 import { engineMetrics, expectEngineReads, resultLabels } from './metrics-catalogue.ts';
-
-interface Rule {
-  readonly alert: string;
-  readonly expr: string;
-  readonly for?: string;
-  readonly labels?: Record<string, string>;
-  readonly annotations?: Record<string, string>;
-}
-
-interface RuleGroup {
-  readonly name: string;
-  readonly rules: readonly Rule[];
-}
 
 const unitTests = fileURLToPath(new URL('./alerts.test.yaml', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'rp-alerts-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 /** The PrometheusRule as the production overlay renders it (kubeconform checks it with the rest). */
-async function ruleGroups(): Promise<readonly RuleGroup[]> {
+async function ruleGroups(): Promise<readonly AlertRuleGroup[]> {
   const { objects } = await render('production');
   const rule = named(objects, 'PrometheusRule', 'regulated-payments');
   if (!rule) throw new Error('the production overlay renders no PrometheusRule regulated-payments');
-  return at(rule, 'spec', 'groups') as RuleGroup[];
+  return at(rule, 'spec', 'groups') as AlertRuleGroup[];
 }
 
 /** The rules as a Prometheus rule file, beside a copy of the unit tests that name it. */

@@ -4,69 +4,24 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { stringify as stringifyYaml } from 'yaml';
 import { dashboard, dashboardVariables, renderDashboard } from '../src/dashboard.ts';
+import {
+  committedDashboard,
+  type DashboardPanel,
+  dashboardPanels,
+  dashboardQueries,
+  grafanaVariables,
+  substituted,
+  variableSelector,
+} from '../src/dashboard-queries.ts';
 import { dashboardFile } from '../src/paths.ts';
 import { run } from '../src/tools.ts';
 import { at, checkGenerated, getTools, named, render } from './helpers.ts';
 import { engineMetrics, expectEngineReads, readsOf, resultLabels } from './metrics-catalogue.ts';
 
-interface Target {
-  readonly refId: string;
-  readonly expr: string;
-  readonly legendFormat: string;
-  readonly datasource: { readonly uid: string };
-}
-
-interface Panel {
-  readonly id: number;
-  readonly type: string;
-  readonly title: string;
-  readonly collapsed?: boolean;
-  /** A folded row's panels. */
-  readonly panels?: readonly Panel[];
-  readonly description?: string;
-  readonly datasource?: { readonly type: string; readonly uid: string };
-  readonly gridPos: { readonly x: number; readonly y: number; readonly w: number; readonly h: number };
-  readonly targets?: readonly Target[];
-}
-
-interface Variable {
-  readonly name: string;
-  readonly type: string;
-  readonly query: string | { readonly query: string };
-}
-
-const committed = JSON.parse(readFileSync(dashboardFile, 'utf8')) as {
-  panels: Panel[];
-  templating: { list: Variable[] };
-  uid: string;
-};
+const committed = committedDashboard();
 const rows = committed.panels.filter((panel) => panel.type === 'row');
-/** Every panel but the rows, those of folded rows included. */
-const panels = committed.panels.flatMap((panel) => (panel.type === 'row' ? (panel.panels ?? []) : [panel]));
-const queries = panels.flatMap((panel) =>
-  (panel.targets ?? []).map((target) => ({ panel: panel.title, ...target })),
-);
-
-/** Grafana's own variables a query may use: the rate interval and the time range. */
-const grafanaVariables = new Set(['__rate_interval', '__interval', '__range']);
-
-/** The expression as Prometheus would get it: Grafana's variables replaced by values of their kind. */
-function substituted(expr: string): string {
-  return expr
-    .replaceAll('$__rate_interval', '2m')
-    .replaceAll('$__interval', '30s')
-    .replaceAll('$__range', '6h')
-    .replaceAll('$namespace', 'rp')
-    .replaceAll('$bank', '.*');
-}
-
-/** The selector inside a variable's `label_values(selector, label)` query. */
-function variableSelector(variable: Variable): { selector: string; label: string } {
-  const text = typeof variable.query === 'string' ? variable.query : variable.query.query;
-  const match = /^label_values\((.*),\s*([a-zA-Z_][a-zA-Z0-9_]*)\)$/.exec(text);
-  if (!match) throw new Error(`variable ${variable.name}: not a label_values query: ${text}`);
-  return { selector: match[1] as string, label: match[2] as string };
-}
+const panels = dashboardPanels(committed);
+const queries = dashboardQueries(committed);
 
 const work = mkdtempSync(join(tmpdir(), 'rp-dashboard-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -193,7 +148,9 @@ describe('the Grafana dashboard (infra/k8s/base/dashboards/regulated-payments.js
     const ids = [...rows, ...panels].map((panel) => panel.id);
     expect(new Set(ids).size).toBe(ids.length);
     // The page as it opens, then each folded row as it unfolds (its panels below it, apart from each other).
-    const layouts: { below: number; panels: readonly Panel[] }[] = [{ below: -1, panels: committed.panels }];
+    const layouts: { below: number; panels: readonly DashboardPanel[] }[] = [
+      { below: -1, panels: committed.panels },
+    ];
     for (const row of rows.filter((row) => row.collapsed)) {
       layouts.push({ below: row.gridPos.y, panels: row.panels ?? [] });
     }

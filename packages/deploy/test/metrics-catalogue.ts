@@ -85,7 +85,7 @@ export function readsOf(expr: string): { metrics: Set<string>; labels: Set<strin
     .replace(/\{[^}]*\}/g, '{}')
     .replace(/\[[^\]]*\]/g, '[]')
     .replace(/\b(?:by|on|without|ignoring|group_left|group_right)\s*\([^)]*\)/g, ' ')
-    .replace(/\boffset\s+\w+/g, ' ');
+    .replace(/\boffset\s+\$?\w+/g, ' ');
   const metrics = new Set<string>();
   for (const match of bare.matchAll(/(?<![\w.])([a-zA-Z_:][a-zA-Z0-9_:]*)(\s*\()?/g)) {
     const name = match[1] as string;
