@@ -167,24 +167,30 @@ export function createKafka(options: KafkaOptions): KafkaClient {
     }
     const client = await connectedAdmin();
     try {
-      const { brokers } = await client.describeCluster();
-      const defaultReplication = Math.max(1, Math.min(3, brokers.length));
-      await client.createTopics({
-        waitForLeaders: true,
-        topics: topics.map((spec) => ({
-          topic: spec.topic,
-          numPartitions: spec.partitions,
-          replicationFactor: spec.replicationFactor ?? defaultReplication,
-          configEntries: [
-            ...(spec.retentionMs === undefined
-              ? []
-              : [{ name: 'retention.ms', value: String(spec.retentionMs) }]),
-            ...(spec.cleanupPolicy === undefined
-              ? []
-              : [{ name: 'cleanup.policy', value: spec.cleanupPolicy }]),
-          ],
-        })),
-      });
+      // Only the missing ones are asked for: a topic that exists would come back as an error the client
+      // logs at error level, and a batch with such an error is not waited on for its new topics' leaders.
+      const existing = new Set(await client.listTopics());
+      const missing = topics.filter((spec) => !existing.has(spec.topic));
+      if (missing.length > 0) {
+        const { brokers } = await client.describeCluster();
+        const defaultReplication = Math.max(1, Math.min(3, brokers.length));
+        await client.createTopics({
+          waitForLeaders: true,
+          topics: missing.map((spec) => ({
+            topic: spec.topic,
+            numPartitions: spec.partitions,
+            replicationFactor: spec.replicationFactor ?? defaultReplication,
+            configEntries: [
+              ...(spec.retentionMs === undefined
+                ? []
+                : [{ name: 'retention.ms', value: String(spec.retentionMs) }]),
+              ...(spec.cleanupPolicy === undefined
+                ? []
+                : [{ name: 'cleanup.policy', value: spec.cleanupPolicy }]),
+            ],
+          })),
+        });
+      }
       const metadata = await client.fetchTopicMetadata({ topics: topics.map((spec) => spec.topic) });
       for (const spec of topics) {
         const found = metadata.topics.find((topic) => topic.name === spec.topic);
