@@ -67,6 +67,10 @@ const values: VariableValues = {
   bank: '.*',
 };
 
+/** The committed dashboard (the deploy tests keep it current with its source) and its queries. */
+const dashboard = committedDashboard();
+const queries = dashboardQueries(dashboard);
+
 let e2e: EndToEnd;
 let prometheus: LivePrometheus;
 let items: ReconciliationEntry[] = [];
@@ -217,7 +221,6 @@ describe('monitoring a running pipeline with Prometheus (the ServiceMonitor, the
   });
 
   it('answers every query of the dashboard, and each panel the journey feeds shows data', async () => {
-    const queries = dashboardQueries(committedDashboard());
     const read = new Set(queries.flatMap((query) => [...metricsOf(query.expr)]));
     for (const metric of Object.keys(quietMetrics)) expect(read.has(metric), metric).toBe(true);
     const empty: string[] = [];
@@ -234,9 +237,7 @@ describe('monitoring a running pipeline with Prometheus (the ServiceMonitor, the
 
   it("counts the refused report and the reconciliation item on their panels, though each was its series' first count", async () => {
     const value = async (panel: string, refId: string, labels: Record<string, string>) => {
-      const query = dashboardQueries(committedDashboard()).find(
-        (q) => q.panel === panel && q.refId === refId,
-      );
+      const query = queries.find((q) => q.panel === panel && q.refId === refId);
       if (!query) throw new Error(`no query ${refId} on the panel ${panel}`);
       const answer = await prometheus.query(substituted(query.expr, values));
       const samples = answer.resultType === 'vector' ? answer.result : [];
@@ -256,7 +257,7 @@ describe('monitoring a running pipeline with Prometheus (the ServiceMonitor, the
   });
 
   it("offers this namespace and the bank as the dashboard's variables", async () => {
-    const variables = committedDashboard().templating.list.filter((variable) => variable.type === 'query');
+    const variables = dashboard.templating.list.filter((variable) => variable.type === 'query');
     const choices = new Map<string, string[]>();
     for (const variable of variables) {
       const { selector, label } = variableSelector(variable);
