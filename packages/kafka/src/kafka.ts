@@ -18,6 +18,7 @@ import {
 import { type ReadAtOptions, type RecordPosition, readRecordsAt, type StoredRecord } from './reader.ts';
 import { type KafkaRequestEvent, reportingRequests } from './request-metrics.ts';
 import { patchRequestQueue } from './request-queue.ts';
+import { metadataSafeAdmin } from './shared-admin.ts';
 
 /** How long `ensureTopics` tries a broker that refuses transiently before it gives up. */
 const ensureTopicsDeadlineMs = 60_000;
@@ -113,7 +114,7 @@ export function createKafka(options: KafkaOptions): KafkaClient {
         admin = undefined;
         throw fromKafkaJsError(error, 'connecting the admin client');
       }
-      return client;
+      return metadataSafeAdmin(client);
     })();
     return admin;
   }
