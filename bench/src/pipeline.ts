@@ -36,6 +36,7 @@ import type { Row } from './report.ts';
 import { servicesEnvironment, servicesEnvironmentRow } from './service-env.ts';
 import { bounded, metricValue, parsePrometheus, round, summarize } from './stats.ts';
 import { kafkaLogBytes, mongoSizes, mongoTotalBytes, type StorageReading, storageRow } from './storage.ts';
+import { DebitWindowKeeper } from './window-keeper.ts';
 
 export interface PipelineBenchOptions {
   readonly root: string;
@@ -1108,14 +1109,16 @@ export async function pipelineBench(
   const probe = new Probe(pipeline, options.endpoints, options.postgres, options.kafkaLogDir);
   const infrastructure = options.infrastructure ?? new Map<string, number>();
   const scheduler = pipeline.url('scheduler');
-  const admin = async (path: string) =>
+  const adminPost = async (path: string) =>
     fetch(`${scheduler}${path}`, {
       method: 'POST',
       headers: { authorization: await pipeline.operatorAuthorization('operator.replay') },
-    }).then((response) => response.text());
+    });
+  const admin = async (path: string) => (await adminPost(path)).text();
   const environment = servicesEnvironmentRow(servicesEnvironment(pipeline.inheritedEnv));
   rows.push(environment);
   log(`services' settings from the environment: ${environment.detail}`);
+  let stopKeeper = () => {};
   try {
     // Memory while debits wait for the debit window (credits not yet final, so today's window stays
     // shut), then the drain when it opens. First, because an operator's close would send later debits to
@@ -1182,6 +1185,17 @@ export async function pipelineBench(
       });
     }
     await admin('/admin/windows/debit/open');
+    // From here on every phase wants today's window open: one that runs past midnight in Johannesburg
+    // has it opened for the new business day too, as an operator would (see DebitWindowKeeper).
+    stopKeeper = new DebitWindowKeeper({
+      metrics: () => probe.metrics('scheduler'),
+      open: async () => {
+        const response = await adminPost('/admin/windows/debit/open');
+        await response.arrayBuffer();
+        return response.ok;
+      },
+      log,
+    }).every(5_000);
     // Warm-up: connections, schemas, JIT; not measured.
     await probe.bank.reset();
     const warm: Sent[] = [];
@@ -1544,6 +1558,7 @@ export async function pipelineBench(
     }
     rows.push(settleRow(settled));
   } finally {
+    stopKeeper();
     await probe.close();
     // The run's topics, subjects and database go with it: a local broker loads every partition left.
     await stopAndDrop(pipeline, log);

@@ -13,6 +13,7 @@ import { perRunningService, serviceMetrics, servicesMemory } from './pipeline.ts
 import type { Row } from './report.ts';
 import { servicesEnvironment, servicesEnvironmentRow } from './service-env.ts';
 import { bounded, metricValue, percentile, round } from './stats.ts';
+import { DebitWindowKeeper } from './window-keeper.ts';
 
 export interface QueueMemoryOptions {
   readonly root: string;
@@ -129,9 +130,22 @@ export async function queueMemoryBench(
     };
     const releasedBefore = await released();
     const releaseStart = performance.now();
-    const opened = await fetch(`${scheduler}/admin/windows/debit/open`, {
-      method: 'POST',
-      headers: { authorization: await pipeline.operatorAuthorization('operator.replay') },
+    const openWindow = async () =>
+      fetch(`${scheduler}/admin/windows/debit/open`, {
+        method: 'POST',
+        headers: { authorization: await pipeline.operatorAuthorization('operator.replay') },
+      });
+    const opened = await openWindow();
+    // A release that runs past midnight in Johannesburg has the rest of the queue wait for the new
+    // business day's window, opened as an operator would (see DebitWindowKeeper).
+    const keeper = new DebitWindowKeeper({
+      metrics: () => serviceMetrics(pipeline, 'scheduler'),
+      open: async () => {
+        const response = await openWindow();
+        await response.arrayBuffer();
+        return response.ok;
+      },
+      log,
     });
     // The release runs in the request that opens the window: a failure is an answer, and a figure.
     const failure = opened.ok
@@ -142,6 +156,7 @@ export async function queueMemoryBench(
     let releasedCount = 0;
     for (;;) {
       await sample();
+      await keeper.check();
       releasedCount = (await released()) - releasedBefore;
       if (failure !== undefined || releasedCount >= options.large || Date.now() > deadline) break;
       await new Promise((resolve) => setTimeout(resolve, 5_000));
