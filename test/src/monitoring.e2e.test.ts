@@ -267,3 +267,82 @@ describe('monitoring a running pipeline with Prometheus (the ServiceMonitor, the
     expect(choices.get('bank')).toContain(bank);
   });
 });
+
+/**
+ * The alerts whose condition has to last (`for:` 5 to 30 minutes) are unit-tested with promtool on
+ * synthetic series (packages/deploy/test/alerts.test.yaml). Here their conditions are brought about on the
+ * running pipeline, and each alert must go pending on the live series, with the labels that say where,
+ * within seconds: what `for:` then adds is Prometheus's own waiting. Once the condition is gone, the alert
+ * must go back to inactive. These tests change the pipeline (a bank down, a service stopped), so they come
+ * after the ones that read the journey.
+ */
+describe('the alerts that wait for their condition to last, on the live series', () => {
+  /** The live alerts of a rule, with their state. */
+  const alertsOf = async (rule: string) =>
+    (await prometheus.ruleGroups())
+      .flatMap((group) => group.rules)
+      .filter((entry) => entry.name === rule)
+      .flatMap((entry) => entry.alerts ?? []);
+
+  /** Waits until the rule has an alert in `state` whose labels include `labels`, and returns them. */
+  const alertIn = (rule: string, state: 'pending' | 'firing', labels: Record<string, string>) =>
+    waitUntil(
+      async () =>
+        (await alertsOf(rule)).find(
+          (alert) => alert.state === state && Object.entries(labels).every(([k, v]) => alert.labels[k] === v),
+        )?.labels,
+      `${rule} ${state} on ${JSON.stringify(labels)}`,
+    );
+
+  /** Waits until the rule has no alert, pending or firing (its expression matches nothing). */
+  const cleared = (rule: string) =>
+    waitUntil(async () => ((await alertsOf(rule)).length === 0 ? true : undefined), `${rule} cleared`);
+
+  it('a bank whose /events keeps failing: RpBankEventsPaused and RpEventPostingsWaiting pending on the bank, the parked postings on the dashboard, and both cleared once it answers', async () => {
+    for (const rule of ['RpBankEventsPaused', 'RpEventPostingsWaiting']) {
+      expect(await alertsOf(rule), rule).toEqual([]);
+    }
+    // Every posting to the bank fails until the rule is cleared: the publisher pauses the bank after
+    // EVENTS_BREAKER_THRESHOLD failures in a row and parks its postings.
+    await e2e.bank.setFault({ memberId: bank, route: 'events', mode: 'error', status: 503 });
+    const debit = await e2e.sendDebit();
+    expect(debit.response.status).toBe(202);
+    for (const rule of ['RpBankEventsPaused', 'RpEventPostingsWaiting']) {
+      const labels = await alertIn(rule, 'pending', { member_id: bank });
+      expect(labels, rule).toMatchObject({ namespace, severity: 'warning' });
+    }
+    // The dashboard's panels of parked postings, empty in a healthy journey, show the bank's.
+    const parked = queries.filter((query) => metricsOf(query.expr).has('rp_events_parked_postings'));
+    expect(parked.length).toBeGreaterThan(0);
+    for (const query of parked) {
+      const answer = await prometheus.query(substituted(query.expr, values));
+      const samples = answer.resultType === 'vector' ? answer.result : [];
+      expect(
+        samples.some((sample) => Number(sample.value[1]) > 0),
+        `${query.panel} ${query.refId}: ${query.expr}`,
+      ).toBe(true);
+    }
+
+    // The bank answers again. A parked posting that failed keeps to its own retry schedule (a minute by
+    // its fifth failure), so the probe is the next transaction's first posting: the bank answers it, and
+    // the parked postings go out at once, in order; the alerts clear.
+    await e2e.bank.clearFaults();
+    const next = await e2e.sendDebit();
+    expect(next.response.status).toBe(202);
+    await e2e.waitForEvent(next.uetr, 'DEBIT_REQUEST_RECEIVED');
+    await e2e.waitForEvent(debit.uetr, 'DEBIT_REQUEST_ACCEPTED');
+    await cleared('RpBankEventsPaused');
+    await cleared('RpEventPostingsWaiting');
+  });
+
+  it('a service that stops answering its scrape: RpServiceDown pending on its pod, cleared once it is back', async () => {
+    expect(await alertsOf('RpServiceDown')).toEqual([]);
+    await e2e.pipeline.kill('validator', 'SIGTERM');
+    const labels = await alertIn('RpServiceDown', 'pending', { service: 'validator' });
+    expect(labels).toMatchObject({ namespace, pod: 'validator-0', severity: 'critical' });
+    // Only the one that stopped.
+    expect((await alertsOf('RpServiceDown')).map((alert) => alert.labels.service)).toEqual(['validator']);
+    await e2e.pipeline.start('validator');
+    await cleared('RpServiceDown');
+  });
+});
