@@ -16,7 +16,7 @@ function keeperAt(start: string) {
     open: async () => {
       calls.opens += 1;
       if (state.accepts) state.open = 1;
-      return state.accepts;
+      return new Response(null, { status: state.accepts ? 204 : 503 });
     },
     log: (line) => lines.push(line),
   });

@@ -17,8 +17,8 @@ export function johannesburgDate(at: Date): string {
 export interface WindowKeeperDeps {
   /** The scheduler's metrics, parsed (`rp_scheduler_debit_window_open`). */
   readonly metrics: () => Promise<ReadonlyMap<string, number>>;
-  /** Opens today's debit window with the admin trigger; resolves with whether the scheduler took it. */
-  readonly open: () => Promise<boolean>;
+  /** Opens today's debit window with the admin trigger (`POST /admin/windows/debit/open`): its answer. */
+  readonly open: () => Promise<Response>;
   readonly now?: () => Date;
   readonly log: (line: string) => void;
 }
@@ -64,7 +64,9 @@ export class DebitWindowKeeper {
     if (today === this.#openedFor) return;
     try {
       if (metricValue(await this.#deps.metrics(), 'rp_scheduler_debit_window_open') === 1) return;
-      if (await this.#deps.open()) {
+      const response = await this.#deps.open();
+      await response.arrayBuffer();
+      if (response.ok) {
         this.#openedFor = today;
         this.#deps.log(
           `a new business day (${today} in ${zone}): its debit window opened, as an operator would`,

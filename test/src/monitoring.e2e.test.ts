@@ -284,14 +284,15 @@ describe('the alerts that wait for their condition to last, on the live series',
       .filter((entry) => entry.name === rule)
       .flatMap((entry) => entry.alerts ?? []);
 
-  /** Waits until the rule has an alert in `state` whose labels include `labels`, and returns them. */
-  const alertIn = (rule: string, state: 'pending' | 'firing', labels: Record<string, string>) =>
+  /** Waits until the rule has a pending alert whose labels include `labels`, and returns them. */
+  const pendingOn = (rule: string, labels: Record<string, string>) =>
     waitUntil(
       async () =>
         (await alertsOf(rule)).find(
-          (alert) => alert.state === state && Object.entries(labels).every(([k, v]) => alert.labels[k] === v),
+          (alert) =>
+            alert.state === 'pending' && Object.entries(labels).every(([k, v]) => alert.labels[k] === v),
         )?.labels,
-      `${rule} ${state} on ${JSON.stringify(labels)}`,
+      `${rule} pending on ${JSON.stringify(labels)}`,
     );
 
   /** Waits until the rule has no alert, pending or firing (its expression matches nothing). */
@@ -308,7 +309,7 @@ describe('the alerts that wait for their condition to last, on the live series',
     const debit = await e2e.sendDebit();
     expect(debit.response.status).toBe(202);
     for (const rule of ['RpBankEventsPaused', 'RpEventPostingsWaiting']) {
-      const labels = await alertIn(rule, 'pending', { member_id: bank });
+      const labels = await pendingOn(rule, { member_id: bank });
       expect(labels, rule).toMatchObject({ namespace, severity: 'warning' });
     }
     // The dashboard's panels of parked postings, empty in a healthy journey, show the bank's.
@@ -338,7 +339,7 @@ describe('the alerts that wait for their condition to last, on the live series',
   it('a service that stops answering its scrape: RpServiceDown pending on its pod, cleared once it is back', async () => {
     expect(await alertsOf('RpServiceDown')).toEqual([]);
     await e2e.pipeline.kill('validator', 'SIGTERM');
-    const labels = await alertIn('RpServiceDown', 'pending', { service: 'validator' });
+    const labels = await pendingOn('RpServiceDown', { service: 'validator' });
     expect(labels).toMatchObject({ namespace, pod: 'validator-0', severity: 'critical' });
     // Only the one that stopped.
     expect((await alertsOf('RpServiceDown')).map((alert) => alert.labels.service)).toEqual(['validator']);
