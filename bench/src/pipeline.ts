@@ -8,6 +8,7 @@ import {
   type PipelineEndpoints,
   type PipelineService,
   pipelineServices,
+  pipelineWindowKeeper,
   sampleOnUsDebit,
   stopAndDrop,
 } from '@rp/launcher';
@@ -36,7 +37,6 @@ import type { Row } from './report.ts';
 import { servicesEnvironment, servicesEnvironmentRow } from './service-env.ts';
 import { bounded, metricValue, parsePrometheus, round, summarize } from './stats.ts';
 import { kafkaLogBytes, mongoSizes, mongoTotalBytes, type StorageReading, storageRow } from './storage.ts';
-import { DebitWindowKeeper } from './window-keeper.ts';
 
 export interface PipelineBenchOptions {
   readonly root: string;
@@ -1187,11 +1187,9 @@ export async function pipelineBench(
     await admin('/admin/windows/debit/open');
     // From here on every phase wants today's window open: one that runs past midnight in Johannesburg
     // has it opened for the new business day too, as an operator would (see DebitWindowKeeper).
-    stopKeeper = new DebitWindowKeeper({
-      metrics: () => probe.metrics('scheduler'),
-      open: () => adminPost('/admin/windows/debit/open'),
-      log,
-    }).every(5_000);
+    const keeper = pipelineWindowKeeper(pipeline, log);
+    keeper.opened();
+    stopKeeper = keeper.every(5_000);
     // Warm-up: connections, schemas, JIT; not measured.
     await probe.bank.reset();
     const warm: Sent[] = [];

@@ -5,6 +5,7 @@ import {
   type Pipeline,
   type PipelineEndpoints,
   pipelineServices,
+  pipelineWindowKeeper,
   sampleOnUsDebit,
 } from '@rp/launcher';
 import { connectStore } from '@rp/store';
@@ -13,7 +14,6 @@ import { perRunningService, serviceMetrics, servicesMemory } from './pipeline.ts
 import type { Row } from './report.ts';
 import { servicesEnvironment, servicesEnvironmentRow } from './service-env.ts';
 import { bounded, metricValue, percentile, round } from './stats.ts';
-import { DebitWindowKeeper } from './window-keeper.ts';
 
 export interface QueueMemoryOptions {
   readonly root: string;
@@ -130,19 +130,14 @@ export async function queueMemoryBench(
     };
     const releasedBefore = await released();
     const releaseStart = performance.now();
-    const openWindow = async () =>
-      fetch(`${scheduler}/admin/windows/debit/open`, {
-        method: 'POST',
-        headers: { authorization: await pipeline.operatorAuthorization('operator.replay') },
-      });
-    const opened = await openWindow();
+    const opened = await fetch(`${scheduler}/admin/windows/debit/open`, {
+      method: 'POST',
+      headers: { authorization: await pipeline.operatorAuthorization('operator.replay') },
+    });
     // A release that runs past midnight in Johannesburg has the rest of the queue wait for the new
     // business day's window, opened as an operator would (see DebitWindowKeeper).
-    const keeper = new DebitWindowKeeper({
-      metrics: () => serviceMetrics(pipeline, 'scheduler'),
-      open: openWindow,
-      log,
-    });
+    const keeper = pipelineWindowKeeper(pipeline, log);
+    if (opened.ok) keeper.opened();
     // The release runs in the request that opens the window: a failure is an answer, and a figure.
     const failure = opened.ok
       ? undefined

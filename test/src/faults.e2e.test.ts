@@ -235,13 +235,6 @@ async function round(fault: Fault): Promise<void> {
       if (Date.now() - lastLog > 15_000) {
         lastLog = Date.now();
         console.log(`${fault.name}: ${completed} of ${acceptedOutcomes.length} complete`);
-        // As an operator would each day: a round that runs past midnight in Johannesburg has debits
-        // queued for the new business day, whose window the admin trigger has not opened yet.
-        await e2e
-          .openDebitWindow()
-          .catch((error: unknown) =>
-            console.log(`${fault.name}: debit window not opened again: ${String(error)}`),
-          );
       }
       return completed >= acceptedOutcomes.length ? true : undefined;
     },

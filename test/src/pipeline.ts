@@ -11,6 +11,7 @@ import {
   type Pipeline,
   type PipelineEndpoints,
   type PipelineService,
+  pipelineWindowKeeper,
   type SampleCreditOptions,
   type SampleDebitOptions,
   sampleCredit,
@@ -104,8 +105,12 @@ export interface EndToEnd {
   admin(service: PipelineService, path: string, init?: RequestInit): Promise<Response>;
   /** The scheduler's view of today's windows (`GET /admin/windows`). */
   windows(): Promise<WindowsView>;
-  /** Declares credits final and opens today's debit window (the scheduler's admin trigger). */
-  openDebitWindow(): Promise<unknown>;
+  /**
+   * Declares credits final and opens today's debit window (the scheduler's admin trigger); answers the
+   * windows' state. From then on each new business day's window is opened too, as an operator would:
+   * a test running past midnight in Johannesburg finds the window open on the new day as well.
+   */
+  openDebitWindow(): Promise<WindowsView>;
   /** Closes today's reconciliation window; answers the scheduler's summary. */
   closeReconciliationWindow(): Promise<unknown>;
   /** The reconciliation items of today's window. */
@@ -314,6 +319,9 @@ export async function startEndToEnd(
     },
   });
   runningLogDirs.add(pipeline.logDir);
+  // A window a test opened stays open across midnight in Johannesburg (see DebitWindowKeeper).
+  const keeper = pipelineWindowKeeper(pipeline, (line) => console.log(`pipeline ${pipeline.run}: ${line}`));
+  const stopKeeper = keeper.every(1_000);
   const bank = new BankSimulatorClient(pipeline.url('bank-simulator'));
   const simulator = pipeline.url('bank-simulator');
   // A bank's calls carry its access token, as a bank's do: the bank the message names as its instructing
@@ -396,7 +404,15 @@ export async function startEndToEnd(
     },
     admin,
     windows: async () => (await json(await admin('scheduler', '/admin/windows'), 'windows')) as WindowsView,
-    openDebitWindow: () => adminPost(onScheduler, '/admin/windows/debit/open', 'open debit window'),
+    async openDebitWindow() {
+      const answer = (await adminPost(
+        onScheduler,
+        '/admin/windows/debit/open',
+        'open debit window',
+      )) as WindowsView;
+      keeper.opened(answer.businessDate);
+      return answer;
+    },
     closeReconciliationWindow: () =>
       adminPost(onScheduler, '/admin/windows/reconciliation/close', 'close reconciliation window'),
     async reconciliationItems() {
@@ -460,6 +476,7 @@ export async function startEndToEnd(
       await pipeline.start(service);
     },
     async stop() {
+      stopKeeper();
       await stopAndDrop(pipeline);
       runningLogDirs.delete(pipeline.logDir);
     },

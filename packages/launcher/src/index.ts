@@ -31,3 +31,9 @@ export {
   sampleOnUsDebit,
   validAccount,
 } from './samples.ts';
+export {
+  DebitWindowKeeper,
+  type DebitWindowView,
+  pipelineWindowKeeper,
+  type WindowKeeperDeps,
+} from './window-keeper.ts';

@@ -23,9 +23,19 @@ export const baobab = {
   savingsAccount: (start = 6_200_000_002) => validAccount(start, '21987654321', 0),
 } as const;
 
-/** Today's date (YYYY-MM-DD) in Africa/Johannesburg, where the processing windows are. */
+const johannesburgDates = new Intl.DateTimeFormat('en-CA', {
+  timeZone: 'Africa/Johannesburg',
+  year: 'numeric',
+  month: '2-digit',
+  day: '2-digit',
+});
+
+/**
+ * The date (YYYY-MM-DD) in Africa/Johannesburg, where the processing windows are, at `now`: a business
+ * date changes at midnight there (22:00 UTC).
+ */
 export function johannesburgDate(now: Date = new Date()): string {
-  return new Intl.DateTimeFormat('en-CA', { timeZone: 'Africa/Johannesburg' }).format(now);
+  return johannesburgDates.format(now);
 }
 
 export interface SampleDebitOptions {

@@ -9,6 +9,7 @@ import {
   freePort,
   launchPipeline,
   type Pipeline,
+  pipelineWindowKeeper,
   sampleOnUsDebit,
   stopAndDrop,
 } from '@rp/launcher';
@@ -89,6 +90,7 @@ function pngSize(bytes: Buffer): { width: number; height: number } {
 }
 
 let pipeline: Pipeline;
+let stopKeeper = () => {};
 let consoleProcess: ChildProcess | undefined;
 let consoleUrl: string;
 let browser: Browser | undefined;
@@ -222,6 +224,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  stopKeeper();
   await browser?.close();
   if (consoleProcess && consoleProcess.exitCode === null) {
     const exited = new Promise((resolve) => consoleProcess?.once('exit', resolve));
@@ -266,6 +269,10 @@ describe('the operations console, on a running pipeline, in a real browser', () 
       headers: { authorization: await pipeline.operatorAuthorization('operator.replay') },
     });
     expect(opened.status, await opened.text()).toBe(200);
+    // Kept open across midnight in Johannesburg, as an operator would (see DebitWindowKeeper).
+    const keeper = pipelineWindowKeeper(pipeline, console.log);
+    keeper.opened();
+    stopKeeper = keeper.every(1_000);
     for (const uetr of uetrs) {
       await waitUntil(
         async () => ((await state(pipeline, uetr)) === 'DEBIT_COMPLETED' ? true : undefined),

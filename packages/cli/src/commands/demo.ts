@@ -5,6 +5,7 @@ import {
   johannesburgDate,
   launchPipeline,
   type Pipeline,
+  pipelineWindowKeeper,
   sampleOnUsDebit,
   stopAndDrop,
 } from '@rp/launcher';
@@ -24,6 +25,7 @@ export async function demoCommand(root: string): Promise<number> {
   const logDir = join(root, '.local', 'demo', run);
   console.log(`\nstarting the pipeline (${run}); logs in ${logDir}`);
   let pipeline: Pipeline | undefined;
+  let stopKeeper = () => {};
   try {
     pipeline = await launchPipeline({
       root,
@@ -84,6 +86,10 @@ export async function demoCommand(root: string): Promise<number> {
       return 1;
     }
     await opened.arrayBuffer();
+    // A demo at midnight in Johannesburg: the new business day's window opened too, as an operator would.
+    const keeper = pipelineWindowKeeper(pipeline, (line) => console.log(`  ${line}`));
+    keeper.opened();
+    stopKeeper = keeper.every(1_000);
     let journey = queued;
     const journeyDeadline = Date.now() + 90_000;
     while (!journey.some(isFinal) && Date.now() < journeyDeadline) {
@@ -108,6 +114,7 @@ export async function demoCommand(root: string): Promise<number> {
     console.log(`\ndemo ${outcome} in ${formatSeconds(Date.now() - started)}`);
     return final ? 0 : 1;
   } finally {
+    stopKeeper();
     await stopAndDrop(pipeline);
   }
 }

@@ -1,0 +1,169 @@
+import { describe, expect, it } from 'vitest';
+import { johannesburgDate } from './samples.ts';
+import { DebitWindowKeeper } from './window-keeper.ts';
+
+/**
+ * A keeper over a scheduler whose calendar runs on the same clock as the keeper's (which the test moves)
+ * and whose window state and answers the test sets: `state` is the scheduler's window state on `date`,
+ * until the date changes, when a new business day's window waits for its credits.
+ */
+function keeperAt(start: string) {
+  const scheduler = {
+    now: new Date(start),
+    date: johannesburgDate(new Date(start)),
+    state: 'awaiting-credits',
+    refuses: false,
+    unreachable: false,
+    /** How far the scheduler's clock is behind the keeper's. */
+    behindMs: 0,
+  };
+  const today = () => {
+    const date = johannesburgDate(new Date(scheduler.now.getTime() - scheduler.behindMs));
+    if (date !== scheduler.date) Object.assign(scheduler, { date, state: 'awaiting-credits' });
+    return { businessDate: date, debitWindow: { state: scheduler.state } };
+  };
+  const calls = { windows: 0, opens: 0 };
+  const lines: string[] = [];
+  const keeper = new DebitWindowKeeper({
+    now: () => scheduler.now,
+    windows: async () => {
+      calls.windows += 1;
+      if (scheduler.unreachable) throw new Error('connection refused');
+      return today();
+    },
+    open: async () => {
+      calls.opens += 1;
+      if (scheduler.refuses) throw new Error('POST /admin/windows/debit/open answered 503');
+      today();
+      scheduler.state = 'open';
+      return today();
+    },
+    log: (line) => lines.push(line),
+  });
+  return { keeper, scheduler, calls, lines };
+}
+
+describe('the business date in Johannesburg', () => {
+  it('changes at midnight there, 22:00 UTC', () => {
+    expect(johannesburgDate(new Date('2026-12-05T21:59:59.999Z'))).toBe('2026-12-05');
+    expect(johannesburgDate(new Date('2026-12-05T22:00:00.000Z'))).toBe('2026-12-06');
+    expect(johannesburgDate(new Date('2026-12-31T23:30:00.000Z'))).toBe('2027-01-01');
+  });
+});
+
+describe("keeping a run's debit window open across midnight in Johannesburg", () => {
+  it('opens nothing for a run that has not opened a window: one kept shut on purpose stays shut', async () => {
+    const { keeper, scheduler, calls } = keeperAt('2026-12-05T21:57:00Z');
+    scheduler.now = new Date('2026-12-06T08:00:00Z');
+    await keeper.check();
+    expect(calls).toEqual({ windows: 0, opens: 0 });
+    expect(keeper.openedFor).toBeUndefined();
+  });
+
+  it('asks nothing on the date the run opened, even once the window shut by its schedule', async () => {
+    const { keeper, scheduler, calls } = keeperAt('2026-12-05T21:57:00Z');
+    keeper.opened();
+    scheduler.state = 'closed'; // 23:59 there: past the close at 23:58
+    scheduler.now = new Date('2026-12-05T21:59:00Z');
+    await keeper.check();
+    expect(calls).toEqual({ windows: 0, opens: 0 });
+    expect(keeper.openedFor).toBe('2026-12-05');
+  });
+
+  it("opens the new business day's window once, and says so", async () => {
+    const { keeper, scheduler, calls, lines } = keeperAt('2026-12-05T21:57:00Z');
+    keeper.opened();
+    scheduler.now = new Date('2026-12-05T22:00:02Z');
+    await keeper.check();
+    expect(calls).toEqual({ windows: 1, opens: 1 });
+    expect(scheduler.state).toBe('open');
+    expect(keeper.openedFor).toBe('2026-12-06');
+    expect(lines).toEqual([
+      'a new business day (2026-12-06 in Africa/Johannesburg): its debit window opened, as an operator would',
+    ]);
+    // Closed later that day by an operator: not opened again, and not even asked about.
+    scheduler.state = 'closed';
+    scheduler.now = new Date('2026-12-06T10:00:00Z');
+    await keeper.check();
+    expect(calls).toEqual({ windows: 1, opens: 1 });
+  });
+
+  it('leaves a new day alone while the scheduler, a moment behind, still says the last one', async () => {
+    const { keeper, scheduler, calls } = keeperAt('2026-12-05T21:57:00Z');
+    keeper.opened();
+    scheduler.state = 'closed';
+    scheduler.behindMs = 1_000;
+    scheduler.now = new Date('2026-12-05T22:00:00.500Z');
+    await keeper.check();
+    expect(calls).toEqual({ windows: 1, opens: 0 });
+    expect(keeper.openedFor).toBe('2026-12-05');
+    // A look later, the scheduler is on the new date too.
+    scheduler.now = new Date('2026-12-05T22:00:02Z');
+    await keeper.check();
+    expect(calls).toEqual({ windows: 2, opens: 1 });
+    expect(keeper.openedFor).toBe('2026-12-06');
+  });
+
+  it('takes a window found open as opened: neither opened again nor asked about again that day', async () => {
+    const { keeper, scheduler, calls } = keeperAt('2026-12-05T21:57:00Z');
+    keeper.opened();
+    scheduler.now = new Date('2026-12-05T22:00:02Z');
+    await keeper.check(); // opens it: the date is now the new one
+    scheduler.now = new Date('2026-12-06T22:00:02Z');
+    scheduler.date = '2026-12-07';
+    scheduler.state = 'open'; // someone else opened the 7th's first
+    await keeper.check();
+    expect(calls).toEqual({ windows: 2, opens: 1 });
+    expect(keeper.openedFor).toBe('2026-12-07');
+    await keeper.check();
+    expect(calls.windows).toBe(2);
+  });
+
+  it('does not open a window the scheduler will not open on any trigger', async () => {
+    const { keeper, scheduler, calls } = keeperAt('2026-12-05T21:57:00Z');
+    keeper.opened();
+    scheduler.now = new Date('2026-12-05T22:00:02Z');
+    scheduler.date = '2026-12-06';
+    for (const state of ['closed', 'not-a-business-day']) {
+      scheduler.state = state;
+      await keeper.check();
+    }
+    expect(calls).toEqual({ windows: 2, opens: 0 });
+    expect(keeper.openedFor).toBe('2026-12-05');
+  });
+
+  it('tries again at the next look when the scheduler refuses or cannot be reached, and says so', async () => {
+    const { keeper, scheduler, calls, lines } = keeperAt('2026-12-05T21:57:00Z');
+    keeper.opened();
+    scheduler.now = new Date('2026-12-05T22:00:02Z');
+    scheduler.refuses = true;
+    await keeper.check();
+    expect(keeper.openedFor).toBe('2026-12-05');
+    scheduler.refuses = false;
+    scheduler.unreachable = true;
+    await keeper.check();
+    expect(lines).toEqual([
+      'the debit window after 2026-12-05 not opened yet: Error: POST /admin/windows/debit/open answered 503',
+      'the debit window after 2026-12-05 not opened yet: Error: connection refused',
+    ]);
+    scheduler.unreachable = false;
+    await keeper.check();
+    expect(calls).toEqual({ windows: 3, opens: 2 });
+    expect(keeper.openedFor).toBe('2026-12-06');
+  });
+
+  it('looks once at a time', async () => {
+    const { keeper, scheduler, calls } = keeperAt('2026-12-05T21:57:00Z');
+    keeper.opened();
+    scheduler.now = new Date('2026-12-05T22:00:02Z');
+    await Promise.all([keeper.check(), keeper.check(), keeper.check()]);
+    expect(calls).toEqual({ windows: 1, opens: 1 });
+  });
+
+  it('never moves back to an earlier date', () => {
+    const { keeper } = keeperAt('2026-12-05T21:57:00Z');
+    keeper.opened('2026-12-06');
+    keeper.opened('2026-12-05');
+    expect(keeper.openedFor).toBe('2026-12-06');
+  });
+});

@@ -1,0 +1,128 @@
+import type { Pipeline } from './launch.ts';
+import { johannesburgDate } from './samples.ts';
+
+/** What the keeper reads of the scheduler's window status (`GET /admin/windows`, and the open's answer). */
+export interface DebitWindowView {
+  /** The scheduler's business date (its calendar's, in Africa/Johannesburg). */
+  readonly businessDate: string;
+  readonly debitWindow: { readonly state: string };
+}
+
+export interface WindowKeeperDeps {
+  /** Today's windows as the scheduler sees them (`GET /admin/windows`). */
+  readonly windows: () => Promise<DebitWindowView>;
+  /** Opens today's debit window (`POST /admin/windows/debit/open`): its answer; throws when refused. */
+  readonly open: () => Promise<DebitWindowView>;
+  readonly now?: () => Date;
+  readonly log: (line: string) => void;
+}
+
+/**
+ * States of today's debit window that the admin trigger opens: waiting for credits to be declared
+ * final, or for its opening time. Not `closed` (past its close, or an operator closed it, or the day's
+ * reconciliation window closed) nor `not-a-business-day`: no operator opens those.
+ */
+const openable = new Set(['awaiting-credits', 'before-open']);
+
+/**
+ * What an operator does each day, for a run of the pipeline on `anyTimeWindows` (tests, benchmarks, the
+ * demo): there, a business day's debit window opens only by the admin trigger (credits declared final)
+ * and closes at 23:58 in Johannesburg. A run that opened the window and goes on past midnight there has
+ * the debits made ready after the close queued for the new business day, whose window nobody has opened:
+ * its journeys would wait for ever.
+ *
+ * The keeper keeps open a window its caller opened (`opened`): `check()` opens the scheduler's new
+ * business day's window once, the first time it finds it waiting to be opened on a date after the one
+ * opened last. Never on a date its caller has not moved past (a window kept shut on purpose stays shut),
+ * never a window an operator closed, and never twice a date (every open is audited, a write of the run's
+ * own). Until the clock here says a new date, a look costs nothing.
+ */
+export class DebitWindowKeeper {
+  #openedFor: string | undefined;
+  #checking: Promise<void> | undefined;
+  readonly #deps: WindowKeeperDeps;
+  readonly #now: () => Date;
+
+  constructor(deps: WindowKeeperDeps) {
+    this.#deps = deps;
+    this.#now = deps.now ?? (() => new Date());
+  }
+
+  /** The business date whose window was opened last (by the caller, or by `check`); none before `opened`. */
+  get openedFor(): string | undefined {
+    return this.#openedFor;
+  }
+
+  /**
+   * The caller opened the window of `date` (default: today here): from now on each later business day's
+   * window is opened too. Never moves back to an earlier date.
+   */
+  opened(date: string = johannesburgDate(this.#now())): void {
+    if (this.#openedFor === undefined || date > this.#openedFor) this.#openedFor = date;
+  }
+
+  /** Looks once (one look at a time); resolves with the look's end. Never throws: a failure is logged. */
+  check(): Promise<void> {
+    this.#checking ??= this.#look().finally(() => {
+      this.#checking = undefined;
+    });
+    return this.#checking;
+  }
+
+  async #look(): Promise<void> {
+    const last = this.#openedFor;
+    if (last === undefined || johannesburgDate(this.#now()) <= last) return;
+    try {
+      const today = await this.#deps.windows();
+      // The scheduler's calendar decides the date (a clock a moment behind this one is still on the last).
+      if (today.businessDate <= last) return;
+      if (today.debitWindow.state === 'open') {
+        this.opened(today.businessDate);
+        return;
+      }
+      if (!openable.has(today.debitWindow.state)) return;
+      const answer = await this.#deps.open();
+      this.opened(answer.businessDate);
+      this.#deps.log(
+        `a new business day (${answer.businessDate} in Africa/Johannesburg): its debit window opened, as an operator would`,
+      );
+    } catch (error) {
+      this.#deps.log(`the debit window after ${last} not opened yet: ${String(error)}`);
+    }
+  }
+
+  /** Checks every `intervalMs` until the returned function is called. */
+  every(intervalMs: number): () => void {
+    const timer = setInterval(() => void this.check(), intervalMs);
+    timer.unref();
+    return () => clearInterval(timer);
+  }
+}
+
+/** A keeper of a launched pipeline's debit window: the scheduler's admin API, with an operator's tokens. */
+export function pipelineWindowKeeper(
+  pipeline: Pick<Pipeline, 'url' | 'operatorAuthorization'>,
+  log: (line: string) => void,
+  now?: () => Date,
+): DebitWindowKeeper {
+  const call = async (method: 'GET' | 'POST', path: string): Promise<DebitWindowView> => {
+    const response = await fetch(`${pipeline.url('scheduler')}${path}`, {
+      method,
+      headers: {
+        authorization: await pipeline.operatorAuthorization(
+          method === 'GET' ? 'operator.read' : 'operator.replay',
+        ),
+      },
+      signal: AbortSignal.timeout(10_000),
+    });
+    const text = await response.text();
+    if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${text}`);
+    return JSON.parse(text) as DebitWindowView;
+  };
+  return new DebitWindowKeeper({
+    windows: () => call('GET', '/admin/windows'),
+    open: () => call('POST', '/admin/windows/debit/open'),
+    log,
+    ...(now === undefined ? {} : { now }),
+  });
+}
