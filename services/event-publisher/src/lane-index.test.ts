@@ -52,6 +52,31 @@ describe('lane index', () => {
     expect(index.takeDue(5_000, 10).map((lane) => lane.uetr)).toEqual(['2']);
   });
 
+  it("takes a paused bank's probe early, ahead of its head's step: one past its Retry-After first, else the soonest", () => {
+    const index = new LaneIndex(10);
+    index.add(key('A', 'later'), 0, 0, 1);
+    index.add(key('A', 'free'), 0, 0, 1);
+    index.add(key('A', 'gone'), 0, 0, 1);
+    expect(index.takeDue(0, 10)).toHaveLength(3);
+    // Heads that failed, minutes of schedule ahead; one under a Retry-After until 8 s.
+    index.scheduleRetry('A:later', 600_000, 8_000);
+    index.scheduleRetry('A:free', 600_000, 0);
+    index.scheduleRetry('A:gone', 600_000, 0);
+    for (const uetr of ['gone', 'later', 'free']) index.hold(`A:${uetr}`);
+    index.remove('A:gone');
+    expect(index.releaseOne('A', 1_000)).toBe(true);
+    const [probe] = index.takeDue(1_000, 10);
+    expect([probe?.uetr, probe?.early]).toEqual(['free', true]);
+    index.hold('A:free');
+    // Only lanes under a Retry-After left (the first paused again): the one whose Retry-After ends first.
+    index.scheduleRetry('A:free', 600_000, 9_000);
+    index.hold('A:free');
+    expect(index.releaseOne('A', 2_000)).toBe(true);
+    expect(index.takeDue(7_999, 10)).toEqual([]);
+    expect(index.takeDue(8_000, 10).map((lane) => [lane.uetr, lane.early])).toEqual([['later', true]]);
+    expect(index.heldCount('A')).toBe(1);
+  });
+
   it("makes a recovered bank's lanes waiting out a failed attempt due too, not its other lanes nor another bank's", () => {
     const index = new LaneIndex(10);
     index.add(key('A', 'failed'), 0, 0, 1);

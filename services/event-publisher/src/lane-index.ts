@@ -247,19 +247,33 @@ export class LaneIndex {
     if (lane) lane.appendedWhileWorking = false;
   }
 
-  /** One held lane of the bank is due at once (the probe of a paused bank). False when none is held. */
+  /**
+   * One held lane of the bank is due at once, early (the probe of a paused bank): its head is tried
+   * whatever its own schedule says, and an early attempt that fails is not a step of that schedule. Without
+   * that, a bank whose held lanes all wait out steps of minutes (a long outage, no new transaction since)
+   * would be probed only when the first of those came round, and the backlog of a bank back after hours
+   * would wait up to a step for it. A lane whose Retry-After has passed is taken first; else the one whose
+   * Retry-After ends soonest, when it does. False when none is held.
+   */
   releaseOne(memberId: string, now: number): boolean {
     const held = this.#held.get(memberId);
     if (!held) return false;
+    let probe: IndexedLane | undefined;
     for (const laneId of held) {
-      held.delete(laneId);
       const lane = this.#lanes.get(laneId);
-      if (!lane?.held) continue;
-      lane.held = false;
-      this.#push(lane, Math.max(now, lane.notBefore));
-      return true;
+      if (!lane?.held) {
+        held.delete(laneId);
+        continue;
+      }
+      if (probe === undefined || lane.notBefore < probe.notBefore) probe = lane;
+      if (lane.notBefore <= now) break;
     }
-    return false;
+    if (probe === undefined) return false;
+    held.delete(probe.laneId);
+    probe.held = false;
+    probe.early = true;
+    this.#push(probe, Math.max(now, probe.notBefore));
+    return true;
   }
 
   heldCount(memberId: string): number {

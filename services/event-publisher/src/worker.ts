@@ -200,8 +200,8 @@ export class LaneWorker {
     if (dueAt > now.getTime() && lane.count > 0) {
       await store.release(lane.laneId, this.owner);
       // A head that failed still waits out its schedule unless its bank answers again first: a probe of
-      // a paused bank passing over this lane must not make it forget that, and a recovery while the
-      // lane was here (nothing released it then) makes it due now.
+      // a paused bank passing over this lane (its Retry-After not over) must not make it forget that, and
+      // a recovery while the lane was here (nothing released it then) makes it due now.
       if (lane.headFailures > 0) {
         const notBefore = lane.notBefore.getTime();
         index.giveBackUnattempted(lane.laneId, dueAt, notBefore, lane.count, clock.now().getTime());

@@ -260,31 +260,42 @@ describe('event publisher on the real stack', () => {
     expectInOrder(env.banks.a, debit, both);
   }, 120_000);
 
-  it('tries a failed lane again as soon as its paused bank answers; refused again then, it keeps its step', async () => {
+  it('tries a lane that failed before its bank was paused again as soon as the bank answers; refused again then, it keeps its step', async () => {
     const env = await startEnvironment({
       options: {
         retrySchedule: { delaysMs: [200, 30_000, 600_000], jitter: 0 },
-        breakerThreshold: 2,
+        breakerThreshold: 3,
         breakerCooldownMs: 300,
         breakerMaxCooldownMs: 300,
       },
     });
     environment = env;
-    const [stuck, other] = [newDebit(bankA, bankA), newDebit(bankA, bankA)] as [DirectDebit, DirectDebit];
+    const [stuck, third, other] = [
+      newDebit(bankA, bankA),
+      newDebit(bankA, bankA),
+      newDebit(bankA, bankA),
+    ] as [DirectDebit, DirectDebit, DirectDebit];
     const stuckUetr = uetrOfDebit(stuck);
     const attemptsOnStuck = () => env.banks.a.received.filter((entry) => uetrOf(entry) === stuckUetr);
     env.banks.a.refuse.set(stuckUetr, 500);
+    env.banks.a.refuse.set(uetrOfDebit(third), 500);
     await produceJourneys(env, [stuck], 1);
-    // Refused at once and again 200 ms later: the second failure in a row pauses the bank, and the
-    // lane's head waits out the schedule's second step (30 s).
+    // Refused at once and again 200 ms later: two failures in a row, one short of pausing the bank. The
+    // lane's head waits out the schedule's second step (30 s), not held: the breaker is closed.
     await env.banks.a.waitUntil(() => attemptsOnStuck().length >= 2, 'the stuck head refused twice');
     const waiting = await eventually(async () => {
       const found = await env.deliveries.getLane(laneId(bankA, stuckUetr));
       return found?.headFailures === 2 ? found : undefined;
     }, 'the stuck lane at its second step');
+    // A third transaction refused too: the third failure in a row pauses the bank.
+    await produceJourneys(env, [third], 1);
+    await env.banks.a.waitUntil(
+      () => env.banks.a.received.some((entry) => uetrOf(entry) === uetrOfDebit(third)),
+      'the third failure in a row',
+    );
 
-    // The other transaction's posting is the paused bank's probe; the bank takes it, and the stuck lane is
-    // tried at once, not 30 s later.
+    // The other transaction's posting is a probe of the paused bank; the bank takes it, and the stuck
+    // lane is tried at once, not 30 s later.
     await produceJourneys(env, [other], 1);
     await env.banks.a.waitUntil(
       () => attemptsOnStuck().length >= 3,
@@ -294,6 +305,7 @@ describe('event publisher on the real stack', () => {
     const taken = env.banks.a.accepted(uetrOfDebit(other))[0];
     const early = attemptsOnStuck()[2];
     expect(taken && early && early.at >= taken.at).toBe(true);
+    expect((early?.at ?? Number.POSITIVE_INFINITY) - (attemptsOnStuck()[1]?.at ?? 0)).toBeLessThan(20_000);
 
     // Refused again, that early attempt does not count: the head stays at the second step (30 s from
     // now), not the third (10 min).
@@ -305,6 +317,57 @@ describe('event publisher on the real stack', () => {
     expect(lane.nextAttemptAt.getTime()).toBeGreaterThan(early?.at ?? Number.POSITIVE_INFINITY);
     expect(lane.nextAttemptAt.getTime() - (early?.at ?? 0)).toBeLessThan(60_000);
     expect(attemptsOnStuck().every((entry) => entry.status === 500)).toBe(true);
+  }, 120_000);
+
+  it('probes a paused bank once a pause, taking a held lane ahead of its step, and delivers it as soon as the bank is back', async () => {
+    const env = await startEnvironment({
+      options: {
+        retrySchedule: { delaysMs: [200, 600_000], jitter: 0 },
+        breakerThreshold: 2,
+        breakerCooldownMs: 300,
+        breakerMaxCooldownMs: 300,
+      },
+    });
+    environment = env;
+    const stuck = newDebit(bankA, bankA);
+    const stuckUetr = uetrOfDebit(stuck);
+    const attemptsOnStuck = () => env.banks.a.received.filter((entry) => uetrOf(entry) === stuckUetr);
+    env.banks.a.refuse.set(stuckUetr, 500);
+    await produceJourneys(env, [stuck], 1);
+    // Refused at once and again 200 ms later: the bank is paused, and the only lane it has waits out the
+    // schedule's second step, 10 minutes. No other transaction comes to probe the bank with.
+    await env.banks.a.waitUntil(() => attemptsOnStuck().length >= 2, 'the stuck head refused twice');
+    const waiting = await eventually(async () => {
+      const found = await env.deliveries.getLane(laneId(bankA, stuckUetr));
+      return found?.headFailures === 2 ? found : undefined;
+    }, 'the stuck lane at its second step');
+
+    // Each pause over, the held lane is the probe, ahead of its step; refused, those probes are not steps.
+    await env.banks.a.waitUntil(
+      () => attemptsOnStuck().length >= 5,
+      'three probes of the paused bank, one a pause',
+      20_000,
+    );
+    const lane = await env.deliveries.getLane(laneId(bankA, stuckUetr));
+    expect(lane?.headFailures).toBe(2);
+    expect(waiting.nextAttemptAt.getTime() - Date.now()).toBeGreaterThan(60_000);
+
+    // The bank is back: the next probe delivers the head, minutes before its step.
+    env.banks.a.refuse.delete(stuckUetr);
+    await env.banks.a.waitUntil(
+      () => env.banks.a.accepted(stuckUetr).length === 1,
+      'the stuck head delivered by a probe',
+      20_000,
+    );
+    expect(
+      attemptsOnStuck()
+        .slice(0, -1)
+        .every((entry) => entry.status === 500),
+    ).toBe(true);
+    await eventually(
+      async () => ((await env.deliveries.getLane(laneId(bankA, stuckUetr))) === null ? true : undefined),
+      'the lane emptied and gone',
+    );
   }, 120_000);
 
   it('parks a bank that never answers without holding anyone else back, keeps its postings through a restart, and delivers them when it is back', async () => {
