@@ -10,7 +10,7 @@ import {
 import { ensurePrometheus } from '@rp/deploy/tools';
 import { baobab, defaultBank, type PipelineService, pipelineServices } from '@rp/launcher';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type EndToEnd, type ReconciliationEntry, startEndToEnd, waitUntil } from './pipeline.ts';
+import { type EndToEnd, mapBounded, type ReconciliationEntry, startEndToEnd, waitUntil } from './pipeline.ts';
 import { LivePrometheus, type QueryAnswer } from './prometheus.ts';
 
 /**
@@ -324,16 +324,43 @@ describe('the alerts that wait for their condition to last, on the live series',
       ).toBe(true);
     }
 
-    // The bank answers again. A parked posting that failed keeps to its own retry schedule (a minute by
-    // its fifth failure), so the probe is the next transaction's first posting: the bank answers it, and
-    // the parked postings go out at once, in order; the alerts clear.
+    // The bank answers again, with nothing new sent to it: the next probe (once a pause, at most 15 s) is
+    // one of its parked postings, ahead of that posting's own retry step (a minute by its fifth failure);
+    // the bank answers it, and the parked postings go out at once, in order; the alerts clear.
     await e2e.bank.clearFaults();
-    const next = await e2e.sendDebit();
-    expect(next.response.status).toBe(202);
-    await e2e.waitForEvent(next.uetr, 'DEBIT_REQUEST_RECEIVED');
     await e2e.waitForEvent(debit.uetr, 'DEBIT_REQUEST_ACCEPTED');
     await cleared('RpBankEventsPaused');
     await cleared('RpEventPostingsWaiting');
+  });
+
+  it("a bank that fails most of the dispatcher's calls: RpBankCallsFailing pending on the bank, cleared once most of its calls succeed again", async () => {
+    expect(await alertsOf('RpBankCallsFailing')).toEqual([]);
+    // Every status report to the bank answered 503 (retryable): the dispatcher retries each until the bank
+    // takes it, and its failed attempts soon outnumber the journey's successful ones.
+    await e2e.bank.setFault({ memberId: bank, route: 'outbound', mode: 'error', status: 503 });
+    const stuck = await Promise.all([e2e.sendDebit(), e2e.sendDebit()]);
+    for (const sent of stuck) expect(sent.response.status).toBe(202);
+    const labels = await pendingOn('RpBankCallsFailing', { bank });
+    expect(labels).toMatchObject({ namespace, severity: 'warning' });
+
+    // The bank takes its calls again: the stuck reports go, and enough debits after them that the failures
+    // are fewer than half of the last 10 minutes' calls to the bank.
+    await e2e.bank.clearFaults();
+    for (const sent of stuck) await e2e.waitForEvent(sent.uetr, 'DEBIT_STATUS_DELIVERED');
+    await prometheus.caughtUpWith(new Date());
+    const calls = async (result?: string) => {
+      const selector = result === undefined ? `bank="${bank}"` : `bank="${bank}",result="${result}"`;
+      const answer = await prometheus.query(`sum(increase(rp_dispatcher_attempts_total{${selector}}[10m]))`);
+      return answer.resultType === 'vector' ? Number(answer.result[0]?.value[1] ?? 0) : 0;
+    };
+    const failed = await calls('RETRYABLE_FAILURE');
+    const all = await calls();
+    // Each on-us debit is a call the bank takes, its status report (the day's reconciliation window has
+    // closed, so the debit then waits for the next business day's debit window).
+    const journeys = Math.max(0, 2 * failed - all) + 2;
+    const more = await mapBounded(Array.from({ length: journeys }), 8, () => e2e.sendDebit());
+    for (const sent of more) await e2e.waitForEvent(sent.uetr, 'DEBIT_STATUS_DELIVERED');
+    await cleared('RpBankCallsFailing');
   });
 
   it('a service that stops answering its scrape: RpServiceDown pending on its pod, cleared once it is back', async () => {
