@@ -44,6 +44,23 @@ async function produceJourneys(
 }
 
 /**
+ * A transaction whose first posting bank A refuses (500) every time, sent: answers once its lane's head
+ * has failed twice, at the schedule's second step, with the attempts bank A has had on it so far.
+ */
+async function stuckAtSecondStep(env: TestEnvironment, stuck: DirectDebit) {
+  const uetr = uetrOfDebit(stuck);
+  const attempts = () => env.banks.a.received.filter((entry) => uetrOf(entry) === uetr);
+  env.banks.a.refuse.set(uetr, 500);
+  await produceJourneys(env, [stuck], 1);
+  await env.banks.a.waitUntil(() => attempts().length >= 2, 'the stuck head refused twice');
+  const waiting = await eventually(async () => {
+    const found = await env.deliveries.getLane(laneId(bankA, uetr));
+    return found?.headFailures === 2 ? found : undefined;
+  }, 'the stuck lane at its second step');
+  return { uetr, attempts, waiting };
+}
+
+/**
  * At least once and in order: the first arrivals are the postings in state order, and a posting seen
  * again (a retry whose answer was lost) never comes after a later one.
  */
@@ -275,18 +292,10 @@ describe('event publisher on the real stack', () => {
       newDebit(bankA, bankA),
       newDebit(bankA, bankA),
     ] as [DirectDebit, DirectDebit, DirectDebit];
-    const stuckUetr = uetrOfDebit(stuck);
-    const attemptsOnStuck = () => env.banks.a.received.filter((entry) => uetrOf(entry) === stuckUetr);
-    env.banks.a.refuse.set(stuckUetr, 500);
     env.banks.a.refuse.set(uetrOfDebit(third), 500);
-    await produceJourneys(env, [stuck], 1);
     // Refused at once and again 200 ms later: two failures in a row, one short of pausing the bank. The
     // lane's head waits out the schedule's second step (30 s), not held: the breaker is closed.
-    await env.banks.a.waitUntil(() => attemptsOnStuck().length >= 2, 'the stuck head refused twice');
-    const waiting = await eventually(async () => {
-      const found = await env.deliveries.getLane(laneId(bankA, stuckUetr));
-      return found?.headFailures === 2 ? found : undefined;
-    }, 'the stuck lane at its second step');
+    const { uetr: stuckUetr, attempts: attemptsOnStuck, waiting } = await stuckAtSecondStep(env, stuck);
     // A third transaction refused too: the third failure in a row pauses the bank.
     await produceJourneys(env, [third], 1);
     await env.banks.a.waitUntil(
@@ -330,17 +339,9 @@ describe('event publisher on the real stack', () => {
     });
     environment = env;
     const stuck = newDebit(bankA, bankA);
-    const stuckUetr = uetrOfDebit(stuck);
-    const attemptsOnStuck = () => env.banks.a.received.filter((entry) => uetrOf(entry) === stuckUetr);
-    env.banks.a.refuse.set(stuckUetr, 500);
-    await produceJourneys(env, [stuck], 1);
     // Refused at once and again 200 ms later: the bank is paused, and the only lane it has waits out the
     // schedule's second step, 10 minutes. No other transaction comes to probe the bank with.
-    await env.banks.a.waitUntil(() => attemptsOnStuck().length >= 2, 'the stuck head refused twice');
-    const waiting = await eventually(async () => {
-      const found = await env.deliveries.getLane(laneId(bankA, stuckUetr));
-      return found?.headFailures === 2 ? found : undefined;
-    }, 'the stuck lane at its second step');
+    const { uetr: stuckUetr, attempts: attemptsOnStuck, waiting } = await stuckAtSecondStep(env, stuck);
 
     // Each pause over, the held lane is the probe, ahead of its step; refused, those probes are not steps.
     await env.banks.a.waitUntil(
