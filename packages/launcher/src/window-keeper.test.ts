@@ -122,14 +122,21 @@ describe("keeping a run's debit window open across midnight in Johannesburg", ()
   it('does not open a window the scheduler will not open on any trigger', async () => {
     const { keeper, scheduler, calls } = keeperAt('2026-12-05T21:57:00Z');
     keeper.opened();
-    scheduler.now = new Date('2026-12-05T22:00:02Z');
-    scheduler.date = '2026-12-06';
     for (const state of ['closed', 'not-a-business-day']) {
       scheduler.state = state;
+      scheduler.now = new Date(scheduler.now.getTime() + 86_400_000);
+      scheduler.date = johannesburgDate(scheduler.now);
+      await keeper.check();
+      // Asked about once that date: nothing any trigger opens there.
       await keeper.check();
     }
     expect(calls).toEqual({ windows: 2, opens: 0 });
     expect(keeper.openedFor).toBe('2026-12-05');
+    // The next date is looked at again, and its window opened.
+    scheduler.now = new Date(scheduler.now.getTime() + 86_400_000);
+    await keeper.check();
+    expect(calls).toEqual({ windows: 3, opens: 1 });
+    expect(keeper.openedFor).toBe(johannesburgDate(scheduler.now));
   });
 
   it('tries again at the next look when the scheduler refuses or cannot be reached, and says so', async () => {

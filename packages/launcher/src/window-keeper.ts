@@ -35,10 +35,13 @@ const openable = new Set(['awaiting-credits', 'before-open']);
  * business day's window once, the first time it finds it waiting to be opened on a date after the one
  * opened last. Never on a date its caller has not moved past (a window kept shut on purpose stays shut),
  * never a window an operator closed, and never twice a date (every open is audited, a write of the run's
- * own). Until the clock here says a new date, a look costs nothing.
+ * own). Until the clock here says a new date, a look costs nothing; a date whose window no trigger opens
+ * (closed, a day off) is asked about once.
  */
 export class DebitWindowKeeper {
   #openedFor: string | undefined;
+  /** A later business date found with a window no trigger opens (closed, a day off): not asked about again. */
+  #passedFor: string | undefined;
   #checking: Promise<void> | undefined;
   readonly #deps: WindowKeeperDeps;
   readonly #now: () => Date;
@@ -71,7 +74,9 @@ export class DebitWindowKeeper {
 
   async #look(): Promise<void> {
     const last = this.#openedFor;
-    if (last === undefined || johannesburgDate(this.#now()) <= last) return;
+    if (last === undefined) return;
+    const here = johannesburgDate(this.#now());
+    if (here <= last || (this.#passedFor !== undefined && here <= this.#passedFor)) return;
     try {
       const today = await this.#deps.windows();
       // The scheduler's calendar decides the date (a clock a moment behind this one is still on the last).
@@ -80,7 +85,10 @@ export class DebitWindowKeeper {
         this.opened(today.businessDate);
         return;
       }
-      if (!openable.has(today.debitWindow.state)) return;
+      if (!openable.has(today.debitWindow.state)) {
+        this.#passedFor = today.businessDate;
+        return;
+      }
       const answer = await this.#deps.open();
       this.opened(answer.businessDate);
       this.#deps.log(
@@ -103,7 +111,6 @@ export class DebitWindowKeeper {
 export function pipelineWindowKeeper(
   pipeline: Pick<Pipeline, 'url' | 'operatorAuthorization'>,
   log: (line: string) => void,
-  now?: () => Date,
 ): DebitWindowKeeper {
   const call = async (method: 'GET' | 'POST', path: string): Promise<DebitWindowView> => {
     const response = await fetch(`${pipeline.url('scheduler')}${path}`, {
@@ -123,6 +130,5 @@ export function pipelineWindowKeeper(
     windows: () => call('GET', '/admin/windows'),
     open: () => call('POST', '/admin/windows/debit/open'),
     log,
-    ...(now === undefined ? {} : { now }),
   });
 }
