@@ -1109,12 +1109,11 @@ export async function pipelineBench(
   const probe = new Probe(pipeline, options.endpoints, options.postgres, options.kafkaLogDir);
   const infrastructure = options.infrastructure ?? new Map<string, number>();
   const scheduler = pipeline.url('scheduler');
-  const adminPost = async (path: string) =>
+  const admin = async (path: string) =>
     fetch(`${scheduler}${path}`, {
       method: 'POST',
       headers: { authorization: await pipeline.operatorAuthorization('operator.replay') },
-    });
-  const admin = async (path: string) => (await adminPost(path)).text();
+    }).then((response) => response.text());
   const environment = servicesEnvironmentRow(servicesEnvironment(pipeline.inheritedEnv));
   rows.push(environment);
   log(`services' settings from the environment: ${environment.detail}`);
