@@ -139,7 +139,7 @@ describe("keeping a run's debit window open across midnight in Johannesburg", ()
     expect(keeper.openedFor).toBe(johannesburgDate(scheduler.now));
   });
 
-  it('tries again at the next look when the scheduler refuses or cannot be reached, and says so', async () => {
+  it('tries again at the next look when the scheduler refuses or cannot be reached, and says so once while it lasts', async () => {
     const { keeper, scheduler, calls, lines } = keeperAt('2026-12-05T21:57:00Z');
     keeper.opened();
     scheduler.now = new Date('2026-12-05T22:00:02Z');
@@ -148,15 +148,35 @@ describe("keeping a run's debit window open across midnight in Johannesburg", ()
     expect(keeper.openedFor).toBe('2026-12-05');
     scheduler.refuses = false;
     scheduler.unreachable = true;
-    await keeper.check();
+    // A scheduler down for a while: a look a second, one line.
+    for (let look = 0; look < 5; look += 1) await keeper.check();
     expect(lines).toEqual([
       'the debit window after 2026-12-05 not opened yet: Error: POST /admin/windows/debit/open answered 503',
       'the debit window after 2026-12-05 not opened yet: Error: connection refused',
     ]);
     scheduler.unreachable = false;
     await keeper.check();
-    expect(calls).toEqual({ windows: 3, opens: 2 });
+    expect(calls).toEqual({ windows: 7, opens: 2 });
     expect(keeper.openedFor).toBe('2026-12-06');
+  });
+
+  it('says so again when the scheduler fails once more after a look that went through', async () => {
+    const { keeper, scheduler, lines } = keeperAt('2026-12-05T21:57:00Z');
+    keeper.opened();
+    scheduler.now = new Date('2026-12-05T22:00:02Z');
+    scheduler.unreachable = true;
+    await keeper.check();
+    await keeper.check();
+    // The scheduler answers, a moment behind (still on the last date), then goes away again.
+    Object.assign(scheduler, { unreachable: false, behindMs: 60_000 });
+    await keeper.check();
+    scheduler.unreachable = true;
+    await keeper.check();
+    expect(lines).toEqual([
+      'the debit window after 2026-12-05 not opened yet: Error: connection refused',
+      'the debit window after 2026-12-05 not opened yet: Error: connection refused',
+    ]);
+    expect(keeper.openedFor).toBe('2026-12-05');
   });
 
   it('looks once at a time', async () => {

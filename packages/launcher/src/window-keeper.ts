@@ -43,6 +43,8 @@ export class DebitWindowKeeper {
   /** A later business date found with a window no trigger opens (closed, a day off): not asked about again. */
   #passedFor: string | undefined;
   #checking: Promise<void> | undefined;
+  /** The failure logged last, not logged again until a look ends without it (a scheduler down for a while). */
+  #failure: string | undefined;
   readonly #deps: WindowKeeperDeps;
   readonly #now: () => Date;
 
@@ -64,7 +66,10 @@ export class DebitWindowKeeper {
     if (this.#openedFor === undefined || date > this.#openedFor) this.#openedFor = date;
   }
 
-  /** Looks once (one look at a time); resolves with the look's end. Never throws: a failure is logged. */
+  /**
+   * Looks once (one look at a time); resolves with the look's end. Never throws: a failure is logged, once
+   * while it lasts (the same failure at every look of an outage is one line).
+   */
   check(): Promise<void> {
     this.#checking ??= this.#look().finally(() => {
       this.#checking = undefined;
@@ -73,30 +78,37 @@ export class DebitWindowKeeper {
   }
 
   async #look(): Promise<void> {
+    try {
+      await this.#lookOnce();
+      this.#failure = undefined;
+    } catch (error) {
+      const failure = `the debit window after ${this.#openedFor} not opened yet: ${String(error)}`;
+      if (failure !== this.#failure) this.#deps.log(failure);
+      this.#failure = failure;
+    }
+  }
+
+  async #lookOnce(): Promise<void> {
     const last = this.#openedFor;
     if (last === undefined) return;
     const here = johannesburgDate(this.#now());
     if (here <= last || (this.#passedFor !== undefined && here <= this.#passedFor)) return;
-    try {
-      const today = await this.#deps.windows();
-      // The scheduler's calendar decides the date (a clock a moment behind this one is still on the last).
-      if (today.businessDate <= last) return;
-      if (today.debitWindow.state === 'open') {
-        this.opened(today.businessDate);
-        return;
-      }
-      if (!openable.has(today.debitWindow.state)) {
-        this.#passedFor = today.businessDate;
-        return;
-      }
-      const answer = await this.#deps.open();
-      this.opened(answer.businessDate);
-      this.#deps.log(
-        `a new business day (${answer.businessDate} in Africa/Johannesburg): its debit window opened, as an operator would`,
-      );
-    } catch (error) {
-      this.#deps.log(`the debit window after ${last} not opened yet: ${String(error)}`);
+    const today = await this.#deps.windows();
+    // The scheduler's calendar decides the date (a clock a moment behind this one is still on the last).
+    if (today.businessDate <= last) return;
+    if (today.debitWindow.state === 'open') {
+      this.opened(today.businessDate);
+      return;
     }
+    if (!openable.has(today.debitWindow.state)) {
+      this.#passedFor = today.businessDate;
+      return;
+    }
+    const answer = await this.#deps.open();
+    this.opened(answer.businessDate);
+    this.#deps.log(
+      `a new business day (${answer.businessDate} in Africa/Johannesburg): its debit window opened, as an operator would`,
+    );
   }
 
   /** Checks every `intervalMs` until the returned function is called. */
