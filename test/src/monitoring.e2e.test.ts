@@ -373,4 +373,43 @@ describe('the alerts that wait for their condition to last, on the live series',
     await e2e.pipeline.start('validator');
     await cleared('RpServiceDown');
   });
+
+  it('a service whose thread is kept off the CPU: RpEventLoopWaitingForCpu pending on its pod, not RpEventLoopBlocked, since it did no work meanwhile', async () => {
+    for (const rule of ['RpEventLoopWaitingForCpu', 'RpEventLoopBlocked']) {
+      expect(await alertsOf(rule), rule).toEqual([]);
+    }
+    // The ingress frozen (SIGSTOP) for over 5% of the rule's 10 minutes: its event loop stands still with
+    // its thread off the CPU, as a pod's does when its CPU limit throttles it or its node is short of
+    // cores. The ingress consumes nothing, so no consumer group moves meanwhile.
+    const frozenMs = 35_000;
+    e2e.pipeline.signal('ingress', 'SIGSTOP');
+    try {
+      await new Promise((resolve) => setTimeout(resolve, frozenMs));
+    } finally {
+      e2e.pipeline.signal('ingress', 'SIGCONT');
+    }
+    const labels = await pendingOn('RpEventLoopWaitingForCpu', { pod: 'ingress-0' });
+    expect(labels).toMatchObject({ namespace, severity: 'warning' });
+    // The stall counted as waiting, not as the service's own work: what tells the two alerts apart.
+    const stalls = await prometheus.query(
+      `sum by (cause) (increase(rp_event_loop_stall_seconds_sum{service="ingress"}[10m]))`,
+    );
+    const byCause = Object.fromEntries(
+      (stalls.resultType === 'vector' ? stalls.result : []).map((sample) => [
+        sample.metric.cause,
+        Number(sample.value[1]),
+      ]),
+    );
+    // One stall of about the freeze (from the loop's last look before it, every 20 ms).
+    expect(byCause.waiting).toBeGreaterThan(frozenMs / 1000 - 1);
+    expect(byCause.work ?? 0).toBeLessThan(1);
+    expect((await alertsOf('RpEventLoopBlocked')).map((alert) => alert.labels.pod)).not.toContain(
+      'ingress-0',
+    );
+    // Its scrapes failed while it was frozen; they answer again. (RpEventLoopWaitingForCpu stays pending
+    // until the stall leaves the rule's 10-minute window.)
+    await cleared('RpServiceDown');
+    const debit = await e2e.sendDebit();
+    expect(debit.response.status).toBe(202);
+  });
 });
