@@ -16,6 +16,26 @@ describe('metrics', () => {
     expect(body).toContain('process_cpu_user_seconds_total');
   });
 
+  it("samples the event loop's lag often enough to see a 60 ms block (nodejs_eventloop_lag_max_seconds)", async () => {
+    const metrics = createMetrics({ service: 'loop' });
+    const block = (ms: number) => {
+      const until = performance.now() + ms;
+      while (performance.now() < until) {
+        // The loop blocked, as a long handler blocks it.
+      }
+    };
+    /** A turn of the loop through its timers: the sampler's overdue turn runs. */
+    const turn = () => new Promise((resolve) => setTimeout(resolve, 0));
+    // The sampler's first turn only starts its count (so does its first turn after each scrape).
+    block(60);
+    await turn();
+    block(60);
+    await turn();
+    const { body } = await metrics.render();
+    const max = Number(/^nodejs_eventloop_lag_max_seconds\{[^}]*\} (\S+)$/m.exec(body)?.[1]);
+    expect(max).toBeGreaterThan(0.05);
+  });
+
   it('returns the same metric when asked twice and refuses a type clash', () => {
     const metrics = createMetrics({ service: 'collections', defaultMetrics: false });
     const first = metrics.histogram('rp_posting_seconds', 'Posting latency', ['bank'], { buckets: [0.1, 1] });

@@ -50,6 +50,14 @@ export interface MetricsOptions {
 type AnyMetric = Counter | Histogram | Gauge;
 
 /**
+ * How often the event-loop lag histogram (`nodejs_eventloop_lag_*`) samples the loop: as often as the
+ * stall watch looks (`watchEventLoopStalls`), not prom-client's 10 ms. Each sample wakes an idle process,
+ * and a wake costs a service here about 0.05 ms of CPU: at 10 ms the histogram alone kept an idle
+ * service's thread waking 100 times a second.
+ */
+export const eventLoopSampleMs = 20;
+
+/**
  * A registry of its own per service (never prom-client's global one, so tests can create many) with
  * `service` as a default label. Metric helpers are memoised by name because several modules may ask
  * for the same metric; asking for a name with a different type is a programming error.
@@ -57,7 +65,9 @@ type AnyMetric = Counter | Histogram | Gauge;
 export function createMetrics(options: MetricsOptions): Metrics {
   const registry = new Registry();
   registry.setDefaultLabels({ service: options.service });
-  if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry });
+  if (options.defaultMetrics !== false) {
+    collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: eventLoopSampleMs });
+  }
   const metrics = new Map<string, AnyMetric>();
 
   function memoised<M extends AnyMetric>(

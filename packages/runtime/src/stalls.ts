@@ -1,6 +1,6 @@
 import { constants, type EntryType, PerformanceObserver, performance } from 'node:perf_hooks';
 import type { Logger } from './logging.ts';
-import type { Metrics } from './metrics.ts';
+import { eventLoopSampleMs, type Metrics } from './metrics.ts';
 
 /**
  * Why the event loop stood still, told apart by what the process did meanwhile:
@@ -98,7 +98,7 @@ const threadCpuMs = (): number => {
  */
 export function watchEventLoopStalls(options: StallWatchOptions): StallWatch {
   const thresholdMs = options.thresholdMs ?? 100;
-  const intervalMs = options.intervalMs ?? 20;
+  const intervalMs = options.intervalMs ?? eventLoopSampleMs;
   const logEveryMs = options.logEveryMs ?? 10_000;
   const histogram = options.metrics.histogram(
     'rp_event_loop_stall_seconds',
