@@ -400,9 +400,10 @@ describe('the alerts that wait for their condition to last, on the live series',
         Number(sample.value[1]),
       ]),
     );
-    // One stall of about the freeze (from the loop's last look before it, every 20 ms).
+    // One stall of about the freeze (from the loop's last look before it, every 20 ms); the service's own
+    // work in the window (its start, the journeys) far less.
     expect(byCause.waiting).toBeGreaterThan(frozenMs / 1000 - 1);
-    expect(byCause.work ?? 0).toBeLessThan(1);
+    expect(byCause.work ?? 0).toBeLessThan(byCause.waiting / 10);
     expect((await alertsOf('RpEventLoopBlocked')).map((alert) => alert.labels.pod)).not.toContain(
       'ingress-0',
     );
