@@ -1183,11 +1183,10 @@ export async function pipelineBench(
         detail: `${round(drainSeconds, 1)} s from the window opening to the last DEBIT_COMPLETED; the bank sent its ${reports.sent} reports in ${reports.attempts} attempts`,
       });
     }
-    await admin('/admin/windows/debit/open');
     // From here on every phase wants today's window open: one that runs past midnight in Johannesburg
     // has it opened for the new business day too, as an operator would (see DebitWindowKeeper).
     const keeper = pipelineWindowKeeper(pipeline, log);
-    keeper.opened();
+    await keeper.openToday();
     stopKeeper = keeper.every(5_000);
     // Warm-up: connections, schemas, JIT; not measured.
     await probe.bank.reset();

@@ -187,6 +187,23 @@ describe("keeping a run's debit window open across midnight in Johannesburg", ()
     expect(calls).toEqual({ windows: 1, opens: 1 });
   });
 
+  it("opens today's window for its caller by the scheduler's date, and keeps it; a refusal is the caller's to see", async () => {
+    const { keeper, scheduler, calls } = keeperAt('2026-12-05T22:00:30Z');
+    // Midnight here, not yet at the scheduler (its clock a minute behind): its business date is the one
+    // opened, not the date here.
+    scheduler.behindMs = 60_000;
+    scheduler.refuses = true;
+    await expect(keeper.openToday()).rejects.toThrow('answered 503');
+    expect(keeper.openedFor).toBeUndefined();
+    scheduler.refuses = false;
+    expect(await keeper.openToday()).toEqual({ businessDate: '2026-12-05', debitWindow: { state: 'open' } });
+    expect(keeper.openedFor).toBe('2026-12-05');
+    scheduler.now = new Date('2026-12-05T22:02:00Z');
+    await keeper.check();
+    expect(calls).toEqual({ windows: 1, opens: 3 });
+    expect(keeper.openedFor).toBe('2026-12-06');
+  });
+
   it('never moves back to an earlier date', () => {
     const { keeper } = keeperAt('2026-12-05T21:57:00Z');
     keeper.opened('2026-12-06');

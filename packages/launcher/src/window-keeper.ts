@@ -67,6 +67,16 @@ export class DebitWindowKeeper {
   }
 
   /**
+   * Opens today's debit window now (the admin trigger, as an operator would) and keeps it open from then
+   * on: the scheduler's answer names the business date opened. Throws when the scheduler refuses.
+   */
+  async openToday(): Promise<DebitWindowView> {
+    const answer = await this.#deps.open();
+    this.opened(answer.businessDate);
+    return answer;
+  }
+
+  /**
    * Looks once (one look at a time); resolves with the look's end. Never throws: a failure is logged, once
    * while it lasts (the same failure at every look of an outage is one line).
    */
@@ -104,8 +114,7 @@ export class DebitWindowKeeper {
       this.#passedFor = today.businessDate;
       return;
     }
-    const answer = await this.#deps.open();
-    this.opened(answer.businessDate);
+    const answer = await this.openToday();
     this.#deps.log(
       `a new business day (${answer.businessDate} in Africa/Johannesburg): its debit window opened, as an operator would`,
     );

@@ -76,19 +76,15 @@ export async function demoCommand(root: string): Promise<number> {
       ['DEBIT_COMPLETED', 'DEBIT_UNPAID'].includes(String(entry.posting.type));
     const queued = await postings(10);
     console.log(`  ${queued.length} postings so far; opening the debit window (admin trigger)`);
-    // As an operator who may act (operator.replay), with a token from the same identity provider.
-    const opened = await fetch(`${pipeline.url('scheduler')}/admin/windows/debit/open`, {
-      method: 'POST',
-      headers: { authorization: await pipeline.operatorAuthorization('operator.replay') },
-    });
-    if (!opened.ok) {
-      console.log(`  POST /admin/windows/debit/open -> ${opened.status} ${await opened.text()}`);
+    // As an operator who may act (operator.replay), with a token from the same identity provider; a demo
+    // at midnight in Johannesburg has the new business day's window opened too, as an operator would.
+    const keeper = pipelineWindowKeeper(pipeline, (line) => console.log(`  ${line}`));
+    try {
+      await keeper.openToday();
+    } catch (error) {
+      console.log(`  ${error instanceof Error ? error.message : String(error)}`);
       return 1;
     }
-    await opened.arrayBuffer();
-    // A demo at midnight in Johannesburg: the new business day's window opened too, as an operator would.
-    const keeper = pipelineWindowKeeper(pipeline, (line) => console.log(`  ${line}`));
-    keeper.opened();
     stopKeeper = keeper.every(1_000);
     let journey = queued;
     const journeyDeadline = Date.now() + 90_000;
