@@ -9,6 +9,7 @@ export * from './http.ts';
 export * from './instant.ts';
 export * from './lifecycle.ts';
 export * from './logging.ts';
+export * from './loop-looks.ts';
 export * from './memory-logger.ts';
 export * from './metrics.ts';
 export * from './operator-auth.ts';

@@ -1,3 +1,4 @@
+import { collectDefaultMetrics, Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { createMetrics, metricsRoutes } from './metrics.ts';
 
@@ -34,6 +35,19 @@ describe('metrics', () => {
     const { body } = await metrics.render();
     const max = Number(/^nodejs_eventloop_lag_max_seconds\{[^}]*\} (\S+)$/m.exec(body)?.[1]);
     expect(max).toBeGreaterThan(0.05);
+  });
+
+  it("has every one of prom-client's default process metrics, the event loop's lag read from the process's one look at its loop", async () => {
+    const theirs = new Registry();
+    collectDefaultMetrics({ register: theirs });
+    const ours = createMetrics({ service: 'process' }).registry;
+    const names = (registry: Registry) =>
+      registry
+        .getMetricsAsArray()
+        .map((metric) => metric.name)
+        .sort();
+    expect(names(ours)).toEqual(names(theirs));
+    expect(names(ours)).toContain('nodejs_eventloop_lag_p99_seconds');
   });
 
   it('returns the same metric when asked twice and refuses a type clash', () => {

@@ -1,6 +1,9 @@
+import { createRequire } from 'node:module';
+import { createHistogram, performance } from 'node:perf_hooks';
 import { Hono } from 'hono';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { AppError } from './errors.ts';
+import { onEventLoopLook } from './loop-looks.ts';
 
 export interface HistogramOptions {
   /** Upper bounds; prom-client's defaults (seconds, 5ms to 10s) when omitted. */
@@ -49,13 +52,97 @@ export interface MetricsOptions {
 
 type AnyMetric = Counter | Histogram | Gauge;
 
+type DefaultCollector = (registry: Registry, config: Record<string, never>) => void;
+
+const requireHere = createRequire(import.meta.url);
+
 /**
- * How often the event-loop lag histogram (`nodejs_eventloop_lag_*`) samples the loop: as often as the
- * stall watch looks (`watchEventLoopStalls`), not prom-client's 10 ms. Each sample wakes an idle process,
- * and a wake costs a service here about 0.05 ms of CPU: at 10 ms the histogram alone kept an idle
- * service's thread waking 100 times a second.
+ * prom-client's default process metrics but its event-loop lag: each of its collectors (its own list,
+ * `collectDefaultMetrics.metricsList`), all but `eventLoopLag`, whose histogram has a timer of its own
+ * in the native code, a second wake of an idle process beside the stall watch's. The lag figures, the
+ * same names and meanings, are read from the process's one look at its loop instead
+ * (`eventLoopLagMetrics`).
  */
-export const eventLoopSampleMs = 20;
+const defaultCollectors: readonly DefaultCollector[] = collectDefaultMetrics.metricsList
+  .filter((name) => name !== 'eventLoopLag')
+  .map((name) => requireHere(`prom-client/lib/metrics/${name}`) as DefaultCollector);
+
+type Delays = ReturnType<typeof createHistogram>;
+
+/** The lag figures read from the delays between looks (nanoseconds): name, help, aggregator, value. */
+const lagFigures: readonly (readonly [
+  string,
+  string,
+  'min' | 'max' | 'average',
+  (delays: Delays) => number,
+])[] = [
+  ['min', 'The minimum recorded event loop delay.', 'min', (delays) => delays.min],
+  ['max', 'The maximum recorded event loop delay.', 'max', (delays) => delays.max],
+  ['mean', 'The mean of the recorded event loop delays.', 'average', (delays) => delays.mean],
+  [
+    'stddev',
+    'The standard deviation of the recorded event loop delays.',
+    'average',
+    (delays) => delays.stddev,
+  ],
+  [
+    'p50',
+    'The 50th percentile of the recorded event loop delays.',
+    'average',
+    (delays) => delays.percentile(50),
+  ],
+  [
+    'p90',
+    'The 90th percentile of the recorded event loop delays.',
+    'average',
+    (delays) => delays.percentile(90),
+  ],
+  [
+    'p99',
+    'The 99th percentile of the recorded event loop delays.',
+    'average',
+    (delays) => delays.percentile(99),
+  ],
+];
+
+/**
+ * `nodejs_eventloop_lag_seconds` and `nodejs_eventloop_lag_{min,max,mean,stddev,p50,p90,p99}_seconds`, as
+ * prom-client has them: the first the time a `setImmediate` set at the scrape waited (read at the next
+ * scrape), the others over the times between two looks at the loop since the last scrape (a free loop's
+ * is the looks' period, `eventLoopSampleMs`; a loop held up for 200 ms has one of about 200 ms).
+ */
+function eventLoopLagMetrics(registry: Registry): void {
+  const delays = createHistogram();
+  let lastLook = performance.now();
+  onEventLoopLook((now) => {
+    delays.record(Math.max(1, Math.round((now - lastLook) * 1e6)));
+    lastLook = now;
+  });
+  new Gauge({
+    name: 'nodejs_eventloop_lag_seconds',
+    help: 'Lag of event loop in seconds.',
+    registers: [registry],
+    aggregator: 'average',
+    collect() {
+      const start = process.hrtime.bigint();
+      setImmediate(() => this.set(Number(process.hrtime.bigint() - start) / 1e9));
+      // No look since the last scrape (scrapes closer than a look's period): the figures stay as they were.
+      if (delays.count === 0) return;
+      for (const { read, gauge } of figures) gauge.set(read(delays) / 1e9);
+      delays.reset();
+    },
+  });
+  // Registered after the gauge above, whose collect sets them: a scrape reads them after it has.
+  const figures = lagFigures.map(([figure, help, aggregator, read]) => ({
+    read,
+    gauge: new Gauge({
+      name: `nodejs_eventloop_lag_${figure}_seconds`,
+      help,
+      registers: [registry],
+      aggregator,
+    }),
+  }));
+}
 
 /**
  * A registry of its own per service (never prom-client's global one, so tests can create many) with
@@ -66,7 +153,8 @@ export function createMetrics(options: MetricsOptions): Metrics {
   const registry = new Registry();
   registry.setDefaultLabels({ service: options.service });
   if (options.defaultMetrics !== false) {
-    collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: eventLoopSampleMs });
+    for (const collect of defaultCollectors) collect(registry, {});
+    eventLoopLagMetrics(registry);
   }
   const metrics = new Map<string, AnyMetric>();
 

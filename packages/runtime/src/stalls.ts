@@ -1,6 +1,7 @@
 import { constants, type EntryType, PerformanceObserver, performance } from 'node:perf_hooks';
 import type { Logger } from './logging.ts';
-import { eventLoopSampleMs, type Metrics } from './metrics.ts';
+import { eventLoopSampleMs, onEventLoopLook } from './loop-looks.ts';
+import type { Metrics } from './metrics.ts';
 
 /**
  * Why the event loop stood still, told apart by what the process did meanwhile:
@@ -53,8 +54,6 @@ export interface StallWatchOptions {
   readonly logger: Logger;
   /** A stall this long or longer is counted and may be logged (ms). Default 100. */
   readonly thresholdMs?: number;
-  /** How often the loop is looked at (ms). Default 20. */
-  readonly intervalMs?: number;
   /** At most one log line this often (ms); the stalls between are counted in the next line. Default 10 s. */
   readonly logEveryMs?: number;
   /** Told of every stall at or past the threshold, once its cause is known. */
@@ -87,8 +86,9 @@ const threadCpuMs = (): number => {
 
 /**
  * Watches the event loop for stalls and says what each was: `rp_event_loop_stall_seconds{cause}` (a
- * histogram from 100 ms) and a warning line at most every `logEveryMs`. The loop is looked at every
- * `intervalMs`; a look that comes `thresholdMs` or more late is a stall, and the main thread's CPU time,
+ * histogram from 100 ms) and a warning line at most every `logEveryMs`. It is told of the process's look
+ * at the loop every `eventLoopSampleMs` (`onEventLoopLook`, the timer the lag figures share); a look
+ * that comes `thresholdMs` or more late is a stall, and the main thread's CPU time,
  * the collector's pauses and the kernel's preemptions over it say why. Whether a service's tail is its
  * own work, its collector or a machine without a core for it is what an operator needs to know to act
  * (split the work, size the heap, give it a core); the loop's delay alone does not say.
@@ -98,7 +98,6 @@ const threadCpuMs = (): number => {
  */
 export function watchEventLoopStalls(options: StallWatchOptions): StallWatch {
   const thresholdMs = options.thresholdMs ?? 100;
-  const intervalMs = options.intervalMs ?? eventLoopSampleMs;
   const logEveryMs = options.logEveryMs ?? 10_000;
   const histogram = options.metrics.histogram(
     'rp_event_loop_stall_seconds',
@@ -179,15 +178,14 @@ export function watchEventLoopStalls(options: StallWatchOptions): StallWatch {
     unlogged = 0;
   };
 
-  const look = (): void => {
-    const now = performance.now();
+  const look = (now: number): void => {
     const cpu = threadCpuMs();
     const preemptions = process.resourceUsage().involuntaryContextSwitches;
     // The stalls found at the last look: their collections' entries are in by now.
     const ready = pending;
     pending = [];
     for (const stall of ready) report(stall);
-    const lateMs = now - lastLook - intervalMs;
+    const lateMs = now - lastLook - eventLoopSampleMs;
     if (lateMs >= thresholdMs) {
       pending.push({
         start: lastLook,
@@ -205,11 +203,10 @@ export function watchEventLoopStalls(options: StallWatchOptions): StallWatch {
     lastPreemptions = preemptions;
   };
 
-  const timer = setInterval(look, intervalMs);
-  timer.unref();
+  const stopLooking = onEventLoopLook(look);
   return {
     stop() {
-      clearInterval(timer);
+      stopLooking();
       observer.disconnect();
     },
   };
