@@ -1,10 +1,24 @@
+import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { parseMachineCpu, parseProcessStat, treeTicks } from './cpu.ts';
+import {
+  parseMachineCpu,
+  parseProcessStat,
+  parseSwitches,
+  processTreeSwitches,
+  switchesBetween,
+  treeTicks,
+} from './cpu.ts';
 
 describe('CPU accounting from /proc', () => {
   it('reads the machine line of /proc/stat: busy without idle and iowait, steal among the busy', () => {
-    const text = 'cpu  100 5 40 800 20 3 2 30 0 0\ncpu0 50 2 20 400 10 1 1 15 0 0\nintr 1\n';
-    expect(parseMachineCpu(text, 100)).toEqual({ busySeconds: 1.8, totalSeconds: 10, stealSeconds: 0.3 });
+    const text =
+      'cpu  100 5 40 800 20 3 2 30 0 0\ncpu0 50 2 20 400 10 1 1 15 0 0\nintr 1\nctxt 98765\nbtime 1\n';
+    expect(parseMachineCpu(text, 100)).toEqual({
+      busySeconds: 1.8,
+      totalSeconds: 10,
+      stealSeconds: 0.3,
+      contextSwitches: 98765,
+    });
   });
 
   it('reads a process line whose command holds spaces and parentheses', () => {
@@ -40,5 +54,44 @@ describe('CPU accounting from /proc', () => {
         ['kafka', 100],
       ]),
     );
+  });
+
+  it("reads a thread's waits and preemptions from its status", () => {
+    const text =
+      'Name:\tnode\nState:\tS (sleeping)\nvoluntary_ctxt_switches:\t1234\nnonvoluntary_ctxt_switches:\t56\n';
+    expect(parseSwitches(text)).toEqual({ voluntary: 1234, involuntary: 56 });
+    expect(parseSwitches('Name:\tnode\n')).toBeUndefined();
+  });
+
+  it('counts the switches of every thread of a live process, and leaves out a root that is gone', async () => {
+    const linux = existsSync(`/proc/${process.pid}/task`);
+    const before = processTreeSwitches(new Map([['this', process.pid]])).get('this');
+    for (let turn = 0; turn < 5; turn += 1) await new Promise((resolve) => setTimeout(resolve, 5));
+    const after = processTreeSwitches(
+      new Map([
+        ['this', process.pid],
+        ['gone', 2 ** 22 + 1],
+      ]),
+    );
+    if (!linux) {
+      expect(after.size).toBe(0);
+      return;
+    }
+    expect([...after.keys()]).toEqual(['this']);
+    // Five waits for a timer, each a voluntary switch of the main thread at least.
+    const between = switchesBetween(before ?? new Map(), after.get('this') ?? new Map());
+    expect(between.voluntary).toBeGreaterThanOrEqual(5);
+  });
+
+  it("counts each thread's difference, a new thread whole, and leaves out one that ended", () => {
+    const before = new Map([
+      [1, { voluntary: 100, involuntary: 10 }],
+      [2, { voluntary: 500, involuntary: 50 }],
+    ]);
+    const after = new Map([
+      [1, { voluntary: 130, involuntary: 12 }],
+      [3, { voluntary: 7, involuntary: 1 }],
+    ]);
+    expect(switchesBetween(before, after)).toEqual({ voluntary: 37, involuntary: 3 });
   });
 });

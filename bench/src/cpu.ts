@@ -32,6 +32,8 @@ export interface MachineCpu {
    * the hypervisor. A slow hour on a shared host shows here, or in the code's own CPU when it does not.
    */
   readonly stealSeconds: number;
+  /** Context switches on every core since boot (`ctxt`): each time a core went from one thread to another. */
+  readonly contextSwitches: number;
 }
 
 /** The first line of /proc/stat: `cpu  user nice system idle iowait irq softirq steal ...` in ticks. */
@@ -41,10 +43,12 @@ export function parseMachineCpu(statText: string, ticks: number): MachineCpu {
   const fields = line.trim().split(/\s+/).slice(1, 9).map(Number);
   const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] = fields;
   const busy = user + nice + system + irq + softirq + steal;
+  const switches = /^ctxt (\d+)$/m.exec(statText);
   return {
     busySeconds: busy / ticks,
     totalSeconds: (busy + idle + iowait) / ticks,
     stealSeconds: steal / ticks,
+    contextSwitches: Number(switches?.[1] ?? 0),
   };
 }
 
@@ -98,8 +102,11 @@ function processTable(): ProcessTimes[] {
   return table;
 }
 
-/** Ticks of each root and all of its descendants, from one reading of the table. */
-export function treeTicks(table: readonly ProcessTimes[], roots: ReadonlyMap<string, number>) {
+/** The process ids of each root and all of its descendants, from one reading of the table. */
+export function treePids(
+  table: readonly ProcessTimes[],
+  roots: ReadonlyMap<string, number>,
+): Map<string, ProcessTimes[]> {
   const children = new Map<number, ProcessTimes[]>();
   const byPid = new Map<number, ProcessTimes>();
   for (const entry of table) {
@@ -108,20 +115,30 @@ export function treeTicks(table: readonly ProcessTimes[], roots: ReadonlyMap<str
     if (list) list.push(entry);
     else children.set(entry.ppid, [entry]);
   }
-  const result = new Map<string, number>();
+  const result = new Map<string, ProcessTimes[]>();
   for (const [name, root] of roots) {
     const top = byPid.get(root);
     if (!top) continue;
-    let ticks = 0;
+    const members: ProcessTimes[] = [];
     const stack = [top];
     while (stack.length > 0) {
       const entry = stack.pop() as ProcessTimes;
-      ticks += entry.ticks;
+      members.push(entry);
       stack.push(...(children.get(entry.pid) ?? []));
     }
-    result.set(name, ticks);
+    result.set(name, members);
   }
   return result;
+}
+
+/** Ticks of each root and all of its descendants, from one reading of the table. */
+export function treeTicks(table: readonly ProcessTimes[], roots: ReadonlyMap<string, number>) {
+  return new Map(
+    [...treePids(table, roots)].map(([name, members]) => [
+      name,
+      members.reduce((sum, entry) => sum + entry.ticks, 0),
+    ]),
+  );
 }
 
 /** CPU seconds of each named process tree now. Trees whose root is gone are left out. */
@@ -133,4 +150,74 @@ export function processTreeSeconds(roots: ReadonlyMap<string, number>): Map<stri
   } catch {
     return new Map();
   }
+}
+
+/** A thread's context switches: `voluntary` when it waited (for a message, a timer, a lock), `involuntary` when the kernel took its core. */
+export interface Switches {
+  readonly voluntary: number;
+  readonly involuntary: number;
+}
+
+/** The two counts of a /proc/<pid>/task/<tid>/status text. */
+export function parseSwitches(statusText: string): Switches | undefined {
+  const voluntary = /^voluntary_ctxt_switches:\s+(\d+)$/m.exec(statusText);
+  const involuntary = /^nonvoluntary_ctxt_switches:\s+(\d+)$/m.exec(statusText);
+  if (!voluntary || !involuntary) return undefined;
+  return { voluntary: Number(voluntary[1]), involuntary: Number(involuntary[1]) };
+}
+
+/** Each thread's switches of a process tree at one reading, by thread id. */
+export type ThreadSwitches = ReadonlyMap<number, Switches>;
+
+/** Every thread's switches of one process now, into `into` by thread id; none when it is gone. */
+function readThreads(pid: number, into: Map<number, Switches>): void {
+  let threads: string[];
+  try {
+    threads = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return;
+  }
+  for (const thread of threads) {
+    try {
+      const counts = parseSwitches(readFileSync(`/proc/${pid}/task/${thread}/status`, 'utf8'));
+      if (counts) into.set(Number(thread), counts);
+    } catch {
+      // ended between the listing and the read
+    }
+  }
+}
+
+/**
+ * Context switches of each named process tree now: every thread of the root and of its descendants
+ * alive at the reading, by thread id (see `switchesBetween`). Trees whose root is gone are left out.
+ */
+export function processTreeSwitches(roots: ReadonlyMap<string, number>): Map<string, ThreadSwitches> {
+  if (roots.size === 0) return new Map();
+  try {
+    return new Map(
+      [...treePids(processTable(), roots)].map(([name, members]) => {
+        const threads = new Map<number, Switches>();
+        for (const entry of members) readThreads(entry.pid, threads);
+        return [name, threads];
+      }),
+    );
+  } catch {
+    return new Map();
+  }
+}
+
+/**
+ * A tree's switches between two readings: each thread's difference, a thread started since the first
+ * reading counted whole. The kernel keeps no count of a thread that ended, so the switches of a thread
+ * that ended between the readings are left out (a tree's figure is then low, never negative).
+ */
+export function switchesBetween(before: ThreadSwitches, after: ThreadSwitches): Switches {
+  let voluntary = 0;
+  let involuntary = 0;
+  for (const [thread, counts] of after) {
+    const earlier = before.get(thread);
+    voluntary += counts.voluntary - (earlier?.voluntary ?? 0);
+    involuntary += counts.involuntary - (earlier?.involuntary ?? 0);
+  }
+  return { voluntary, involuntary };
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { Switches } from './cpu.ts';
 import { type PauseReading, pauseReading } from './path-times.ts';
 import {
   behindRows,
@@ -21,13 +22,32 @@ import {
 } from './pipeline.ts';
 import { summarize } from './stats.ts';
 
-const reading = (tracker: number, kafka: number, bench: number, busy: number, total: number, steal = 0) => ({
+const reading = (
+  tracker: number,
+  kafka: number,
+  bench: number,
+  busy: number,
+  total: number,
+  steal = 0,
+  switches: { tracker?: Switches; kafka?: Switches; machine?: number } = {},
+) => ({
   processes: new Map([
     ['tracker', tracker],
     ['kafka', kafka],
     ['bench (load generator)', bench],
   ]),
-  machine: { busySeconds: busy, totalSeconds: total, stealSeconds: steal },
+  switches: new Map(
+    (['tracker', 'kafka'] as const).flatMap((name) => {
+      const counts = switches[name];
+      return counts === undefined ? [] : [[name, new Map([[1, counts]])] as const];
+    }),
+  ),
+  machine: {
+    busySeconds: busy,
+    totalSeconds: total,
+    stealSeconds: steal,
+    contextSwitches: switches.machine ?? 0,
+  },
 });
 
 describe('sustained-window CPU rows', () => {
@@ -37,6 +57,43 @@ describe('sustained-window CPU rows', () => {
       ['machine CPU busy at the sustained rate', 50, '20 of 40 core-seconds; 200 ms per debit'],
       ['CPU per debit: kafka', 60, "30% of the machine's busy time"],
       ['CPU per debit: tracker', 40, "20% of the machine's busy time"],
+      ['CPU per debit: bench (load generator)', 10, "5% of the machine's busy time"],
+    ]);
+  });
+});
+
+describe('context switches in the CPU rows', () => {
+  it("gives the machine's switches a debit and the CPU a switch, and each process's waits and preemptions a debit", () => {
+    const rows = cpuRows(
+      reading(10, 50, 3, 100, 1_000, 0, {
+        tracker: { voluntary: 1_000, involuntary: 10 },
+        kafka: { voluntary: 5_000, involuntary: 300 },
+        machine: 90_000,
+      }),
+      reading(14, 56, 4, 120, 1_040, 0, {
+        tracker: { voluntary: 5_350, involuntary: 110 },
+        kafka: { voluntary: 25_000, involuntary: 800 },
+        machine: 130_000,
+      }),
+      100,
+    );
+    expect(rows.map((row) => [row.name, row.value, row.detail])).toEqual([
+      ['machine CPU busy at the sustained rate', 50, '20 of 40 core-seconds; 200 ms per debit'],
+      [
+        'context switches per debit',
+        400,
+        "every core's (/proc/stat), each a core going from one thread to another: 500 µs of the machine's CPU a switch",
+      ],
+      [
+        'CPU per debit: kafka',
+        60,
+        "30% of the machine's busy time; 200 waits and 5 preemptions a debit (its threads' context switches)",
+      ],
+      [
+        'CPU per debit: tracker',
+        40,
+        "20% of the machine's busy time; 43.5 waits and 1 preemptions a debit (its threads' context switches)",
+      ],
       ['CPU per debit: bench (load generator)', 10, "5% of the machine's busy time"],
     ]);
   });
@@ -117,6 +174,22 @@ describe('idle CPU rows', () => {
       ['machine CPU busy while idle', 10],
       ['CPU while idle: kafka', 15],
       ['CPU while idle: tracker', 2.5],
+    ]);
+  });
+
+  it("says the machine's switches a second and each process's waits and preemptions a second", () => {
+    const rows = idleCpuRows(
+      reading(10, 50, 3, 100, 1_000, 0, { tracker: { voluntary: 100, involuntary: 4 }, machine: 1_000 }),
+      reading(10.5, 53, 9, 104, 1_040, 0, { tracker: { voluntary: 1_100, involuntary: 9 }, machine: 9_000 }),
+      20,
+    );
+    expect(rows.map((row) => [row.name, row.detail])).toEqual([
+      [
+        'machine CPU busy while idle',
+        '4 of 40 core-seconds with nothing sent; 400 context switches a second',
+      ],
+      ['CPU while idle: kafka', undefined],
+      ['CPU while idle: tracker', '50 waits and 0.3 preemptions a second'],
     ]);
   });
 });
@@ -279,7 +352,7 @@ describe('the CPU reference beside the sustained window', () => {
   });
 
   it('gives the references alone when the machine was not read', () => {
-    const bare = { processes: new Map<string, number>(), machine: undefined };
+    const bare = { processes: new Map<string, number>(), switches: new Map(), machine: undefined };
     const at = { oneThread: 180, allCores: 200, oneThreadCpu: 170 };
     const rows = cpuReferenceRows(bare, bare, 100, { before: at, after: at });
     expect(rows.map((row) => row.name)).toEqual([
@@ -468,7 +541,7 @@ describe('waiting for the machine to settle', () => {
   });
 
   it('counts a sample without the machine counters as settled', () => {
-    const bare = { processes: new Map<string, number>(), machine: undefined };
+    const bare = { processes: new Map<string, number>(), switches: new Map(), machine: undefined };
     expect(settledBetween(bare, bare, 3)).toEqual({ settled: true, busyPercent: 0 });
   });
 
@@ -570,7 +643,8 @@ describe('the scheduler alone', () => {
       ['scheduler', scheduler],
       ['kafka', kafka],
     ]),
-    machine: { busySeconds: busy, totalSeconds: total, stealSeconds: 0 },
+    switches: new Map(),
+    machine: { busySeconds: busy, totalSeconds: total, stealSeconds: 0, contextSwitches: 0 },
   });
   /** A phase of 10 debits in a second with nothing else read, changed by `read`. */
   const phase = (read: Partial<SchedulerAloneReading>): SchedulerAloneReading => ({
@@ -585,8 +659,8 @@ describe('the scheduler alone', () => {
     writes: 1,
     statements: {},
     cpu: {
-      before: { processes: new Map([['kafka', 1]]), machine: undefined },
-      after: { processes: new Map([['kafka', 2]]), machine: undefined },
+      before: { processes: new Map([['kafka', 1]]), switches: new Map(), machine: undefined },
+      after: { processes: new Map([['kafka', 2]]), switches: new Map(), machine: undefined },
     },
     ...read,
   });

@@ -16,7 +16,13 @@ import { stateHeader } from '@rp/scheduler';
 import { Kafka, logLevel } from 'kafkajs';
 import { MongoClient } from 'mongodb';
 import { Pool } from 'undici';
-import { machineCpu, processTreeSeconds } from './cpu.ts';
+import {
+  machineCpu,
+  processTreeSeconds,
+  processTreeSwitches,
+  type Switches,
+  switchesBetween,
+} from './cpu.ts';
 import { type LagWindow, lagByGroup, lagRow, mergeLag, watchLag } from './lag.ts';
 import {
   type FirstAttempt,
@@ -451,7 +457,8 @@ class Probe {
 
   /**
    * CPU seconds so far: each service (its own process metrics), each infrastructure process tree, this
-   * bench process, and the machine as a whole.
+   * bench process, and the machine as a whole; and the context switches of each of them (every thread's,
+   * from /proc) and of the machine.
    */
   async cpu(infrastructure: ReadonlyMap<string, number>) {
     const services = await Promise.all(
@@ -461,12 +468,19 @@ class Probe {
       ),
     );
     const own = process.cpuUsage();
+    const pids = new Map<string, number>(infrastructure);
+    for (const service of pipelineServices) {
+      const pid = this.pipeline.pid(service);
+      if (pid !== undefined) pids.set(service, pid);
+    }
+    pids.set('bench (load generator)', process.pid);
     return {
       processes: new Map<string, number>([
         ...services,
         ...processTreeSeconds(infrastructure),
         ['bench (load generator)', (own.user + own.system) / 1e6],
       ]),
+      switches: processTreeSwitches(pids),
       machine: machineCpu(),
     };
   }
@@ -1957,13 +1971,20 @@ function cpuBetween(before: CpuReading, after: CpuReading) {
           busy: after.machine.busySeconds - before.machine.busySeconds,
           total: after.machine.totalSeconds - before.machine.totalSeconds,
           steal: after.machine.stealSeconds - before.machine.stealSeconds,
+          contextSwitches: after.machine.contextSwitches - before.machine.contextSwitches,
         })
       : undefined;
   const processes = [...after.processes]
     .filter(([name]) => before.processes.has(name))
     .map(([name, seconds]) => [name, seconds - (before.processes.get(name) ?? seconds)] as const)
     .sort((a, b) => b[1] - a[1]);
-  return { machine, processes };
+  const switches = new Map<string, Switches>();
+  for (const [name, counts] of after.switches) {
+    const earlier = before.switches.get(name);
+    if (earlier === undefined) continue;
+    switches.set(name, switchesBetween(earlier, counts));
+  }
+  return { machine, processes, switches };
 }
 
 /**
@@ -2083,23 +2104,33 @@ export function settleRow(waits: readonly (readonly [string, Settled])[]): Row {
  */
 export function idleCpuRows(before: CpuReading, after: CpuReading, seconds: number): Row[] {
   const rows: Row[] = [];
-  const { machine, processes } = cpuBetween(before, after);
+  const { machine, processes, switches } = cpuBetween(before, after);
   if (machine) {
+    const perSecond =
+      machine.contextSwitches > 0
+        ? `; ${round(machine.contextSwitches / seconds, 0)} context switches a second`
+        : '';
     rows.push({
       group: 'pipeline',
       name: 'machine CPU busy while idle',
       value: round((100 * machine.busy) / machine.total, 1),
       unit: '% of all cores',
-      detail: `${round(machine.busy, 1)} of ${round(machine.total, 0)} core-seconds with nothing sent${stolen(machine)}`,
+      detail: `${round(machine.busy, 1)} of ${round(machine.total, 0)} core-seconds with nothing sent${stolen(machine)}${perSecond}`,
     });
   }
   for (const [name, cpuSeconds] of processes) {
     if (name.startsWith('bench')) continue;
+    const counts = switches.get(name);
     rows.push({
       group: 'pipeline',
       name: `CPU while idle: ${name}`,
       value: round((100 * cpuSeconds) / seconds, 1),
       unit: '% of a core',
+      ...(counts === undefined
+        ? {}
+        : {
+            detail: `${round(counts.voluntary / seconds, 0)} waits and ${round(counts.involuntary / seconds, 1)} preemptions a second`,
+          }),
     });
   }
   return rows;
@@ -2207,8 +2238,10 @@ export function cpuRows(
   per: CpuPer = perDebit,
 ): Row[] {
   const rows: Row[] = [];
-  const { machine, processes } = cpuBetween(before, after);
+  const { machine, processes, switches } = cpuBetween(before, after);
   const scale = per.unit === 'ms' ? 1_000 : 1_000_000;
+  // A debit's switches are tens; a posting's, or a released debit's, a few.
+  const countDigits = per.unit === 'ms' ? 1 : 2;
   if (machine) {
     rows.push({
       group: 'pipeline',
@@ -2217,15 +2250,30 @@ export function cpuRows(
       unit: '% of all cores',
       detail: `${round(machine.busy, 0)} of ${round(machine.total, 0)} core-seconds${stolen(machine)}; ${round((scale * machine.own) / completed, 0)} ${per.unit} per ${per.noun}${machine.steal < 0.05 ? '' : ', the stolen seconds left out'}`,
     });
+    if (machine.contextSwitches > 0) {
+      rows.push({
+        group: 'pipeline',
+        name: `${per.prefix ?? ''}context switches per ${per.noun}`,
+        value: round(machine.contextSwitches / completed, countDigits),
+        unit: 'switches',
+        detail: `every core's (/proc/stat), each a core going from one thread to another: ${round((1_000_000 * machine.own) / machine.contextSwitches, 0)} µs of the machine's CPU a switch`,
+      });
+    }
   }
   for (const [name, seconds] of processes) {
+    const counts = switches.get(name);
+    const share =
+      machine === undefined ? '' : `${round((100 * seconds) / machine.own, 0)}% of the machine's busy time`;
+    const waits =
+      counts === undefined
+        ? ''
+        : `${round(counts.voluntary / completed, countDigits)} waits and ${round(counts.involuntary / completed, countDigits)} preemptions a ${per.noun} (its threads' context switches)`;
     rows.push({
       group: 'pipeline',
       name: `${per.prefix ?? ''}CPU per ${per.noun}: ${name}`,
       value: round((scale * seconds) / completed, 1),
       unit: per.unit,
-      detail:
-        machine === undefined ? '' : `${round((100 * seconds) / machine.own, 0)}% of the machine's busy time`,
+      detail: [share, waits].filter((part) => part !== '').join('; '),
     });
   }
   return rows;

@@ -85,8 +85,15 @@ describe('extra instances', () => {
       services: ['bank-simulator'],
     });
     const instance = await other.startInstance('bank-simulator');
+    const pid = other.pid('bank-simulator');
+    expect(pid).toBeTypeOf('number');
+    expect(pid).not.toBe(pipeline.pid('bank-simulator'));
+    // The process of that id is alive (signal 0 only checks), and it is the one the pipeline stops.
+    expect(() => process.kill(pid as number, 0)).not.toThrow();
     await other.stop();
     expect(instance.isRunning()).toBe(false);
     expect(other.isRunning('bank-simulator')).toBe(false);
+    expect(other.pid('bank-simulator')).toBeUndefined();
+    expect(() => process.kill(pid as number, 0)).toThrow();
   });
 });

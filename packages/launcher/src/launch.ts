@@ -135,6 +135,8 @@ export interface Pipeline {
   /** The ingress's bank-facing API base (`.../api/v1`). */
   readonly apiUrl: string;
   isRunning(service: PipelineService): boolean;
+  /** The process id of a running service (for what the kernel counts of it); undefined when it is not running. */
+  pid(service: PipelineService): number | undefined;
   /** Starts a service that is not running and waits until it answers ready. */
   start(service: PipelineService): Promise<void>;
   /** Sends a signal (default SIGKILL) and waits for the process to end. */
@@ -526,6 +528,7 @@ export async function launchPipeline(options: LaunchOptions): Promise<Pipeline> 
     url,
     apiUrl: `${url('ingress')}/api/v1`,
     isRunning: running,
+    pid: (service) => (running(service) ? children.get(service)?.pid : undefined),
     start,
     kill,
     signal,
