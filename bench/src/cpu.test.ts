@@ -1,9 +1,11 @@
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   parseMachineCpu,
   parseProcessStat,
   parseSwitches,
+  processSwitches,
   processTreeSwitches,
   switchesBetween,
   treeTicks,
@@ -81,6 +83,27 @@ describe('CPU accounting from /proc', () => {
     // Five waits for a timer, each a voluntary switch of the main thread at least.
     const between = switchesBetween(before ?? new Map(), after.get('this') ?? new Map());
     expect(between.voluntary).toBeGreaterThanOrEqual(5);
+  });
+
+  it("counts a process alone without its children's threads, and a tree with them", async () => {
+    const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+    try {
+      await new Promise((resolve) => child.once('spawn', resolve));
+      const pid = child.pid as number;
+      const roots = new Map([['this', process.pid]]);
+      const alone = processSwitches(roots).get('this');
+      const tree = processTreeSwitches(roots).get('this');
+      if (!existsSync(`/proc/${process.pid}/task`)) {
+        expect(alone).toBeUndefined();
+        return;
+      }
+      // A process's main thread's id is its process id.
+      expect(alone?.has(process.pid)).toBe(true);
+      expect(alone?.has(pid)).toBe(false);
+      expect(tree?.has(pid)).toBe(true);
+    } finally {
+      child.kill('SIGKILL');
+    }
   });
 
   it("counts each thread's difference, a new thread whole, and leaves out one that ended", () => {

@@ -207,6 +207,20 @@ export function processTreeSwitches(roots: ReadonlyMap<string, number>): Map<str
 }
 
 /**
+ * Context switches of each named process alone now (every thread of it, none of its children's): the
+ * bench's own process, whose children are the services it launched, and the services.
+ */
+export function processSwitches(pids: ReadonlyMap<string, number>): Map<string, ThreadSwitches> {
+  const result = new Map<string, ThreadSwitches>();
+  for (const [name, pid] of pids) {
+    const threads = new Map<number, Switches>();
+    readThreads(pid, threads);
+    if (threads.size > 0) result.set(name, threads);
+  }
+  return result;
+}
+
+/**
  * A tree's switches between two readings: each thread's difference, a thread started since the first
  * reading counted whole. The kernel keeps no count of a thread that ended, so the switches of a thread
  * that ended between the readings are left out (a tree's figure is then low, never negative).

@@ -18,6 +18,7 @@ import { MongoClient } from 'mongodb';
 import { Pool } from 'undici';
 import {
   machineCpu,
+  processSwitches,
   processTreeSeconds,
   processTreeSwitches,
   type Switches,
@@ -467,20 +468,20 @@ class Probe {
           [service, metricValue(await this.metrics(service), 'process_cpu_seconds_total')] as const,
       ),
     );
-    const own = process.cpuUsage();
-    const pids = new Map<string, number>(infrastructure);
+    const cpuUsage = process.cpuUsage();
+    // The services and this process alone: the services are this process's children.
+    const own = new Map<string, number>([['bench (load generator)', process.pid]]);
     for (const service of pipelineServices) {
       const pid = this.pipeline.pid(service);
-      if (pid !== undefined) pids.set(service, pid);
+      if (pid !== undefined) own.set(service, pid);
     }
-    pids.set('bench (load generator)', process.pid);
     return {
       processes: new Map<string, number>([
         ...services,
         ...processTreeSeconds(infrastructure),
-        ['bench (load generator)', (own.user + own.system) / 1e6],
+        ['bench (load generator)', (cpuUsage.user + cpuUsage.system) / 1e6],
       ]),
-      switches: processTreeSwitches(pids),
+      switches: new Map([...processTreeSwitches(infrastructure), ...processSwitches(own)]),
       machine: machineCpu(),
     };
   }
