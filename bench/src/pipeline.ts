@@ -2241,7 +2241,7 @@ export function cpuRows(
   const rows: Row[] = [];
   const { machine, processes, switches } = cpuBetween(before, after);
   const scale = per.unit === 'ms' ? 1_000 : 1_000_000;
-  // A debit's switches are tens; a posting's, or a released debit's, a few.
+  // A debit's switches are tens or hundreds; a posting's, or a released debit's, a few or under one.
   const countDigits = per.unit === 'ms' ? 1 : 2;
   if (machine) {
     rows.push({
