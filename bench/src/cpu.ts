@@ -87,10 +87,19 @@ export function parseProcessStat(text: string): ProcessTimes | undefined {
   return { pid, ppid, ticks: Number(utime) + Number(stime) + Number(cutime) + Number(cstime) };
 }
 
-/** Every process's times now. */
-function processTable(): ProcessTimes[] {
+/**
+ * Every process's times now: one reading of /proc for both `processTreeSeconds` and
+ * `processTreeSwitches` of the same moment. Empty where there is no /proc.
+ */
+export function processTable(): ProcessTimes[] {
   const table: ProcessTimes[] = [];
-  for (const entry of readdirSync('/proc')) {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return table;
+  }
+  for (const entry of entries) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const parsed = parseProcessStat(readFileSync(`/proc/${entry}/stat`, 'utf8'));
@@ -142,14 +151,13 @@ export function treeTicks(table: readonly ProcessTimes[], roots: ReadonlyMap<str
 }
 
 /** CPU seconds of each named process tree now. Trees whose root is gone are left out. */
-export function processTreeSeconds(roots: ReadonlyMap<string, number>): Map<string, number> {
+export function processTreeSeconds(
+  roots: ReadonlyMap<string, number>,
+  table: readonly ProcessTimes[] = processTable(),
+): Map<string, number> {
   if (roots.size === 0) return new Map();
-  try {
-    const ticks = treeTicks(processTable(), roots);
-    return new Map([...ticks].map(([name, value]) => [name, value / tickRate()]));
-  } catch {
-    return new Map();
-  }
+  const ticks = treeTicks(table, roots);
+  return new Map([...ticks].map(([name, value]) => [name, value / tickRate()]));
 }
 
 /** A thread's context switches: `voluntary` when it waited (for a message, a timer, a lock), `involuntary` when the kernel took its core. */
@@ -191,19 +199,17 @@ function readThreads(pid: number, into: Map<number, Switches>): void {
  * Context switches of each named process tree now: every thread of the root and of its descendants
  * alive at the reading, by thread id (see `switchesBetween`). Trees whose root is gone are left out.
  */
-export function processTreeSwitches(roots: ReadonlyMap<string, number>): Map<string, ThreadSwitches> {
-  if (roots.size === 0) return new Map();
-  try {
-    return new Map(
-      [...treePids(processTable(), roots)].map(([name, members]) => {
-        const threads = new Map<number, Switches>();
-        for (const entry of members) readThreads(entry.pid, threads);
-        return [name, threads];
-      }),
-    );
-  } catch {
-    return new Map();
-  }
+export function processTreeSwitches(
+  roots: ReadonlyMap<string, number>,
+  table: readonly ProcessTimes[] = processTable(),
+): Map<string, ThreadSwitches> {
+  return new Map(
+    [...treePids(table, roots)].map(([name, members]) => {
+      const threads = new Map<number, Switches>();
+      for (const entry of members) readThreads(entry.pid, threads);
+      return [name, threads];
+    }),
+  );
 }
 
 /**

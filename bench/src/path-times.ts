@@ -235,8 +235,8 @@ export function firstPostingSplitRow(split: PathSplit): Row {
 /** What a service's own metrics say of its pauses: its event loop's longest delay, its collections. */
 export interface PauseReading {
   /**
-   * The longest event-loop delay since the service's last scrape (ms; prom-client resets it on each): the
-   * longest time between two turns of its sampler, so never under the sampler's 20 ms interval.
+   * The longest event-loop delay since the service's last scrape (ms; each scrape resets it): the longest
+   * time between two of its looks at the loop, so never under their 20 ms period.
    */
   readonly loopMaxMs: number;
   /** Collections so far: their count, those over 100 ms, and their seconds. */

@@ -19,6 +19,7 @@ import { Pool } from 'undici';
 import {
   machineCpu,
   processSwitches,
+  processTable,
   processTreeSeconds,
   processTreeSwitches,
   type Switches,
@@ -475,13 +476,14 @@ class Probe {
       const pid = this.pipeline.pid(service);
       if (pid !== undefined) own.set(service, pid);
     }
+    const table = processTable();
     return {
       processes: new Map<string, number>([
         ...services,
-        ...processTreeSeconds(infrastructure),
+        ...processTreeSeconds(infrastructure, table),
         ['bench (load generator)', (cpuUsage.user + cpuUsage.system) / 1e6],
       ]),
-      switches: new Map([...processTreeSwitches(infrastructure), ...processSwitches(own)]),
+      switches: new Map([...processTreeSwitches(infrastructure, table), ...processSwitches(own)]),
       machine: machineCpu(),
     };
   }

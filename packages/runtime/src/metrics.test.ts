@@ -25,9 +25,9 @@ describe('metrics', () => {
         // The loop blocked, as a long handler blocks it.
       }
     };
-    /** A turn of the loop through its timers: the sampler's overdue turn runs. */
+    /** A turn of the loop through its timers: the overdue look runs. */
     const turn = () => new Promise((resolve) => setTimeout(resolve, 0));
-    // The sampler's first turn only starts its count (so does its first turn after each scrape).
+    // Two blocks, each seen by the look that follows it.
     block(60);
     await turn();
     block(60);
