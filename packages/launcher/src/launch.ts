@@ -188,15 +188,17 @@ export function ownedByRun(name: string, run: string, database: string): boolean
 /**
  * Windows for a pipeline that may run at any hour on any day (tests, benchmarks): every day a business
  * day, today's debit window spanning the whole day (a debit collected today waits for today's window),
- * opened only by the admin trigger that declares credits final (not by the credits themselves); the
- * reconciliation window closes by its admin trigger as well.
+ * opened only by the admin trigger that declares credits final (not by the credits themselves); the day's
+ * debit and reconciliation windows close when the day ends (24:00 in Johannesburg), so only a journey in
+ * flight at midnight there is reconciled, and the next day's window opens by the trigger again (see
+ * `DebitWindowKeeper`).
  */
 export const anyTimeWindows: Readonly<Record<string, string>> = {
   BUSINESS_DAYS: 'MON,TUE,WED,THU,FRI,SAT,SUN',
   CREDITS_GATE: 'operator',
   DEBIT_WINDOW_OPEN: '00:00',
-  DEBIT_WINDOW_CLOSE: '23:58',
-  RECONCILIATION_WINDOW_CLOSE: '23:59',
+  DEBIT_WINDOW_CLOSE: '24:00',
+  RECONCILIATION_WINDOW_CLOSE: '24:00',
   WINDOW_TICK: '200ms',
 };
 

@@ -63,7 +63,7 @@ describe("keeping a run's debit window open across midnight in Johannesburg", ()
   it('asks nothing on the date the run opened, even once the window shut by its schedule', async () => {
     const { keeper, scheduler, calls } = keeperAt('2026-12-05T21:57:00Z');
     keeper.opened();
-    scheduler.state = 'closed'; // 23:59 there: past the close at 23:58
+    scheduler.state = 'closed'; // closed on the date it opened (by an operator, say)
     scheduler.now = new Date('2026-12-05T21:59:00Z');
     await keeper.check();
     expect(calls).toEqual({ windows: 0, opens: 0 });

@@ -27,9 +27,9 @@ const openable = new Set(['awaiting-credits', 'before-open']);
 /**
  * What an operator does each day, for a run of the pipeline on `anyTimeWindows` (tests, benchmarks, the
  * demo): there, a business day's debit window opens only by the admin trigger (credits declared final)
- * and closes at 23:58 in Johannesburg. A run that opened the window and goes on past midnight there has
- * the debits made ready after the close queued for the new business day, whose window nobody has opened:
- * its journeys would wait for ever.
+ * and closes when the day ends in Johannesburg. A run that opened the window and goes on past midnight
+ * there has the debits made ready after it queued for the new business day, whose window nobody has
+ * opened: its journeys would wait for ever.
  *
  * The keeper keeps open a window its caller opened (`opened`): `check()` opens the scheduler's new
  * business day's window once, the first time it finds it waiting to be opened on a date after the one

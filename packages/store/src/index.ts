@@ -57,6 +57,7 @@ export {
   type RecordedReconciliationItem,
   reconciliationItemId,
 } from './reconciliation.ts';
+export { type ReconciliationClose, ReconciliationCloseRepository } from './reconciliation-closes.ts';
 export { type DeleteFoundOptions, deleteFoundById, ensureIndexOnce } from './retention.ts';
 export {
   connectStore,

@@ -10,6 +10,7 @@ export const collectionNames = {
   eventDeliveryBatches: 'event_delivery_batches',
   operatorAudit: 'operator_audit',
   windowOverrides: 'window_overrides',
+  reconciliationCloses: 'reconciliation_closes',
 } as const;
 
 export type CollectionName = (typeof collectionNames)[keyof typeof collectionNames];
@@ -61,4 +62,6 @@ export const storeIndexes: Record<CollectionName, IndexDescription[]> = {
   ],
   // read by `_id` only (newest business days first)
   [collectionNames.windowOverrides]: [],
+  // read by `_id` only (newest business days first)
+  [collectionNames.reconciliationCloses]: [],
 };

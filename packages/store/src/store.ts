@@ -11,6 +11,7 @@ import { type CollectionName, collectionNames, storeIndexes } from './indexes.ts
 import { defaultStoreLimits, type StoreLimits } from './limits.ts';
 import { MonitorWatch } from './monitor-watch.ts';
 import { type ReconciliationDocument, ReconciliationRepository } from './reconciliation.ts';
+import { type ReconciliationCloseDocument, ReconciliationCloseRepository } from './reconciliation-closes.ts';
 import { type TransactionDocument, TransactionRepository } from './transactions.ts';
 import { type WindowOverrideDocument, WindowOverrideRepository } from './window-overrides.ts';
 
@@ -72,6 +73,7 @@ export interface Store {
   readonly deliveryLog: DeliveryLogRepository;
   readonly audit: AuditRepository;
   readonly windowOverrides: WindowOverrideRepository;
+  readonly reconciliationCloses: ReconciliationCloseRepository;
   /** For readiness: one round trip to the server, its latency in milliseconds. Throws StoreError. */
   ping(): Promise<number>;
   /** Creates the collections and indexes that are missing; safe to run at every start. */
@@ -143,6 +145,7 @@ class MongoStore implements Store {
   readonly deliveryLog: DeliveryLogRepository;
   readonly audit: AuditRepository;
   readonly windowOverrides: WindowOverrideRepository;
+  readonly reconciliationCloses: ReconciliationCloseRepository;
   readonly #client: MongoClient;
   readonly #db: Db;
   readonly #limits: StoreLimits;
@@ -207,6 +210,10 @@ class MongoStore implements Store {
     this.audit = new AuditRepository(collection<AuditDocument>(collectionNames.operatorAudit), limits);
     this.windowOverrides = new WindowOverrideRepository(
       collection<WindowOverrideDocument>(collectionNames.windowOverrides),
+      limits,
+    );
+    this.reconciliationCloses = new ReconciliationCloseRepository(
+      collection<ReconciliationCloseDocument>(collectionNames.reconciliationCloses),
       limits,
     );
   }

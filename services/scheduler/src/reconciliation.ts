@@ -13,7 +13,7 @@ import { reconciliationRowFor, unresolvedStates } from './reconciliation-rows.ts
 import type { WindowController } from './window-state.ts';
 
 export interface ReconciliationDeps {
-  readonly store: Pick<Store, 'transactions' | 'debitQueue' | 'reconciliation'>;
+  readonly store: Pick<Store, 'transactions' | 'debitQueue' | 'reconciliation' | 'reconciliationCloses'>;
   readonly emitter: StateEmitter;
   readonly producer: PipelineProducer;
   readonly windows: WindowController;
@@ -27,7 +27,8 @@ export interface ReconciliationDeps {
   /**
    * Real time the close waits, once no debit of the day can be released any more, before it reads the
    * snapshots: the tracker writes them behind its postings (`TRACKER_SNAPSHOT_INTERVAL`), so a change
-   * made just before the close reaches its snapshot within that time. 0 reads at once.
+   * made just before the close reaches its snapshot within that time. 0 reads at once; a close that runs
+   * later than its instant waits only what is left of it.
    */
   readonly settleMs?: number;
   /** The debits were withdrawn from the queue: whatever of them waits in memory is dropped. */
@@ -48,6 +49,7 @@ export interface ReconciliationSummary {
 
 interface Finding {
   uetr: string;
+  /** The state at the close, and the sequence number of the change that made it. */
   state: TransactionState;
   sequence: number;
   row: number;
@@ -61,11 +63,19 @@ const pageSize = 200;
 
 /**
  * Closes the reconciliation window of `businessDate` at `closesAt`: every transaction created before
- * the close and not in a final state becomes a ReconciliationItem with its spec section 7 row. For each
- * page of them: RECONCILIATION_REQUIRED (acknowledged first), the items on `rp.reconciliation.v1`, the
- * items stored (idempotent per window and UETR), and their debits withdrawn from the queue.
+ * the close, unresolved then and not final now, becomes a ReconciliationItem with the spec section 7 row
+ * of its state at the close. For each page of them: RECONCILIATION_REQUIRED (acknowledged first), the
+ * items on `rp.reconciliation.v1`, the items stored (idempotent per window and UETR), and their debits
+ * withdrawn from the queue. Once every page is done, the close is kept in the store, so a scheduler that
+ * starts again neither runs it again nor looks for it as missed.
  * Running it again for the same window raises nothing twice: a transaction already stored for the window
  * is skipped, and the state change repeats its stable event id.
+ *
+ * The state at the close is read from the transaction's history (its last change at or before
+ * `closesAt`), so a close that runs late, on the next day's first tick (a close at `24:00`, or one
+ * missed while no scheduler ran), judges each transaction as it stood at the close: a debit queued then
+ * and released since was waiting for a later window, and one that has since become final has nothing
+ * left to reconcile.
  */
 export async function closeReconciliationWindow(
   deps: ReconciliationDeps,
@@ -78,7 +88,9 @@ export async function closeReconciliationWindow(
   const closedBefore = windows.reconciliationClosedAt(businessDate) !== undefined;
   // Closed from the start: no debit of the day is released, and none made ready joins its window.
   windows.markReconciliationClosed(businessDate, closesAt);
-  if ((deps.settleMs ?? 0) > 0) await new Promise((resolve) => setTimeout(resolve, deps.settleMs));
+  // A close run late (on the next day's first tick, or after a restart) has settled already.
+  const settleMs = (deps.settleMs ?? 0) - (deps.clock.now().getTime() - closesAt.getTime());
+  if (settleMs > 0) await new Promise((resolve) => setTimeout(resolve, settleMs));
   const window: ReconciliationWindow = {
     businessDate,
     opensAt: calendar
@@ -103,8 +115,10 @@ export async function closeReconciliationWindow(
     }
     const snapshot = await store.transactions.get(found.uetr);
     const state = snapshot?.state;
-    if (!snapshot || !state || !(unresolvedStates as readonly string[]).includes(state)) return undefined;
-    if (await waitsForLaterWindow(snapshot, state)) {
+    if (!snapshot || !state || !isUnresolved(state)) return undefined;
+    const atClose = stateAt(snapshot, closesAt);
+    if (!isUnresolved(atClose.state)) return undefined;
+    if (await waitsForLaterWindow(snapshot, atClose.state)) {
       summary.waiting += 1;
       return undefined;
     }
@@ -113,14 +127,15 @@ export async function closeReconciliationWindow(
     const answered = snapshot.deliveryAttempts.some(
       (attempt) =>
         attempt.httpStatus !== null &&
+        attempt.at <= closesAt &&
         (messageIdentification === undefined || attempt.messageIdentification === messageIdentification),
     );
-    const row = reconciliationRowFor(state, answered);
+    const row = reconciliationRowFor(atClose.state, answered);
     if (row === undefined) return undefined;
     return {
       uetr: found.uetr,
-      state: state as TransactionState,
-      sequence: snapshot.lastSeq,
+      state: atClose.state as TransactionState,
+      sequence: atClose.sequence,
       ...row,
       ...(messageIdentification === undefined ? {} : { messageIdentification }),
       ...(transaction === undefined
@@ -138,19 +153,19 @@ export async function closeReconciliationWindow(
   }
 
   /**
-   * A debit waiting for a later debit window is not unresolved: queued for a later date, or acknowledged
-   * only after today's debit window closed (the scheduler queues it for the next one).
+   * A debit waiting for a later debit window at the close is not unresolved: queued for a later date,
+   * acknowledged only after the day's debit window closed (the scheduler queues it for the next one), or
+   * moved on since the close (no debit of the day leaves after its close: it left in a later window).
    */
-  async function waitsForLaterWindow(snapshot: TransactionSnapshot, state: string): Promise<boolean> {
-    if (state === 'DEBIT_QUEUED') {
+  async function waitsForLaterWindow(snapshot: TransactionSnapshot, stateAtClose: string): Promise<boolean> {
+    if (stateAtClose !== 'DEBIT_QUEUED' && stateAtClose !== 'DEBIT_ACCEPTANCE_DELIVERED') return false;
+    if (snapshot.history.some((entry) => entry.at > closesAt)) return true;
+    if (stateAtClose === 'DEBIT_QUEUED') {
       const queued = await store.debitQueue.get(snapshot.uetr);
       return queued !== null && queued.windowDate > businessDate;
     }
-    if (state === 'DEBIT_ACCEPTANCE_DELIVERED') {
-      const reached = [...snapshot.history].reverse().find((entry) => entry.to === state)?.at;
-      return reached !== undefined && reached >= debitClosesAt;
-    }
-    return false;
+    const reached = [...snapshot.history].reverse().find((entry) => entry.to === stateAtClose)?.at;
+    return reached !== undefined && reached >= debitClosesAt;
   }
 
   async function settle(findings: readonly Finding[]): Promise<void> {
@@ -216,6 +231,12 @@ export async function closeReconciliationWindow(
         if (findings.length > 0) await settle(findings);
       }
     }
+    await store.reconciliationCloses.record({
+      businessDate,
+      closedAt: windows.reconciliationClosedAt(businessDate) ?? closesAt,
+      ranAt: deps.clock.now(),
+      raised: summary.raised,
+    });
   } catch (error) {
     // What was raised stays raised (stored per window and UETR); the next run raises the rest.
     if (!closedBefore) windows.forgetReconciliationClose(businessDate);
@@ -225,6 +246,22 @@ export async function closeReconciliationWindow(
   metrics.reconciliationRun((performance.now() - started) / 1000);
   logger.info({ ...summary, purged }, 'reconciliation window closed');
   return summary;
+}
+
+function isUnresolved(state: string): boolean {
+  return (unresolvedStates as readonly string[]).includes(state);
+}
+
+/**
+ * A transaction's state at an instant, and the sequence number of the change that made it: its last
+ * change at or before it (its current state when the history has none so early).
+ */
+function stateAt(snapshot: TransactionSnapshot, instant: Date): { state: string; sequence: number } {
+  for (let index = snapshot.history.length - 1; index >= 0; index -= 1) {
+    const entry = snapshot.history[index];
+    if (entry !== undefined && entry.at <= instant) return { state: entry.to, sequence: entry.seq };
+  }
+  return { state: snapshot.state ?? '', sequence: snapshot.lastSeq };
 }
 
 /**

@@ -129,7 +129,10 @@ export interface SchedulerDeps {
   readonly codecs: Partial<PipelineCodecs>;
   /** Owned by the caller, which disconnects it after `stop()`. */
   readonly producer: PipelineProducer;
-  readonly store: Pick<Store, 'transactions' | 'debitQueue' | 'reconciliation' | 'windowOverrides' | 'audit'>;
+  readonly store: Pick<
+    Store,
+    'transactions' | 'debitQueue' | 'reconciliation' | 'reconciliationCloses' | 'windowOverrides' | 'audit'
+  >;
   readonly windows: WindowSettings;
   /** A credits gate besides the admin trigger, the credits themselves and the cut-off time. */
   readonly creditsGate?: CreditsGate;
@@ -302,11 +305,15 @@ export function createSchedulerService(deps: SchedulerDeps): SchedulerService {
     ticking ??= serial(async () => {
       const now = clock.now();
       const date = calendar.localDate(now);
-      if (windows.isReconciliationDue(date, now)) {
+      // The last business day's close first (at 24:00 it comes on the next day; or it came while no
+      // scheduler ran), so its debits are reconciled before today's window could release any of them.
+      for (const due of windows.reconciliationsDue(now)) {
+        if (due !== date)
+          logger.info({ businessDate: due }, "closing the last business day's reconciliation window");
         await closeReconciliationWindow(
           reconciliationDeps,
-          date,
-          calendar.windowsOf(date).reconciliationClosesAt,
+          due,
+          calendar.windowsOf(due).reconciliationClosesAt,
         );
       }
       const open = await windows.isDebitWindowOpen(date, now);
@@ -423,8 +430,12 @@ export function createSchedulerService(deps: SchedulerDeps): SchedulerService {
     windows,
     async start() {
       // The operators' opens and closes of recent days, as they were before a restart.
-      const overrides = await deps.store.windowOverrides.recent(rememberedDays);
+      const [overrides, closes] = await Promise.all([
+        deps.store.windowOverrides.recent(rememberedDays),
+        deps.store.reconciliationCloses.recent(rememberedDays),
+      ]);
       windows.restore(overrides);
+      windows.restoreReconciliationCloses(closes);
       for (const { debit, businessDate } of overrides) if (debit === 'open') declared.declare(businessDate);
       const acceptedCodec = codecs['rp.directdebit.accepted.v1'];
       const outcomeCodec = codecs['rp.delivery.outcome.v1'];

@@ -72,6 +72,43 @@ describe('the debit window state', () => {
   });
 });
 
+describe('the reconciliation closes due', () => {
+  const tuesday = '2026-11-24';
+
+  test("today's once its time has come, and the last business day's while it has not run", () => {
+    const { windows } = controller('07:30');
+    expect(windows.reconciliationsDue(sast('2026-11-24T09:00:00'))).toEqual([monday]);
+    expect(windows.reconciliationsDue(sast('2026-11-24T18:00:00'))).toEqual([monday, tuesday]);
+    windows.markReconciliationClosed(monday, sast('2026-11-24T09:00:00'));
+    expect(windows.reconciliationsDue(sast('2026-11-24T18:00:00'))).toEqual([tuesday]);
+    // Over the weekend the last business day is Friday's.
+    expect(windows.reconciliationsDue(sast('2026-11-30T07:00:00'))).toEqual(['2026-11-27']);
+  });
+
+  test("a close at 24:00 is due on the next day's first look, not before", () => {
+    const calendar = new WindowCalendar({
+      ...defaultWindowSettings,
+      debitWindowOpen: '00:00',
+      debitWindowClose: '24:00',
+      reconciliationClose: '24:00',
+    });
+    const windows = new WindowController(calendar, new DeclaredCreditsGate());
+    windows.markReconciliationClosed('2026-11-20', sast('2026-11-21T00:00:00'));
+    expect(windows.reconciliationsDue(sast('2026-11-23T23:59:59.999'))).toEqual([]);
+    expect(windows.reconciliationsDue(sast('2026-11-24T00:00:00'))).toEqual([monday]);
+  });
+
+  test('the closes kept in the store are not due again after a restart', () => {
+    const { windows } = controller('07:30');
+    windows.restoreReconciliationCloses([
+      { businessDate: monday, closedAt: sast('2026-11-23T18:00:00') },
+      { businessDate: tuesday, closedAt: sast('2026-11-24T18:00:00') },
+    ]);
+    expect(windows.reconciliationsDue(sast('2026-11-24T19:00:00'))).toEqual([]);
+    expect(windows.reconciliationClosedAt(tuesday)).toEqual(sast('2026-11-24T18:00:00'));
+  });
+});
+
 test('a fast clock lives through a business day in minutes', async () => {
   const real = new ManualClock('2026-11-23T05:59:00Z');
   // 60 times faster: a real second is a business minute.

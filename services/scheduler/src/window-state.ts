@@ -182,6 +182,11 @@ export class WindowController {
     for (const override of overrides) this.#day(override.businessDate).debit = override.debit;
   }
 
+  /** Takes back the reconciliation closes kept in the store (at start): a day closed stays closed. */
+  restoreReconciliationCloses(closes: readonly { businessDate: string; closedAt: Date }[]): void {
+    for (const close of closes) this.markReconciliationClosed(close.businessDate, close.closedAt);
+  }
+
   markReconciliationClosed(date: string, at: Date): void {
     this.#day(date).reconciliationClosedAt ??= at;
   }
@@ -232,6 +237,19 @@ export class WindowController {
       this.calendar.isBusinessDay(date) &&
       this.reconciliationClosedAt(date) === undefined &&
       now >= this.calendar.windowsOf(date).reconciliationClosesAt
+    );
+  }
+
+  /**
+   * The business dates whose scheduled reconciliation close has come and not yet run, oldest first: the
+   * last business day before today, whose close comes after its own date at `24:00` or was missed while
+   * no scheduler ran, and today. Days before those are not looked at: what they left unresolved is
+   * raised by the next close that runs, which takes every transaction created before it.
+   */
+  reconciliationsDue(now: Date): string[] {
+    const today = this.calendar.localDate(now);
+    return [this.calendar.previousBusinessDay(today), today].filter((date) =>
+      this.isReconciliationDue(date, now),
     );
   }
 

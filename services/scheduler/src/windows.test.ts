@@ -171,6 +171,47 @@ describe('the debit window a ready debit waits for', () => {
   );
 });
 
+describe('windows that close at the end of the day (24:00)', () => {
+  const endOfDay = new WindowCalendar({
+    ...settings,
+    debitWindowOpen: '00:00',
+    debitWindowClose: '24:00',
+    reconciliationClose: '24:00',
+  });
+
+  test("both close at the next day's midnight, SAST", () => {
+    const windows = endOfDay.windowsOf('2026-11-23');
+    expect(windows.debitOpensAt.toISOString()).toBe('2026-11-22T22:00:00.000Z');
+    expect(windows.debitClosesAt.toISOString()).toBe('2026-11-23T22:00:00.000Z');
+    expect(windows.reconciliationClosesAt.toISOString()).toBe('2026-11-23T22:00:00.000Z');
+  });
+
+  test('the debit window is open to the last instant of its day; a debit ready at midnight waits for the next', () => {
+    expect(endOfDay.isWithinDebitHours('2026-11-23', sast('2026-11-23T23:59:59.999'))).toBe(true);
+    expect(endOfDay.debitWindowFor(sast('2026-11-23T23:59:59.999'))).toBe('2026-11-23');
+    expect(endOfDay.debitWindowFor(sast('2026-11-24T00:00:00'))).toBe('2026-11-24');
+  });
+
+  test("a delivery of the day is retried until its day's end", () => {
+    expect(endOfDay.deliveryDeadline(sast('2026-11-23T23:59:59')).toISOString()).toBe(
+      '2026-11-23T22:00:00.000Z',
+    );
+    expect(endOfDay.reconciliationWindowOf(sast('2026-11-24T00:00:00'))).toBe('2026-11-24');
+  });
+
+  test('24:00 is a closing time only, and nothing later is', () => {
+    expect(parseTimeOfDay('24:00', true)).toBe(1_440);
+    expect(() => parseTimeOfDay('24:00')).toThrow(/00:00-23:59/);
+    expect(() => parseTimeOfDay('24:01', true)).toThrow(/00:00-24:00/);
+    expect(() => parseTimeOfDay('25:00', true)).toThrow(RangeError);
+    expect(() => new WindowCalendar({ ...settings, debitWindowOpen: '24:00' })).toThrow(/23:59/);
+    expect(() => new WindowCalendar({ ...settings, creditsFinalisedAt: '24:00' })).toThrow(/23:59/);
+    expect(
+      () => new WindowCalendar({ ...settings, debitWindowClose: '24:00', reconciliationClose: '23:00' }),
+    ).toThrow(/cannot close before/);
+  });
+});
+
 describe('settings are validated', () => {
   test.each([
     [{ timeZone: 'Mars/Olympus' }, /time zone/],

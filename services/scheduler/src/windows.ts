@@ -22,9 +22,12 @@ export interface WindowSettings {
   readonly holidays: readonly string[];
   /** Local `HH:MM` the debit window opens (once credits are finalised). */
   readonly debitWindowOpen: string;
-  /** Local `HH:MM` the debit window closes. */
+  /** Local `HH:MM` the debit window closes; `24:00` is the end of the day (the next day's midnight). */
   readonly debitWindowClose: string;
-  /** Local `HH:MM` the reconciliation window closes: what is unresolved then is reconciled. */
+  /**
+   * Local `HH:MM` the reconciliation window closes: what is unresolved then is reconciled. `24:00` is the
+   * end of the day: the close runs on the next day's first tick.
+   */
   readonly reconciliationClose: string;
   /** Local `HH:MM` credits count as finalised; absent: only an operator (or, later, the credit flow) says so. */
   readonly creditsFinalisedAt?: string;
@@ -50,13 +53,22 @@ export const defaultWindowSettings: WindowSettings = {
 
 const isoDate = /^(\d{4})-(\d{2})-(\d{2})$/;
 const timeOfDay = /^([01]\d|2[0-3]):([0-5]\d)$/;
+/** A close may also be at the end of the day, `24:00`. */
+const closingTime = /^(?:([01]\d|2[0-3]):([0-5]\d)|(24):(00))$/;
 const dayMs = 86_400_000;
 
-/** Minutes after local midnight of `HH:MM`; throws RangeError for anything else. */
-export function parseTimeOfDay(text: string): number {
-  const match = timeOfDay.exec(text);
-  if (!match) throw new RangeError(`expected a local time HH:MM (00:00-23:59), got '${text}'`);
-  return Number(match[1]) * 60 + Number(match[2]);
+/**
+ * Minutes after local midnight of `HH:MM`; throws RangeError for anything else. With `endOfDay`, `24:00`
+ * is taken too (1440, the next day's midnight): a window may close when its day ends.
+ */
+export function parseTimeOfDay(text: string, endOfDay = false): number {
+  const match = (endOfDay ? closingTime : timeOfDay).exec(text);
+  if (!match) {
+    throw new RangeError(
+      `expected a local time HH:MM (00:00-${endOfDay ? '24:00' : '23:59'}), got '${text}'`,
+    );
+  }
+  return Number(match[1] ?? match[3]) * 60 + Number(match[2] ?? match[4]);
 }
 
 /** Validates `YYYY-MM-DD` as a calendar date; throws RangeError otherwise. */
@@ -111,8 +123,8 @@ export class WindowCalendar {
     );
     this.#holidays = new Set(settings.holidays.map(assertIsoDate));
     this.#debitOpen = parseTimeOfDay(settings.debitWindowOpen);
-    this.#debitClose = parseTimeOfDay(settings.debitWindowClose);
-    this.#reconciliationClose = parseTimeOfDay(settings.reconciliationClose);
+    this.#debitClose = parseTimeOfDay(settings.debitWindowClose, true);
+    this.#reconciliationClose = parseTimeOfDay(settings.reconciliationClose, true);
     this.#creditsFinalised =
       settings.creditsFinalisedAt === undefined ? undefined : parseTimeOfDay(settings.creditsFinalisedAt);
     if (this.#debitOpen >= this.#debitClose) {
@@ -315,13 +327,13 @@ export const windowConfig = defineConfig({
   }),
   DEBIT_WINDOW_CLOSE: str({
     default: defaultWindowSettings.debitWindowClose,
-    pattern: timeOfDay,
-    doc: 'Local HH:MM the debit window closes',
+    pattern: closingTime,
+    doc: 'Local HH:MM the debit window closes; 24:00 is the end of the day',
   }),
   RECONCILIATION_WINDOW_CLOSE: str({
     default: defaultWindowSettings.reconciliationClose,
-    pattern: timeOfDay,
-    doc: 'Local HH:MM the reconciliation window closes: unresolved transactions become reconciliation items, deliveries stop retrying',
+    pattern: closingTime,
+    doc: "Local HH:MM the reconciliation window closes: unresolved transactions become reconciliation items, deliveries stop retrying; 24:00 is the end of the day (the close runs on the next day's first tick)",
   }),
   CREDITS_FINALISED_AT: str({
     optional: true,

@@ -83,7 +83,10 @@ const schemas: Record<string, Json> = {
         ...dateTime,
         description: "DEBIT_WINDOW_OPEN on today's date (whether or not a business day).",
       },
-      closesAt: { ...dateTime, description: "DEBIT_WINDOW_CLOSE on today's date." },
+      closesAt: {
+        ...dateTime,
+        description: "DEBIT_WINDOW_CLOSE on today's date (24:00: the next date's midnight).",
+      },
       creditsFinalised: {
         type: 'boolean',
         description:
@@ -124,7 +127,11 @@ const schemas: Record<string, Json> = {
     description: "Today's reconciliation window.",
     required: ['closesAt', 'closed'],
     properties: {
-      closesAt: { ...dateTime, description: "RECONCILIATION_WINDOW_CLOSE on today's date." },
+      closesAt: {
+        ...dateTime,
+        description:
+          "RECONCILIATION_WINDOW_CLOSE on today's date (24:00: the next date's midnight; the close then runs on the next date's first look at the windows).",
+      },
       closed: {
         type: 'boolean',
         description:
