@@ -23,8 +23,11 @@ export interface AdminDeps {
   /** Opens the debit window of today now and releases its debits (the operator is audited). */
   openDebitWindow(operator: Operator): Promise<WindowStatus>;
   closeDebitWindow(operator: Operator): Promise<WindowStatus>;
-  /** Closes today's reconciliation window now (again, if it already closed: nothing is raised twice). */
-  closeReconciliationWindow(operator: Operator): Promise<ReconciliationSummary>;
+  /**
+   * Closes the reconciliation window of `businessDate` (today's now; a past business day's at its
+   * scheduled close), again if it already closed: nothing is raised twice.
+   */
+  closeReconciliationWindow(operator: Operator, businessDate: string): Promise<ReconciliationSummary>;
   onQueueDepth?(depth: number, awaiting: number): void;
   /**
    * Verifies the operator's access token on every admin call (reads need `operator.read`, the window
@@ -49,9 +52,17 @@ export function registerAdminRoutes(app: Hono<AppEnv>, deps: AdminDeps): void {
 
   app.post('/admin/windows/debit/open', async (c) => c.json(await deps.openDebitWindow(operatorOf(c))));
   app.post('/admin/windows/debit/close', async (c) => c.json(await deps.closeDebitWindow(operatorOf(c))));
-  app.post('/admin/windows/reconciliation/close', async (c) =>
-    c.json(await deps.closeReconciliationWindow(operatorOf(c))),
-  );
+  app.post('/admin/windows/reconciliation/close', async (c) => {
+    const today = windows.calendar.localDate(clock.now());
+    const businessDate = windowParameter(c.req.query('window'), today);
+    if (businessDate > today) {
+      throw invalidWindow(`${businessDate} is after today (${today}): its window has not closed`);
+    }
+    if (businessDate < today && !windows.calendar.isBusinessDay(businessDate)) {
+      throw invalidWindow(`${businessDate} was not a business day: it had no reconciliation window`);
+    }
+    return c.json(await deps.closeReconciliationWindow(operatorOf(c), businessDate));
+  });
   app.get('/admin/windows', async (c) => c.json(await windows.status(clock.now())));
 
   app.get('/admin/queue', async (c) => {
@@ -121,6 +132,12 @@ export function registerAdminRoutes(app: Hono<AppEnv>, deps: AdminDeps): void {
       'content-type': 'text/csv; charset=utf-8',
       'content-disposition': `attachment; filename="reconciliation-${windowId}.csv"`,
     });
+  });
+}
+
+function invalidWindow(detail: string): AppError {
+  return new AppError('VALIDATION_FAILED', `window: ${detail}`, {
+    details: [{ pointer: '/window', detail }],
   });
 }
 

@@ -157,7 +157,10 @@ export interface SchedulerService {
   stop(): Promise<void>;
   /** Looks at the windows once: closes a due reconciliation window, releases the open window's debits. */
   tick(): Promise<void>;
-  /** Closes the reconciliation window of `businessDate` (default today) now. */
+  /**
+   * Closes the reconciliation window of `businessDate`: today's (the default) now, an earlier day's at
+   * its scheduled close (each transaction judged as it stood then).
+   */
   closeReconciliationWindow(businessDate?: string): Promise<ReconciliationSummary>;
   /** For readiness: false once a consumer stopped or crashed. */
   isRunning(): boolean;
@@ -374,8 +377,8 @@ export function createSchedulerService(deps: SchedulerDeps): SchedulerService {
       logger.info({ businessDate: date }, 'debit window closed by an operator');
       return status();
     },
-    async closeReconciliationWindow(operator) {
-      const summary = await closeNow();
+    async closeReconciliationWindow(operator, businessDate) {
+      const summary = await closeNow(businessDate);
       await deps.store.audit.record({
         actor: operator.id,
         action: 'window.reconciliation.close',
@@ -412,7 +415,10 @@ export function createSchedulerService(deps: SchedulerDeps): SchedulerService {
   function closeNow(businessDate?: string): Promise<ReconciliationSummary> {
     return serial(() => {
       const now = clock.now();
-      return closeReconciliationWindow(reconciliationDeps, businessDate ?? calendar.localDate(now), now);
+      const today = calendar.localDate(now);
+      const date = businessDate ?? today;
+      const closesAt = date < today ? calendar.windowsOf(date).reconciliationClosesAt : now;
+      return closeReconciliationWindow(reconciliationDeps, date, closesAt);
     });
   }
 

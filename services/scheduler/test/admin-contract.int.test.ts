@@ -327,6 +327,56 @@ describe("the scheduler's admin API and its document", () => {
     expect(body.errors?.map((error) => error.pointer)).toEqual([pointer]);
   });
 
+  test("an operator closes a past business day's window: at its scheduled close, its transactions as they stood then", async () => {
+    clock.advance(1_000); // audited after the closes before it
+    const before = debit();
+    const after = debit();
+    await recordSnapshot(stack.store, before, ['DEBIT_RECEIVED'], sast(`${friday}T12:00:00`));
+    await recordSnapshot(stack.store, after, ['DEBIT_RECEIVED'], sast(`${friday}T18:30:00`));
+    const { status, body } = await call('POST', `/admin/windows/reconciliation/close?window=${friday}`);
+    expect(status).toBe(200);
+    expect(body).toMatchObject({
+      windowId: friday,
+      window: { businessDate: friday, closesAt: '2026-11-20T16:00:00.000Z' },
+      raised: 1,
+      byRow: { '4': 1 },
+    });
+    const items = await call<ReconciliationPage>('GET', `/admin/reconciliation?window=${friday}`);
+    expect(items.body.items.map((item) => item.uetr)).toEqual([uetrOf(before)]);
+    const [audited] = await stack.store.audit.list({ action: 'window.reconciliation.close', limit: 1 });
+    expect(audited).toMatchObject({ actor: 'ops-alice', target: `reconciliation window ${friday}` });
+    // Kept beside today's, closed at its scheduled instant.
+    expect((await stack.store.reconciliationCloses.recent(5)).map((close) => close.businessDate)).toEqual([
+      monday,
+      friday,
+    ]);
+    expect((await stack.store.reconciliationCloses.recent(5))[1]).toMatchObject({
+      closedAt: new Date('2026-11-20T16:00:00.000Z'),
+      runs: 1,
+      raised: 1,
+    });
+  });
+
+  test.each([
+    ['2026-11-24', 'after today'],
+    ['2026-11-22', 'not a business day'],
+    ['yesterday', 'YYYY-MM-DD'],
+  ])(
+    'POST a reconciliation close of %s is a 422 naming /window (%s), and closes nothing',
+    async (date, detail) => {
+      const closes = await stack.store.reconciliationCloses.recent(5);
+      const { status, body } = await call<Problem & { errors: { detail: string }[] }>(
+        'POST',
+        `/admin/windows/reconciliation/close?window=${date}`,
+      );
+      expect(status).toBe(422);
+      expect(body.code).toBe('VALIDATION_FAILED');
+      expect(body.errors.map((error) => error.pointer)).toEqual(['/window']);
+      expect(body.errors[0]?.detail).toContain(detail);
+      expect(await stack.store.reconciliationCloses.recent(5)).toEqual(closes);
+    },
+  );
+
   test('without a token, 401; a read-only operator may not act, 403', async () => {
     expect((await call('GET', '/admin/queue', { token: null })).status).toBe(401);
     expect((await call('POST', '/admin/windows/debit/open', { token: bob })).status).toBe(403);

@@ -177,7 +177,7 @@ const schemas: Record<string, Json> = {
     description: 'What a close of the reconciliation window did.',
     required: ['windowId', 'window', 'raised', 'alreadyRaised', 'waiting', 'byRow'],
     properties: {
-      windowId: { ...businessDate, description: "The window closed: today's local date." },
+      windowId: { ...businessDate, description: 'The window closed: its business date.' },
       window: {
         type: 'object',
         required: ['businessDate', 'opensAt', 'closesAt'],
@@ -187,7 +187,11 @@ const schemas: Record<string, Json> = {
             ...dateTime,
             description: "The previous business day's scheduled reconciliation close: the window's start.",
           },
-          closesAt: { ...dateTime, description: 'The close: the moment the operator asked for it.' },
+          closesAt: {
+            ...dateTime,
+            description:
+              "The close: the moment the operator asked for it (today's window), or the day's scheduled close (a past day's).",
+          },
         },
         additionalProperties: false,
       },
@@ -200,7 +204,7 @@ const schemas: Record<string, Json> = {
       waiting: {
         ...count,
         description:
-          "Unresolved debits waiting for a later debit window (queued for a later date, or acknowledged after today's debit window closed): not raised.",
+          "Unresolved debits waiting for a later debit window at the close (queued for a later date, acknowledged after the day's debit window closed, or released since in a later window): not raised.",
       },
       byRow: {
         type: 'object',
@@ -327,11 +331,21 @@ const operations: AdminOperation[] = [
     method: 'post',
     path: '/admin/windows/reconciliation/close',
     operationId: 'adminCloseReconciliationWindow',
-    summary: "Close today's reconciliation window now",
+    summary: "Close a reconciliation window: today's now, or a past business day's",
     description:
-      "Closes the reconciliation window of today's local date now (on a day off too): every transaction created before now whose state is not final becomes a reconciliation item with its spec section 7 row (RECONCILIATION_REQUIRED, the item on rp.reconciliation.v1, the item stored), except debits waiting for a later debit window; their debits are withdrawn from the queue. Today's debit window closes with it (in memory: a restart forgets it). It waits for any window work in progress, then RECONCILIATION_SETTLE, and can take a while on a large day. No request body is read. Idempotent: a second close raises nothing twice (`alreadyRaised` counts what an earlier one raised). Audited (`window.reconciliation.close`, with the counts) once the close has succeeded. A close that fails half way (503) keeps what it raised; calling again raises the rest.",
+      "Closes the reconciliation window of today's local date now (on a day off too), or with `window` that of a past business day at its scheduled close (RECONCILIATION_WINDOW_CLOSE on that date): every transaction created before the close, unresolved then (its state at the close, from its history) and not final now, becomes a reconciliation item with the spec section 7 row of its state at the close (RECONCILIATION_REQUIRED, the item on rp.reconciliation.v1, the item stored), except debits waiting for a later debit window; their debits are withdrawn from the queue. Today's debit window closes with it. The close is kept in the store once it has succeeded, so a restart neither opens that day's debit window again nor runs its scheduled close; the scheduler runs the last business day's close itself on its first look at the windows if it was missed, and a past day's is for one before that. It waits for any window work in progress, then what is left of RECONCILIATION_SETTLE, and can take a while on a large day. No request body is read. Idempotent: a second close raises nothing twice (`alreadyRaised` counts what an earlier one raised). Audited (`window.reconciliation.close`, with the counts) once the close has succeeded. A close that fails half way (503) keeps what it raised; calling again raises the rest.",
+    parameters: [
+      queryParameter(
+        'window',
+        "The window to close: its business date, `YYYY-MM-DD`, today's or a past business day's. Absent or empty: today's local date in the windows' time zone. A date that is not one (`yesterday`, `2026-02-30`), after today, or a past day that was not a business day is a 422 pointing at `/window`.",
+        { ...businessDate },
+      ),
+    ],
     responses: {
       '200': jsonResponse('What this close raised.', schemaRef('SchedulerReconciliationSummary')),
+      '422': problem(
+        'The window is not one that can be closed (`VALIDATION_FAILED`): `errors[0].pointer` is `/window` (not a date `YYYY-MM-DD`, a date after today, or a past day that was not a business day).',
+      ),
       '500': internal,
       '503': problem(
         `${storeUnavailable} Also when the broker did not take the items or state changes (\`BROKER_UNAVAILABLE\`).`,
