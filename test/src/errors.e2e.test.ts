@@ -37,13 +37,13 @@ const outboundEndpoint = 'outbound/direct-debit-response';
 
 /**
  * Closes today's reconciliation window and answers the items of these transactions. The close also
- * ends today's debit window for good, and the scheduler keeps that in memory: it is restarted and the
- * debit window opened again, so that later tests have one.
+ * ends today's debit window for good, and the scheduler keeps the close in the store: it is taken back
+ * (`forgetReconciliationClose`) and the debit window opened again, so that later tests have one.
  */
 async function reconcile(uetrs: readonly string[]): Promise<Map<string, ReconciliationEntry>> {
   await e2e.closeReconciliationWindow();
   const items = await e2e.reconciliationItems();
-  await e2e.restart('scheduler');
+  await e2e.forgetReconciliationClose();
   await e2e.openDebitWindow();
   return new Map(items.filter((item) => uetrs.includes(item.uetr)).map((item) => [item.uetr, item]));
 }

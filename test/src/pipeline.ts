@@ -19,8 +19,10 @@ import {
   sampleOnUsDebit,
   stopAndDrop,
 } from '@rp/launcher';
+import { collectionNames } from '@rp/store';
 import { infra, uniqueName } from '@rp/testkit';
 import { generateKeyPair, SignJWT } from 'jose';
+import { MongoClient } from 'mongodb';
 import { runningLogDirs } from './failure-report.ts';
 
 export const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -113,6 +115,13 @@ export interface EndToEnd {
   openDebitWindow(): Promise<WindowsView>;
   /** Closes today's reconciliation window; answers the scheduler's summary. */
   closeReconciliationWindow(): Promise<unknown>;
+  /**
+   * Takes today's reconciliation close back, as if it had not run: its record removed from the store and
+   * the scheduler restarted (it reads the closes at start). A day whose reconciliation window closed keeps
+   * its debit window closed; this is a suite's stand-in for a new business day, so that tests after one
+   * that closed the window can open it again. The items raised stay.
+   */
+  forgetReconciliationClose(): Promise<void>;
   /** The reconciliation items of today's window. */
   reconciliationItems(): Promise<ReconciliationEntry[]>;
   /** The scheduler's view of the debit queue (`GET /admin/queue`). */
@@ -415,6 +424,19 @@ export async function startEndToEnd(
     },
     closeReconciliationWindow: () =>
       adminPost(onScheduler, '/admin/windows/reconciliation/close', 'close reconciliation window'),
+    async forgetReconciliationClose() {
+      const mongo = new MongoClient(endpoints.mongodbUri);
+      try {
+        await mongo
+          .db(pipeline.database)
+          .collection<{ _id: string }>(collectionNames.reconciliationCloses)
+          .deleteOne({ _id: johannesburgDate() });
+      } finally {
+        await mongo.close();
+      }
+      await pipeline.kill('scheduler', 'SIGTERM');
+      await pipeline.start('scheduler');
+    },
     async reconciliationItems() {
       const items: ReconciliationEntry[] = [];
       let after: string | undefined;

@@ -1,4 +1,5 @@
 import type { Collection } from 'mongodb';
+import { assertBusinessDate, latestByBusinessDate } from './business-days.ts';
 import { StoreError, toStoreError } from './errors.ts';
 import type { StoreLimits } from './limits.ts';
 
@@ -25,8 +26,6 @@ export interface ReconciliationCloseDocument {
   raised: number;
 }
 
-const businessDatePattern = /^\d{4}-\d{2}-\d{2}$/;
-
 /**
  * The reconciliation closes that have run, one small document per business day by `_id`: a scheduler
  * that starts again knows which days it has closed, so it neither runs a day's close again after a
@@ -43,9 +42,7 @@ export class ReconciliationCloseRepository {
 
   /** Records a run of the day's close: the first run's instants are kept, the runs and items added up. */
   async record(close: { businessDate: string; closedAt: Date; ranAt: Date; raised: number }): Promise<void> {
-    if (!businessDatePattern.test(close.businessDate)) {
-      throw new StoreError('invalid-input', `not a business date: ${close.businessDate}`);
-    }
+    assertBusinessDate(close.businessDate);
     if (!Number.isSafeInteger(close.raised) || close.raised < 0) {
       throw new StoreError('invalid-input', `raised must be a whole number of items, got ${close.raised}`);
     }
@@ -66,22 +63,19 @@ export class ReconciliationCloseRepository {
 
   /** The closes of the most recent business days, newest first. */
   async recent(limit: number): Promise<ReconciliationClose[]> {
-    try {
-      const documents = await this.#collection
-        .find({}, { maxTimeMS: this.#limits.queryMaxTimeMs })
-        .sort({ _id: -1 })
-        .limit(Math.min(Math.max(1, limit), 366))
-        .toArray();
-      return documents.map((document) => ({
-        businessDate: document._id,
-        closedAt: document.closedAt,
-        firstRunAt: document.firstRunAt,
-        lastRunAt: document.lastRunAt,
-        runs: document.runs,
-        raised: document.raised,
-      }));
-    } catch (error) {
-      throw toStoreError(error, 'read the reconciliation closes');
-    }
+    const documents = await latestByBusinessDate(
+      this.#collection,
+      limit,
+      this.#limits,
+      'reconciliation closes',
+    );
+    return documents.map((document) => ({
+      businessDate: document._id,
+      closedAt: document.closedAt,
+      firstRunAt: document.firstRunAt,
+      lastRunAt: document.lastRunAt,
+      runs: document.runs,
+      raised: document.raised,
+    }));
   }
 }

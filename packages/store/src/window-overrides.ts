@@ -1,5 +1,6 @@
 import type { Collection } from 'mongodb';
-import { StoreError, toStoreError } from './errors.ts';
+import { assertBusinessDate, latestByBusinessDate } from './business-days.ts';
+import { toStoreError } from './errors.ts';
 import type { StoreLimits } from './limits.ts';
 
 /** An operator's word on one business day's debit window: opened early or closed for the rest of the day. */
@@ -21,8 +22,6 @@ export interface WindowOverrideDocument {
   at: Date;
 }
 
-const businessDatePattern = /^\d{4}-\d{2}-\d{2}$/;
-
 /**
  * What operators did to the windows, kept so that a scheduler that restarts (or crashes) honours it: an
  * opened window stays open, a closed one stays closed. One small document per business day, by `_id`.
@@ -38,9 +37,7 @@ export class WindowOverrideRepository {
 
   /** Records the day's override (the latest one wins). */
   async set(override: WindowOverride): Promise<void> {
-    if (!businessDatePattern.test(override.businessDate)) {
-      throw new StoreError('invalid-input', `not a business date: ${override.businessDate}`);
-    }
+    assertBusinessDate(override.businessDate);
     try {
       await this.#collection.updateOne(
         { _id: override.businessDate },
@@ -54,20 +51,12 @@ export class WindowOverrideRepository {
 
   /** The overrides of the most recent business days, newest first. */
   async recent(limit: number): Promise<WindowOverride[]> {
-    try {
-      const documents = await this.#collection
-        .find({}, { maxTimeMS: this.#limits.queryMaxTimeMs })
-        .sort({ _id: -1 })
-        .limit(Math.min(Math.max(1, limit), 366))
-        .toArray();
-      return documents.map((document) => ({
-        businessDate: document._id,
-        debit: document.debit,
-        actor: document.actor,
-        at: document.at,
-      }));
-    } catch (error) {
-      throw toStoreError(error, 'read the window overrides');
-    }
+    const documents = await latestByBusinessDate(this.#collection, limit, this.#limits, 'window overrides');
+    return documents.map((document) => ({
+      businessDate: document._id,
+      debit: document.debit,
+      actor: document.actor,
+      at: document.at,
+    }));
   }
 }

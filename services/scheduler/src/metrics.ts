@@ -30,6 +30,8 @@ export interface SchedulerMetrics {
   roomWait(seconds: number): void;
   reconciliationItems(row: number, count: number): void;
   reconciliationRun(seconds: number): void;
+  /** A reconciliation close failed part way (the store or the broker); it is run again. */
+  reconciliationFailed(): void;
 }
 
 export function schedulerMetrics(metrics: Metrics): SchedulerMetrics {
@@ -96,6 +98,10 @@ export function schedulerMetrics(metrics: Metrics): SchedulerMetrics {
     [],
     { buckets: [0.1, 0.5, 1, 5, 15, 60, 300, 900] },
   );
+  const closeFailures = metrics.counter(
+    'rp_scheduler_reconciliation_close_failures_total',
+    'Reconciliation window closes that failed part way (the store or the broker did not answer); the next window tick runs the close again, raising nothing twice',
+  );
   return {
     received: (topic) => received.inc({ topic }),
     retried: (topic) => retried.inc({ topic }),
@@ -118,5 +124,6 @@ export function schedulerMetrics(metrics: Metrics): SchedulerMetrics {
     roomWait: (seconds) => roomWaits.observe(seconds),
     reconciliationItems: (row, count) => items.inc({ row: String(row) }, count),
     reconciliationRun: (seconds) => runs.observe(seconds),
+    reconciliationFailed: () => closeFailures.inc(),
   };
 }

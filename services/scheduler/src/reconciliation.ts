@@ -240,6 +240,7 @@ export async function closeReconciliationWindow(
   } catch (error) {
     // What was raised stays raised (stored per window and UETR); the next run raises the rest.
     if (!closedBefore) windows.forgetReconciliationClose(businessDate);
+    metrics.reconciliationFailed();
     throw error;
   }
   const purged = await store.debitQueue.purge(new Date(closesAt.getTime() - deps.intakeRetentionMs));

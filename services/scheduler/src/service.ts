@@ -309,15 +309,23 @@ export function createSchedulerService(deps: SchedulerDeps): SchedulerService {
       const now = clock.now();
       const date = calendar.localDate(now);
       // The last business day's close first (at 24:00 it comes on the next day; or it came while no
-      // scheduler ran), so its debits are reconciled before today's window could release any of them.
+      // scheduler ran), then today's. A close that fails is run again on the next tick; it does not hold
+      // up today's debit window, which releases only debits queued for today.
       for (const due of windows.reconciliationsDue(now)) {
         if (due !== date)
           logger.info({ businessDate: due }, "closing the last business day's reconciliation window");
-        await closeReconciliationWindow(
-          reconciliationDeps,
-          due,
-          calendar.windowsOf(due).reconciliationClosesAt,
-        );
+        try {
+          await closeReconciliationWindow(
+            reconciliationDeps,
+            due,
+            calendar.windowsOf(due).reconciliationClosesAt,
+          );
+        } catch (error) {
+          logger.error(
+            { err: error, businessDate: due },
+            'reconciliation window close failed: it runs again on the next tick',
+          );
+        }
       }
       const open = await windows.isDebitWindowOpen(date, now);
       if (open) prompt.opened(date);

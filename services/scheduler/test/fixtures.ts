@@ -49,6 +49,16 @@ export function debit(options: { creditorAgent?: string; collectionDate?: string
 
 export const uetrOf = (value: DirectDebit) => value.transactionIdentifiers.uetr;
 
+/** An on-us debit's states up to its inbound debit being delivered to the actioning bank. */
+export const toActioningBank: readonly TransactionState[] = [
+  'DEBIT_RECEIVED',
+  'DEBIT_ACCEPTED',
+  'DEBIT_ACCEPTANCE_DELIVERY_PENDING',
+  'DEBIT_ACCEPTANCE_DELIVERED',
+  'DEBIT_QUEUED',
+  'DEBIT_DELIVERY_PENDING',
+];
+
 /**
  * A snapshot as the tracker writes it: the DirectDebit with the first change, then one change per state
  * of the path, all at `at`; delivery attempts recorded after.

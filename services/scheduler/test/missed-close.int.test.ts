@@ -5,11 +5,18 @@ import type {
   TransactionStateChanged,
 } from '@rp/contracts';
 import { createLogger, ManualClock } from '@rp/runtime';
-import { uniqueName } from '@rp/testkit';
+import { metricSample, uniqueName } from '@rp/testkit';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createSchedulerService, type SchedulerService } from '../src/service.ts';
 import { defaultWindowSettings } from '../src/windows.ts';
-import { debit, recordSnapshot, type SchedulerStack, schedulerStack, uetrOf } from './fixtures.ts';
+import {
+  debit,
+  recordSnapshot,
+  type SchedulerStack,
+  schedulerStack,
+  toActioningBank,
+  uetrOf,
+} from './fixtures.ts';
 import { readTopic, type TopicReader } from './topic-reader.ts';
 
 // A reconciliation close that came while no scheduler ran: the scheduler that starts on the next business
@@ -110,14 +117,7 @@ afterAll(async () => {
 });
 
 describe('a reconciliation close that came while no scheduler ran', () => {
-  const toActioning: TransactionState[] = [
-    'DEBIT_RECEIVED',
-    'DEBIT_ACCEPTED',
-    'DEBIT_ACCEPTANCE_DELIVERY_PENDING',
-    'DEBIT_ACCEPTANCE_DELIVERED',
-    'DEBIT_QUEUED',
-    'DEBIT_DELIVERY_PENDING',
-  ];
+  const toActioning = toActioningBank;
   const stuck = debit();
   const answeredLate = debit();
   const silentAtClose = debit();
@@ -226,3 +226,60 @@ describe('a reconciliation close that came while no scheduler ran', () => {
     expect(service.windows.reconciliationClosedAt(wednesday)).toEqual(new Date('2026-11-25T16:00:00.000Z'));
   });
 });
+
+describe('a reconciliation close that fails', () => {
+  test("does not hold up today's debit window: it is counted, and run again on the next tick", async () => {
+    await service?.stop();
+    const monday = '2026-11-30';
+    const friday = '2026-11-27';
+    clock.set(sast(`${monday}T09:00:00`));
+    // The store refuses to keep the close (as if it went away at the end of the close), until told not to.
+    let refusing = true;
+    const closes = Object.create(stack.store.reconciliationCloses) as typeof stack.store.reconciliationCloses;
+    closes.record = async (close) => {
+      if (refusing) throw new Error('the store did not answer');
+      await stack.store.reconciliationCloses.record(close);
+    };
+    closes.recent = (limit) => stack.store.reconciliationCloses.recent(limit);
+    const started = createSchedulerService({
+      kafka: stack.kafka,
+      names: stack.names,
+      codecs: stack.codecs,
+      producer: stack.producer,
+      store: { ...storeParts(), reconciliationCloses: closes },
+      windows: { ...defaultWindowSettings, creditsFinalisedAt: '07:30' },
+      logger: createLogger({ service: 'scheduler-missed-close', level: 'silent' }),
+      clock,
+      options: { tickIntervalMs: 0, acceptedHoldMs: 0 },
+    });
+    await started.start();
+    service = started;
+    const metric = async (name: string) =>
+      metricSample(await (await started.app.request('/metrics')).text(), name) ?? 0;
+    expect(await metric('rp_scheduler_debit_window_open')).toBe(0);
+
+    // Friday's close is due (Monday's last business day) and fails; Monday's window opens all the same.
+    await started.tick();
+    expect(await metric('rp_scheduler_reconciliation_close_failures_total')).toBe(1);
+    expect(await metric('rp_scheduler_debit_window_open')).toBe(1);
+    expect(started.windows.reconciliationClosedAt(friday)).toBeUndefined();
+
+    await started.tick();
+    expect(await metric('rp_scheduler_reconciliation_close_failures_total')).toBe(2);
+
+    refusing = false;
+    await started.tick();
+    expect(await metric('rp_scheduler_reconciliation_close_failures_total')).toBe(2);
+    expect((await stack.store.reconciliationCloses.recent(5)).map((close) => close.businessDate)).toEqual([
+      friday,
+      wednesday,
+    ]);
+  });
+});
+
+/** The scheduler's part of the test's store. */
+function storeParts() {
+  const { transactions, debitQueue, reconciliation, reconciliationCloses, windowOverrides, audit } =
+    stack.store;
+  return { transactions, debitQueue, reconciliation, reconciliationCloses, windowOverrides, audit };
+}

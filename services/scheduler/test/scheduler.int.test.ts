@@ -36,7 +36,7 @@ import {
 } from '../src/service.ts';
 import type { WindowStatus } from '../src/window-state.ts';
 import { defaultWindowSettings } from '../src/windows.ts';
-import { debit, recordSnapshot, uetrOf } from './fixtures.ts';
+import { debit, recordSnapshot, toActioningBank, uetrOf } from './fixtures.ts';
 import { readTopic, type TopicReader } from './topic-reader.ts';
 
 const logger = createLogger({
@@ -541,14 +541,7 @@ describe('the reconciliation window', () => {
       ['DEBIT_RECEIVED', 'DEBIT_ACCEPTED', 'DEBIT_ACCEPTANCE_DELIVERY_PENDING'],
       at,
     );
-    const toActioning = [
-      'DEBIT_RECEIVED',
-      'DEBIT_ACCEPTED',
-      'DEBIT_ACCEPTANCE_DELIVERY_PENDING',
-      'DEBIT_ACCEPTANCE_DELIVERED',
-      'DEBIT_QUEUED',
-      'DEBIT_DELIVERY_PENDING',
-    ] as const;
+    const toActioning = toActioningBank;
     await recordSnapshot(store, negative, toActioning, at, [
       {
         memberId: '250655',
