@@ -248,7 +248,10 @@ describe('monitoring a running pipeline with Prometheus (the ServiceMonitor, the
     };
     const rowThree = items.filter((item) => item.row === 3).length;
     expect(rowThree).toBeGreaterThan(0);
-    expect(await value('Reconciliation items', 'A', { row: '3' })).toBe(rowThree);
+    const reconciliation = 'Reconciliation items, and closes that failed';
+    expect(await value(reconciliation, 'A', { row: '3' })).toBe(rowThree);
+    // The close went through at once: none failed, a count that is there from the scheduler's start.
+    expect(await value(reconciliation, 'B', {})).toBe(0);
     expect(await value('Refused for good, expired', 'A', { operation: 'outboundDirectDebitResponse' })).toBe(
       1,
     );

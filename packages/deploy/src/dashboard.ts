@@ -719,12 +719,15 @@ export const dashboardRows: readonly RowSpec[] = [
         queries: percentiles('rp_scheduler_queue_wait_seconds'),
       },
       {
-        title: 'Reconciliation items',
+        title: 'Reconciliation items, and closes that failed',
         description:
-          'Items raised at the reconciliation window close, by row of spec section 7, in each hour: each is a transaction left unresolved.',
+          'Items raised at the reconciliation window close, by row of spec section 7, in each hour: each is a transaction left unresolved. Closes that failed part way (the store or the broker) in each hour: each is run again on the next window tick (RpReconciliationCloseFailing).',
         type: 'timeseries',
         unit: 'short',
-        queries: [occurrences('rp_scheduler_reconciliation_items_total', '1h', { by: ['row'] })],
+        queries: [
+          occurrences('rp_scheduler_reconciliation_items_total', '1h', { by: ['row'] }),
+          occurrences('rp_scheduler_reconciliation_close_failures_total', '1h', { legend: 'failed closes' }),
+        ],
       },
     ],
   },
