@@ -368,6 +368,10 @@ export async function startEndToEnd(
     return (await json(response, `transaction ${uetr}`)) as Snapshot;
   };
   const eventTypes = async (uetr: string) => transactionStateTypes(await bank.postings(uetr));
+  const restart = async (service: PipelineService) => {
+    await pipeline.kill(service, 'SIGTERM');
+    await pipeline.start(service);
+  };
 
   return {
     pipeline,
@@ -434,8 +438,7 @@ export async function startEndToEnd(
       } finally {
         await mongo.close();
       }
-      await pipeline.kill('scheduler', 'SIGTERM');
-      await pipeline.start('scheduler');
+      await restart('scheduler');
     },
     async reconciliationItems() {
       const items: ReconciliationEntry[] = [];
@@ -493,10 +496,7 @@ export async function startEndToEnd(
       const response = await fetch(`${base}/metrics`);
       return metricValue(await response.text(), name, labels);
     },
-    async restart(service) {
-      await pipeline.kill(service, 'SIGTERM');
-      await pipeline.start(service);
-    },
+    restart,
     async stop() {
       stopKeeper();
       await stopAndDrop(pipeline);
