@@ -1,0 +1,327 @@
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import type { Report, Row } from './report.ts';
+import {
+  formatSummary,
+  inOrder,
+  markdownTable,
+  percentiles,
+  renderDocument,
+  share,
+  summaryOf,
+} from './summary.ts';
+
+const row = (group: Row['group'], name: string, value: number, detail?: string): Row => ({
+  group,
+  name,
+  value,
+  unit: '',
+  ...(detail === undefined ? {} : { detail }),
+});
+
+/** A full run's rows as the bench names them, with `debits` a second sustained and the event path's rate. */
+function fullRun(commit: string, options: { debits: number; eventPath: number; outOfOrder?: number }) {
+  const order = `order checked on all 1000 as they arrived: ${options.outOfOrder ?? 0} out of order`;
+  return {
+    machine: { cpuModel: 'AMD EPYC', versions: { commit } } as never,
+    rows: [
+      row('limit', 'kafka produce (idempotent, acks=all, 1000 per send, 1024 B)', 50_000),
+      row('limit', 'mongodb insertOne (concurrency 16)', 2_000),
+      row('limit', 'mongodb delivery log first attempts (1000 a call)', 20_000),
+      row('limit', 'http POST /events to the bank simulator (32 keep-alive connections)', 5_000),
+      row('pipeline', 'burst: on-us debits through the whole journey, closed loop', 70.1),
+      row('pipeline', 'drain of 10000 queued debits when the window opens', 125.5),
+      row('pipeline', 'on-us debits sustained through the whole journey', options.debits),
+      row(
+        'pipeline',
+        'event postings delivered at the sustained rate (both classes)',
+        options.debits * 18,
+        `1000 postings, 0 duplicates, 0 signature failures; ${order}; 300 transactions followed: 0 out of order, 0 incomplete`,
+      ),
+      row('pipeline', 'kafka records written per debit', 34),
+      row('pipeline', 'kafka requests per debit', 12),
+      row('pipeline', 'mongodb write commands per debit', 1.5),
+      row('pipeline', 'mongodb write statements per debit', 8.2),
+      row('pipeline', 'http requests per debit', 22),
+      row(
+        'pipeline',
+        'storage kept per debit: mongodb data and indexes',
+        12.1,
+        "the pipeline's database (dbStats), 3.9 kB of it indexes; Kafka's log 31.8 kB a debit (the run's topics' segments)",
+      ),
+      row(
+        'pipeline',
+        'machine CPU busy at the sustained rate',
+        98,
+        '119 of 121 core-seconds; 27 ms per debit',
+      ),
+      row('pipeline', 'CPU per debit: tracker', 3.2),
+      row('pipeline', 'CPU per debit: bank-simulator', 4.2),
+      row('pipeline', 'CPU per debit: bench (load generator)', 9),
+      row('pipeline', 'CPU per debit: kafka', 3),
+      row('pipeline', 'CPU per debit: registry', 0),
+      row('pipeline', 'CPU per debit: ingress', 2.1),
+      row(
+        'pipeline',
+        'machine CPU per debit in CPU references',
+        268,
+        '27.2 ms a debit over the 101.5 µs reference: the CPU a debit costs with the machine speed taken out',
+      ),
+      row('pipeline', 'machine CPU per debit in all-core CPU references', 256),
+      row(
+        'pipeline',
+        'latency ingress 202 at 36.3 debits/s, p50 / p95 / p99',
+        62,
+        '14 / 35 / 62 ms over 2181',
+      ),
+      row(
+        'pipeline',
+        '202 to the first posting at the bank, p50 / p95 / p99',
+        227,
+        '9 / 81 / 227 ms over 2181',
+      ),
+      row(
+        'pipeline',
+        '202 to DEBIT_COMPLETED at the bank, p50 / p95 / p99',
+        571,
+        '269 / 441 / 571 ms over 2181',
+      ),
+      row(
+        'pipeline',
+        'recovery after a 60 s bank outage',
+        38.6,
+        '2181 debits sent during the outage; 56.4 debits/s and 1016 postings/s while catching up',
+      ),
+      row(
+        'pipeline',
+        'event path alone: postings delivered from a backlog, in order (both classes)',
+        options.eventPath,
+        `36000 postings; 0 duplicates, 0 signature failures; ${order}`,
+      ),
+      row('pipeline', 'event path alone: machine CPU busy', 78, '15 of 19 core-seconds; 403 µs per posting'),
+      row('pipeline', 'event path alone: machine CPU per posting in CPU references', 3.92),
+      row('pipeline', 'scheduler alone: debits made ready and released from a backlog', 1_731.5),
+      row('pipeline', "scheduler alone: one instance's ceiling, debits a second of its own CPU", 1_894),
+    ],
+  };
+}
+
+/** A large-queue run: the medians of a minute, and after a forced collection. */
+const queueRun = {
+  machine: { versions: { commit: 'a2dd385' } } as never,
+  rows: [
+    row(
+      'pipeline',
+      'memory with 1,000,000 debits queued: tracker',
+      133,
+      '131 MB with 100,000 (+1.5%); 127 MB idle',
+    ),
+    row(
+      'pipeline',
+      'memory after a forced collection, 1,000,000 queued: tracker',
+      122,
+      '120 MB with 100,000 (+1.7%); heap in use 28.7 MB against 29.5 MB (-2.7%)',
+    ),
+    row(
+      'pipeline',
+      'memory after a forced collection, 1,000,000 queued: scheduler',
+      122,
+      '121 MB with 100,000 (-0.8%); heap in use 28.8 MB against 29 MB (-0.7%)',
+    ),
+  ],
+};
+
+describe('what the summary reads of a run', () => {
+  it('reads the rates, the limits, a debit and the latencies by the rows the bench writes', () => {
+    const run = summaryOf('run', fullRun('abc1234', { debits: 72.7, eventPath: 3_914.8 }));
+    expect(run).toMatchObject({
+      commit: 'abc1234',
+      cpuModel: 'AMD EPYC',
+      debits: { rate: 72.7 },
+      journeyPostings: { rate: 72.7 * 18, inOrder: true },
+      eventPath: { rate: 3_914.8, inOrder: true },
+      eventPathCpu: 403,
+      eventPathReferences: 3.92,
+      burst: 70.1,
+      drain: 125.5,
+      schedulerAlone: 1_731.5,
+      schedulerCeiling: 1_894,
+      limits: { kafkaProduce: 50_000, mongoInsert: 2_000, deliveryLog: 20_000, bankHttp: 5_000 },
+      // The references' row gives the CPU a debit to a tenth; the busy row rounds it.
+      perDebit: { kafkaRecords: 34, writeCommands: 1.5, cpu: 27.2, references: 268, allCoreReferences: 256 },
+      busy: 98,
+      storage: { mongodb: 12.1, kafka: 31.8 },
+      halfLoad: 36.3,
+      ingress: { p50: 14, p95: 35, p99: 62 },
+      firstPosting: { p50: 9, p95: 81, p99: 227 },
+      completed: { p50: 269, p95: 441, p99: 571 },
+      recovery: { seconds: 38.6, postingsPerSecond: 1_016 },
+      memory: [],
+    });
+    // Most first; the load generator and a process that took nothing left out.
+    expect(run.cpuByProcess.map((entry) => entry.process)).toEqual([
+      'bank-simulator',
+      'tracker',
+      'kafka',
+      'ingress',
+    ]);
+  });
+
+  it("takes a large-queue run's memory, after a forced collection, where the run has none of its own", () => {
+    const run = summaryOf('run', fullRun('abc1234', { debits: 72.7, eventPath: 3_914.8 }), queueRun);
+    expect(run.memory).toEqual([
+      { service: 'tracker', change: 1.7 },
+      { service: 'scheduler', change: -0.8 },
+    ]);
+    expect(run.memoryFrom).toBe('a2dd385');
+    // The large-queue run itself: its own figures, no other run named.
+    const own = summaryOf('queue', queueRun);
+    expect(own.memory).toHaveLength(2);
+    expect(own.memoryFrom).toBeUndefined();
+    expect(own.debits).toBeUndefined();
+  });
+
+  it('says a delivery was not all once and in order when any count of it is not 0', () => {
+    expect(inOrder('78516 postings, 0 duplicates; order checked on all: 0 out of order; 0 incomplete')).toBe(
+      true,
+    );
+    expect(inOrder('78516 postings, 0 duplicates; order checked on all: 3 out of order')).toBe(false);
+    expect(inOrder('1,024 duplicates')).toBe(false);
+    expect(inOrder('300 transactions followed: 0 out of order, 2 incomplete')).toBe(false);
+    expect(inOrder('nothing counted')).toBeUndefined();
+  });
+
+  it('reads percentiles from a latency row', () => {
+    expect(percentiles('5 / 46 / 82 ms over 1,878')).toEqual({ p50: 5, p95: 46, p99: 82 });
+    expect(percentiles(undefined)).toBeUndefined();
+  });
+});
+
+describe('the tables', () => {
+  it("gives a rate's share of the limit measured beside it", () => {
+    expect(share(1_295.5, 5_913)).toBe('1,295.5/s, 21.9% of 5,913');
+    expect(share(1_000, undefined)).toBe('1,000/s');
+    expect(share(undefined, 5_913)).toBe('-');
+  });
+
+  it('says which targets each run met', () => {
+    const slow = summaryOf('a', fullRun('abc1234', { debits: 72.7, eventPath: 3_914.8 }), queueRun);
+    const fast = summaryOf('b', fullRun('def5678', { debits: 600, eventPath: 2_000, outOfOrder: 1 }));
+    const text = formatSummary([slow, fast]);
+    const line = (start: string) => text.split('\n').find((entry) => entry.startsWith(`| ${start}`)) ?? '';
+    const cells = (start: string) =>
+      line(start)
+        .split('|')
+        .slice(2, -1)
+        .map((cell) => cell.trim());
+    expect(cells('at least 500 on-us debits/s')).toEqual(['72.7/s: not met', '600/s: met']);
+    // 10,800 postings a second in the whole journey of the fast run, but one came out of order.
+    expect(cells('at least 3,000 event postings/s')).toEqual([
+      '1,308.6/s in the whole journey, 3,914.8/s on the event path alone: met by the event path alone',
+      '10,800/s in the whole journey, not all once and in order, 2,000/s on the event path alone, not all once and in order: not met',
+    ]);
+    expect(cells('p99 from the 202 to the first posting')).toEqual([
+      '227 ms at 36.3/s: met',
+      '227 ms at 36.3/s: met',
+    ]);
+    expect(cells('at most 2 MongoDB writes')).toEqual([
+      '1.5 commands, 8.2 documents: met as commands',
+      '1.5 commands, 8.2 documents: met as commands',
+    ]);
+    expect(cells('resident memory')).toEqual(['every service -0.8% to +1.7% (at `a2dd385`): met', '-']);
+    // 72.7 debits a second of 34 records: 2,471.8 records a second, 4.9% of the 50,000 the broker took.
+    expect(cells('at that rate: its Kafka records')).toEqual([
+      '2,471.8/s, 4.9% of 50,000',
+      '20,400/s, 40.8% of 50,000',
+    ]);
+    expect(cells('event path alone: postings')).toEqual([
+      '3,914.8/s, 78.3% of 5,000',
+      '2,000/s, 40% of 5,000',
+    ]);
+    // The CPU a debit by process, most first, the load generator and a process that took nothing left out.
+    expect(cells('bank-simulator')).toEqual(['4.2 ms', '4.2 ms']);
+    expect(cells('all of them')).toEqual(['12.5 ms', '12.5 ms']);
+    expect(text).not.toContain('| bench (load generator)');
+    expect(text).not.toContain('| registry');
+    expect(cells('storage kept')).toEqual(['12.1 kB / 31.8 kB', '12.1 kB / 31.8 kB']);
+    expect(cells('202 to the first posting')).toEqual(['9 / 81 / 227 ms', '9 / 81 / 227 ms']);
+  });
+
+  it('lays a Markdown table out with the figures right-aligned and pipes escaped', () => {
+    expect(markdownTable(['figure', 'a'], [['x|y', '1']]).split('\n')).toEqual([
+      '| figure |   a |',
+      '| ------ | --: |',
+      '| x\\|y   |   1 |',
+    ]);
+  });
+});
+
+describe("a document's summary blocks", () => {
+  const runs: Record<string, Pick<Report, 'machine' | 'rows'>> = {
+    'results/a.json': fullRun('abc1234', { debits: 72.7, eventPath: 3_914.8 }),
+    'results/b.json': fullRun('def5678', { debits: 600, eventPath: 2_000 }),
+    'results/queue.json': queueRun,
+  };
+  const read = (file: string) => {
+    const run = runs[file];
+    if (run === undefined) throw new Error(`no run ${file}`);
+    return run;
+  };
+
+  it('are made again from the runs each names, the text around them kept', () => {
+    const text = [
+      'Before.',
+      '<!-- summary targets: --memory results/queue.json results/a.json results/b.json -->',
+      'a stale table',
+      '<!-- /summary -->',
+      'Between.',
+      '<!-- summary cpu yardstick: results/b.json -->',
+      '<!-- /summary -->',
+      'After.',
+    ].join('\n');
+    const made = renderDocument(text, read);
+    const [first, second] = made.split('Between.');
+    expect(first).toBe(
+      [
+        'Before.',
+        '<!-- summary targets: --memory results/queue.json results/a.json results/b.json -->',
+        '',
+        formatSummary(
+          [
+            summaryOf('a', read('results/a.json'), queueRun),
+            summaryOf('b', read('results/b.json'), queueRun),
+          ],
+          ['targets'],
+        ),
+        '',
+        '<!-- /summary -->',
+        '',
+      ].join('\n'),
+    );
+    expect(second).toContain(formatSummary([summaryOf('b', read('results/b.json'))], ['cpu', 'yardstick']));
+    expect(second?.endsWith('<!-- /summary -->\nAfter.')).toBe(true);
+    // Made again from what it made, it is the same.
+    expect(renderDocument(made, read)).toBe(made);
+  });
+
+  it('refuses a table it does not make', () => {
+    expect(() => renderDocument('<!-- summary speed: results/a.json -->\n<!-- /summary -->', read)).toThrow(
+      /unknown summary table speed/,
+    );
+  });
+
+  it("hold BENCHMARKS.md's tables to the runs they name", () => {
+    const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+    const document = readFileSync(resolve(root, 'BENCHMARKS.md'), 'utf8');
+    expect(document).toContain('<!-- summary targets:');
+    const made = renderDocument(
+      document,
+      (file) => JSON.parse(readFileSync(resolve(root, file), 'utf8')) as Report,
+    );
+    // When this fails, a run's file changed or the tables were edited by hand: make them again with
+    // `npm run summary -w @rp/bench -- --docs BENCHMARKS.md`.
+    expect(made).toBe(document);
+  });
+});

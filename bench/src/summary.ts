@@ -1,0 +1,606 @@
+/**
+ * Runs as the tables of BENCHMARKS.md, a column a run: the issue's five targets, met or not; each
+ * throughput figure beside the limit measured in the same run, as its share of it; what a debit costs
+ * (CPU, records, requests, writes) with the latencies at half load; the CPU a debit by process; and the
+ * limits. Every cell is read from a result file; a figure the run did not measure is a dash. The tables
+ * in BENCHMARKS.md are made by this from the runs each names, and a test holds them to it.
+ *
+ *   npm run summary -w @rp/bench -- [--memory queue-run.json] [result.json ...]
+ *                                          (default: bench/results/latest.json)
+ *   npm run summary -w @rp/bench -- --docs BENCHMARKS.md [--check]
+ *                                          (the document's summary blocks made again from their runs)
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { basename, dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import type { Report, Row } from './report.ts';
+
+/** p50 / p95 / p99, ms. */
+export interface Percentiles {
+  readonly p50: number;
+  readonly p95: number;
+  readonly p99: number;
+}
+
+/** A throughput figure and whether every posting of it came once and in order (undefined: not said). */
+export interface Delivered {
+  readonly rate: number;
+  readonly inOrder: boolean | undefined;
+}
+
+/** A service's resident set with 1,000,000 debits queued against its figure with 100,000, in per cent. */
+export interface MemoryChange {
+  readonly service: string;
+  readonly change: number;
+}
+
+/** What the tables read of one result file; undefined where the run did not measure it. */
+export interface RunSummary {
+  readonly name: string;
+  readonly commit: string;
+  readonly cpuModel: string | undefined;
+  readonly debits: Delivered | undefined;
+  readonly burst: number | undefined;
+  readonly drain: number | undefined;
+  readonly journeyPostings: Delivered | undefined;
+  readonly eventPath: Delivered | undefined;
+  /** The event path's CPU a posting, µs, and in one-thread references. */
+  readonly eventPathCpu: number | undefined;
+  readonly eventPathReferences: number | undefined;
+  readonly schedulerAlone: number | undefined;
+  /** Debits a second over the scheduler's own CPU seconds: one instance on a core of its own. */
+  readonly schedulerCeiling: number | undefined;
+  readonly limits: {
+    readonly kafkaProduce: number | undefined;
+    readonly kafkaConsume: number | undefined;
+    readonly mongoInsert: number | undefined;
+    readonly mongoUpdate: number | undefined;
+    readonly mongoFind: number | undefined;
+    readonly deliveryLog: number | undefined;
+    readonly bankHttp: number | undefined;
+    readonly bareHttp: number | undefined;
+  };
+  readonly perDebit: {
+    readonly kafkaRecords: number | undefined;
+    readonly kafkaRequests: number | undefined;
+    readonly httpRequests: number | undefined;
+    readonly writeCommands: number | undefined;
+    readonly writeStatements: number | undefined;
+    /** The machine's CPU a debit, ms, and in one-thread and all-core references. */
+    readonly cpu: number | undefined;
+    readonly references: number | undefined;
+    readonly allCoreReferences: number | undefined;
+  };
+  /** What a debit keeps, kB: the pipeline's MongoDB database, and Kafka's log where the broker is local. */
+  readonly storage: { readonly mongodb: number; readonly kafka: number | undefined } | undefined;
+  readonly busy: number | undefined;
+  /** The processes' CPU a debit at the sustained rate, most first, the load generator left out. */
+  readonly cpuByProcess: readonly { readonly process: string; readonly ms: number }[];
+  readonly halfLoad: number | undefined;
+  readonly ingress: Percentiles | undefined;
+  readonly firstPosting: Percentiles | undefined;
+  readonly completed: Percentiles | undefined;
+  readonly recovery: { readonly seconds: number; readonly postingsPerSecond: number | undefined } | undefined;
+  readonly memory: readonly MemoryChange[];
+  /** The commit of the large-queue run the memory figures come from, when not this run's own. */
+  readonly memoryFrom?: string;
+}
+
+const loadGenerator = 'bench (load generator)';
+
+/** "9 / 81 / 227 ms over 2181" */
+export function percentiles(detail: string | undefined): Percentiles | undefined {
+  const match = /^([\d.]+) \/ ([\d.]+) \/ ([\d.]+) ms/.exec(detail ?? '');
+  return match ? { p50: Number(match[1]), p95: Number(match[2]), p99: Number(match[3]) } : undefined;
+}
+
+/**
+ * Whether a delivery row's detail says every posting came once and in order: each "N duplicates" and
+ * "N out of order" it gives is 0, and "N incomplete" too; undefined when it gives none of them.
+ */
+export function inOrder(detail: string | undefined): boolean | undefined {
+  const counts = [...(detail ?? '').matchAll(/(\d[\d,]*) (duplicates|out of order|incomplete)/g)].map(
+    (match) => Number((match[1] ?? '').replaceAll(',', '')),
+  );
+  return counts.length === 0 ? undefined : counts.every((count) => count === 0);
+}
+
+/** "131 MB with 100,000 (+1.5%); ...": the change in per cent. */
+function memoryChange(detail: string | undefined): number | undefined {
+  const match = /with 100,000 \(([+-]?[\d.]+)%\)/.exec(detail ?? '');
+  return match ? Number(match[1]) : undefined;
+}
+
+/** The memory rows of a large-queue run: after a forced collection where the run has them. */
+function memoryChanges(rows: readonly Row[]): MemoryChange[] {
+  const read = (prefix: string) =>
+    rows
+      .filter((row) => row.name.startsWith(prefix))
+      .map((row) => ({ service: row.name.slice(prefix.length), change: memoryChange(row.detail) }))
+      .filter((entry): entry is MemoryChange => entry.change !== undefined);
+  const forced = read('memory after a forced collection, 1,000,000 queued: ');
+  return forced.length > 0 ? forced : read('memory with 1,000,000 debits queued: ');
+}
+
+const commitOf = (report: Pick<Report, 'machine'>) =>
+  (report.machine as { versions?: Record<string, string> }).versions?.commit ?? '?';
+
+/**
+ * What the tables read of one result file. A full run has no large queue (`--only queue-memory` takes
+ * some 40 minutes alone): `memoryRun`, such a run, gives the memory target's figures where it has none.
+ */
+export function summaryOf(
+  name: string,
+  report: Pick<Report, 'machine' | 'rows'>,
+  memoryRun?: Pick<Report, 'machine' | 'rows'>,
+): RunSummary {
+  const rows = report.rows;
+  const ownMemory = memoryChanges(rows);
+  const otherMemory = ownMemory.length === 0 && memoryRun !== undefined ? memoryChanges(memoryRun.rows) : [];
+  const byName = new Map(rows.map((row) => [row.name, row]));
+  const value = (name: string) => byName.get(name)?.value;
+  const startingWith = (prefix: string) => rows.find((row) => row.name.startsWith(prefix));
+  const delivered = (row: Row | undefined): Delivered | undefined =>
+    row === undefined ? undefined : { rate: row.value, inOrder: inOrder(row.detail) };
+  const machine = report.machine as { cpuModel?: string };
+  const ingress = startingWith('latency ingress 202 at ');
+  const recovery = byName.get('recovery after a 60 s bank outage') ?? startingWith('recovery after a ');
+  const busy = byName.get('machine CPU busy at the sustained rate');
+  const debits = byName.get('on-us debits sustained through the whole journey');
+  const storage = byName.get('storage kept per debit: mongodb data and indexes');
+  return {
+    name,
+    commit: commitOf(report),
+    cpuModel: machine.cpuModel,
+    debits: debits === undefined ? undefined : { rate: debits.value, inOrder: undefined },
+    burst: value('burst: on-us debits through the whole journey, closed loop'),
+    drain: startingWith('drain of ')?.value,
+    journeyPostings: delivered(byName.get('event postings delivered at the sustained rate (both classes)')),
+    eventPath: delivered(
+      byName.get('event path alone: postings delivered from a backlog, in order (both classes)'),
+    ),
+    eventPathCpu:
+      Number(
+        /([\d.]+) µs per posting/.exec(byName.get('event path alone: machine CPU busy')?.detail ?? '')?.[1],
+      ) || undefined,
+    eventPathReferences: value('event path alone: machine CPU per posting in CPU references'),
+    schedulerAlone: value('scheduler alone: debits made ready and released from a backlog'),
+    schedulerCeiling: value("scheduler alone: one instance's ceiling, debits a second of its own CPU"),
+    limits: {
+      kafkaProduce: startingWith('kafka produce (idempotent')?.value,
+      kafkaConsume: startingWith('kafka consume')?.value,
+      mongoInsert: startingWith('mongodb insertOne')?.value,
+      mongoUpdate: startingWith('mongodb updateOne')?.value,
+      mongoFind: startingWith('mongodb findOne')?.value,
+      deliveryLog: startingWith('mongodb delivery log first attempts')?.value,
+      bankHttp: startingWith('http POST /events to the bank simulator')?.value,
+      bareHttp: startingWith("http POST /events to the services' HTTP stack")?.value,
+    },
+    perDebit: {
+      kafkaRecords: value('kafka records written per debit'),
+      kafkaRequests: value('kafka requests per debit'),
+      httpRequests: value('http requests per debit'),
+      writeCommands: value('mongodb write commands per debit'),
+      writeStatements: value('mongodb write statements per debit'),
+      // The references' row gives it to a tenth of a ms; the busy row, rounded.
+      cpu:
+        Number(
+          /^([\d.]+) ms a debit/.exec(
+            byName.get('machine CPU per debit in CPU references')?.detail ?? '',
+          )?.[1],
+        ) ||
+        Number(/; ([\d.]+) ms per debit/.exec(busy?.detail ?? '')?.[1]) ||
+        undefined,
+      references: value('machine CPU per debit in CPU references'),
+      allCoreReferences: value('machine CPU per debit in all-core CPU references'),
+    },
+    storage:
+      storage === undefined
+        ? undefined
+        : {
+            mongodb: storage.value,
+            kafka: Number(/Kafka's log ([\d.]+) kB/.exec(storage.detail ?? '')?.[1]) || undefined,
+          },
+    busy: busy?.value,
+    cpuByProcess: rows
+      .filter(
+        (row) => row.name.startsWith('CPU per debit: ') && row.name !== `CPU per debit: ${loadGenerator}`,
+      )
+      .map((row) => ({ process: row.name.slice('CPU per debit: '.length), ms: row.value }))
+      .filter((entry) => entry.ms > 0)
+      .sort((a, b) => b.ms - a.ms),
+    halfLoad:
+      Number(/^latency ingress 202 at ([\d.]+) debits\/s/.exec(ingress?.name ?? '')?.[1]) || undefined,
+    ingress: percentiles(ingress?.detail),
+    firstPosting: percentiles(byName.get('202 to the first posting at the bank, p50 / p95 / p99')?.detail),
+    completed: percentiles(byName.get('202 to DEBIT_COMPLETED at the bank, p50 / p95 / p99')?.detail),
+    recovery:
+      recovery === undefined
+        ? undefined
+        : {
+            seconds: recovery.value,
+            postingsPerSecond:
+              Number(/([\d.]+) postings\/s while catching up/.exec(recovery.detail ?? '')?.[1]) || undefined,
+          },
+    memory: ownMemory.length > 0 ? ownMemory : otherMemory,
+    ...(otherMemory.length > 0 && memoryRun !== undefined ? { memoryFrom: commitOf(memoryRun) } : {}),
+  };
+}
+
+/** The issue's targets on the reference machine. */
+export const targets = {
+  debitsPerSecond: 500,
+  postingsPerSecond: 3_000,
+  firstPostingP99Ms: 250,
+  writesPerDebit: 2,
+  memoryChangePercent: 10,
+} as const;
+
+const number = (value: number, digits = 1) =>
+  value.toLocaleString('en-US', { maximumFractionDigits: digits });
+const dash = '-';
+
+/** "1,295.5/s, 21.9% of 5,913": a rate and its share of the limit beside it. */
+export function share(rate: number | undefined, limit: number | undefined, unit = '/s'): string {
+  if (rate === undefined) return dash;
+  if (limit === undefined || limit <= 0) return `${number(rate)}${unit}`;
+  return `${number(rate)}${unit}, ${number((100 * rate) / limit)}% of ${number(limit, 0)}`;
+}
+
+const times = (value: Percentiles | undefined) =>
+  value === undefined
+    ? dash
+    : `${number(value.p50, 0)} / ${number(value.p95, 0)} / ${number(value.p99, 0)} ms`;
+
+const held = (met: boolean) => (met ? 'met' : 'not met');
+
+function debitsTarget(run: RunSummary): string {
+  if (run.debits === undefined) return dash;
+  return `${number(run.debits.rate)}/s: ${held(run.debits.rate >= targets.debitsPerSecond)}`;
+}
+
+function postingsTarget(run: RunSummary): string {
+  const journey = run.journeyPostings;
+  const alone = run.eventPath;
+  if (journey === undefined && alone === undefined) return dash;
+  const ok = (delivered: Delivered | undefined) =>
+    delivered !== undefined && delivered.inOrder !== false && delivered.rate >= targets.postingsPerSecond;
+  const order = (delivered: Delivered) => (delivered.inOrder === false ? ', not all once and in order' : '');
+  const parts = [
+    journey === undefined ? undefined : `${number(journey.rate)}/s in the whole journey${order(journey)}`,
+    alone === undefined ? undefined : `${number(alone.rate)}/s on the event path alone${order(alone)}`,
+  ].filter((part) => part !== undefined);
+  const verdict = ok(journey) ? 'met' : ok(alone) ? 'met by the event path alone' : 'not met';
+  return `${parts.join(', ')}: ${verdict}`;
+}
+
+function latencyTarget(run: RunSummary): string {
+  if (run.firstPosting === undefined) return dash;
+  const at = run.halfLoad === undefined ? '' : ` at ${number(run.halfLoad)}/s`;
+  return `${number(run.firstPosting.p99, 0)} ms${at}: ${held(run.firstPosting.p99 < targets.firstPostingP99Ms)}`;
+}
+
+function writesTarget(run: RunSummary): string {
+  const { writeCommands: commands, writeStatements: statements } = run.perDebit;
+  if (commands === undefined) return dash;
+  const documents = statements === undefined ? '' : `, ${number(statements)} documents`;
+  const verdict =
+    statements !== undefined && statements <= targets.writesPerDebit
+      ? 'met'
+      : commands <= targets.writesPerDebit
+        ? 'met as commands'
+        : 'not met';
+  return `${number(commands)} commands${documents}: ${verdict}`;
+}
+
+function memoryTarget(run: RunSummary): string {
+  if (run.memory.length === 0) return dash;
+  const changes = run.memory.map((entry) => entry.change);
+  const least = Math.min(...changes);
+  const most = Math.max(...changes);
+  const range = `${least > 0 ? '+' : ''}${number(least)}% to ${most > 0 ? '+' : ''}${number(most)}%`;
+  const met = changes.every((change) => Math.abs(change) <= targets.memoryChangePercent);
+  const from = run.memoryFrom === undefined ? '' : ` (at \`${run.memoryFrom}\`)`;
+  return `every service ${range}${from}: ${held(met)}`;
+}
+
+/** A Markdown table: a header and its rows, the first column left, the rest right-aligned. */
+export function markdownTable(header: readonly string[], lines: readonly (readonly string[])[]): string {
+  const escaped = (cell: string) => cell.replaceAll('|', '\\|');
+  const cells = [header, ...lines].map((line) => line.map(escaped));
+  const widths = header.map((_, index) => Math.max(3, ...cells.map((line) => (line[index] ?? '').length)));
+  const format = (line: readonly string[]) =>
+    `| ${line.map((cell, index) => (index === 0 ? cell.padEnd(widths[index] ?? 0) : cell.padStart(widths[index] ?? 0))).join(' | ')} |`;
+  const rule = `| ${widths.map((width, index) => (index === 0 ? '-'.repeat(width) : `${'-'.repeat(width - 1)}:`)).join(' | ')} |`;
+  return [format(cells[0] ?? []), rule, ...cells.slice(1).map(format)].join('\n');
+}
+
+const heading = (run: RunSummary) =>
+  run.cpuModel === undefined ? `\`${run.commit}\`` : `\`${run.commit}\`, ${run.cpuModel}`;
+
+/** The tables the summary makes, each a column a run. */
+export const tableNames = ['targets', 'beside', 'costs', 'cpu', 'yardstick'] as const;
+export type TableName = (typeof tableNames)[number];
+
+const isTableName = (name: string): name is TableName => (tableNames as readonly string[]).includes(name);
+
+const optional = (value: number | undefined, format: (value: number) => string) =>
+  value === undefined ? dash : format(value);
+
+type Line = readonly string[];
+type Table = (runs: readonly RunSummary[]) => { readonly title: string; readonly lines: readonly Line[] };
+
+const lineOf = (runs: readonly RunSummary[]) => (title: string, cell: (run: RunSummary) => string) => [
+  title,
+  ...runs.map(cell),
+];
+
+const tables: Readonly<Record<TableName, Table>> = {
+  targets: (runs) => {
+    const row = lineOf(runs);
+    return {
+      title: 'target (reference machine)',
+      lines: [
+        row('at least 500 on-us debits/s through the whole journey', debitsTarget),
+        row('at least 3,000 event postings/s delivered in order', postingsTarget),
+        row('p99 from the 202 to the first posting < 250 ms at half load', latencyTarget),
+        row('at most 2 MongoDB writes a debit journey', writesTarget),
+        row('resident memory with 1,000,000 queued within 10% of 100,000', memoryTarget),
+      ],
+    };
+  },
+
+  beside: (runs) => {
+    const row = lineOf(runs);
+    const perDebitShare =
+      (perDebit: (run: RunSummary) => number | undefined, limit: (run: RunSummary) => number | undefined) =>
+      (run: RunSummary) => {
+        const each = perDebit(run);
+        return run.debits === undefined || each === undefined
+          ? dash
+          : share(run.debits.rate * each, limit(run));
+      };
+    return {
+      title: 'figure, and the limit measured beside it',
+      lines: [
+        row('on-us debits sustained 60 s, nothing lost', (run) =>
+          optional(run.debits?.rate, (v) => `${number(v)}/s`),
+        ),
+        row(
+          'at that rate: its Kafka records, of the batched produce limit',
+          perDebitShare(
+            (run) => run.perDebit.kafkaRecords,
+            (run) => run.limits.kafkaProduce,
+          ),
+        ),
+        row(
+          'at that rate: its MongoDB write commands, of the insertOne limit',
+          perDebitShare(
+            (run) => run.perDebit.writeCommands,
+            (run) => run.limits.mongoInsert,
+          ),
+        ),
+        row("at that rate: its postings, of the bank simulator's HTTP limit", (run) =>
+          share(run.journeyPostings?.rate, run.limits.bankHttp),
+        ),
+        row('at that rate: the machine busy', (run) => optional(run.busy, (v) => `${number(v, 0)}%`)),
+        row('event path alone: postings from a backlog, in order', (run) =>
+          share(run.eventPath?.rate, run.limits.bankHttp),
+        ),
+        row("event path alone: its delivery log entries, of the log's own limit", (run) =>
+          share(run.eventPath?.rate, run.limits.deliveryLog),
+        ),
+        row('burst, 32 in flight', (run) => optional(run.burst, (v) => `${number(v)}/s`)),
+        row('a queue of 10,000 drained when the window opens', (run) =>
+          optional(run.drain, (v) => `${number(v)}/s`),
+        ),
+        row("scheduler alone, from a backlog (one instance's ceiling)", (run) =>
+          run.schedulerAlone === undefined
+            ? dash
+            : `${number(run.schedulerAlone)}/s${run.schedulerCeiling === undefined ? '' : ` (${number(run.schedulerCeiling, 0)}/s)`}`,
+        ),
+        row('recovery after a 60 s bank outage: backlog delivered in', (run) =>
+          run.recovery === undefined
+            ? dash
+            : `${number(run.recovery.seconds)} s${run.recovery.postingsPerSecond === undefined ? '' : `, ${number(run.recovery.postingsPerSecond, 0)} postings/s`}`,
+        ),
+      ],
+    };
+  },
+
+  costs: (runs) => {
+    const row = lineOf(runs);
+    return {
+      title: 'a debit, and the latency at half load',
+      lines: [
+        row('machine CPU a debit (one-thread / all-core references)', (run) =>
+          run.perDebit.cpu === undefined
+            ? dash
+            : `${number(run.perDebit.cpu)} ms${run.perDebit.references === undefined ? '' : ` (${number(run.perDebit.references, 0)} / ${optional(run.perDebit.allCoreReferences, (v) => number(v, 0))})`}`,
+        ),
+        row('event path alone: machine CPU a posting (references)', (run) =>
+          run.eventPathCpu === undefined
+            ? dash
+            : `${number(run.eventPathCpu, 0)} µs${run.eventPathReferences === undefined ? '' : ` (${number(run.eventPathReferences, 2)})`}`,
+        ),
+        row('Kafka records / requests', (run) =>
+          run.perDebit.kafkaRecords === undefined
+            ? dash
+            : `${number(run.perDebit.kafkaRecords)} / ${optional(run.perDebit.kafkaRequests, (v) => number(v))}`,
+        ),
+        row('HTTP requests', (run) => optional(run.perDebit.httpRequests, (v) => number(v))),
+        row('MongoDB write commands / documents', (run) =>
+          run.perDebit.writeCommands === undefined
+            ? dash
+            : `${number(run.perDebit.writeCommands)} / ${optional(run.perDebit.writeStatements, (v) => number(v))}`,
+        ),
+        row("storage kept: MongoDB / Kafka's log", (run) =>
+          run.storage === undefined
+            ? dash
+            : `${number(run.storage.mongodb)} kB / ${optional(run.storage.kafka, (v) => `${number(v)} kB`)}`,
+        ),
+        row('half load', (run) => optional(run.halfLoad, (v) => `${number(v)}/s`)),
+        row('ingress 202, p50 / p95 / p99', (run) => times(run.ingress)),
+        row('202 to the first posting', (run) => times(run.firstPosting)),
+        row('202 to DEBIT_COMPLETED', (run) => times(run.completed)),
+      ],
+    };
+  },
+
+  cpu: (runs) => {
+    // Every process any run names, in the first run's order (most first), then the others'.
+    const processes = [...new Set(runs.flatMap((run) => run.cpuByProcess.map((entry) => entry.process)))];
+    const ms = (run: RunSummary, name: string) =>
+      run.cpuByProcess.find((entry) => entry.process === name)?.ms;
+    const row = lineOf(runs);
+    return {
+      title: 'CPU a debit at the sustained rate, by process',
+      lines: [
+        ...processes.map((name) => row(name, (run) => optional(ms(run, name), (v) => `${number(v)} ms`))),
+        row('all of them', (run) =>
+          run.cpuByProcess.length === 0
+            ? dash
+            : `${number(run.cpuByProcess.reduce((sum, entry) => sum + entry.ms, 0))} ms`,
+        ),
+      ],
+    };
+  },
+
+  yardstick: (runs) => {
+    const row = lineOf(runs);
+    const rate = (value: number | undefined, unit: string) =>
+      optional(value, (v) => `${number(v, 0)} ${unit}`);
+    return {
+      title: 'limit, measured in the same run',
+      lines: [
+        row('Kafka produce, idempotent, acks=all, 1,000 × 1 KiB a send', (run) =>
+          rate(run.limits.kafkaProduce, 'records/s'),
+        ),
+        row('Kafka consume, eachBatch', (run) => rate(run.limits.kafkaConsume, 'records/s')),
+        row('MongoDB insertOne, 16 in flight', (run) => rate(run.limits.mongoInsert, 'ops/s')),
+        row('MongoDB updateOne by _id, 16 in flight', (run) => rate(run.limits.mongoUpdate, 'ops/s')),
+        row('MongoDB findOne by _id, 16 in flight', (run) => rate(run.limits.mongoFind, 'ops/s')),
+        row('the delivery log written through the store, 1,000 a call', (run) =>
+          rate(run.limits.deliveryLog, 'entries/s'),
+        ),
+        row('HTTP postings into the bank simulator, 32 keep-alive connections', (run) =>
+          rate(run.limits.bankHttp, 'requests/s'),
+        ),
+        row("HTTP postings into the services' bare HTTP stack", (run) =>
+          rate(run.limits.bareHttp, 'requests/s'),
+        ),
+      ],
+    };
+  },
+};
+
+/** The tables named (all of them by default), a column a run, as Markdown. */
+export function formatSummary(runs: readonly RunSummary[], names: readonly TableName[] = tableNames): string {
+  return names
+    .map((name) => {
+      const { title, lines } = tables[name](runs);
+      return markdownTable([title, ...runs.map(heading)], lines);
+    })
+    .join('\n\n');
+}
+
+/**
+ * A document's summary blocks made again from the runs they name. A block is
+ *
+ *   <!-- summary TABLE [TABLE ...]: [--memory queue-run.json] result.json ... -->
+ *   ...
+ *   <!-- /summary -->
+ *
+ * with the files named from the document's directory; what lies between the two comments is replaced.
+ */
+export function renderDocument(
+  text: string,
+  read: (file: string) => Pick<Report, 'machine' | 'rows'>,
+): string {
+  return text.replace(
+    /(<!-- summary ([a-z ]+): ([^>]*?) -->\n)[\s\S]*?(<!-- \/summary -->)/g,
+    (_block, open: string, names: string, args: string, close: string) => {
+      const wanted = names.trim().split(/\s+/);
+      const unknown = wanted.filter((name) => !isTableName(name));
+      if (unknown.length > 0)
+        throw new Error(`unknown summary table ${unknown.join(', ')} (${tableNames.join(', ')})`);
+      const words = args.trim().split(/\s+/);
+      const memoryAt = words.indexOf('--memory');
+      const memoryFile = memoryAt < 0 ? undefined : words[memoryAt + 1];
+      const files = words.filter(
+        (_, index) => memoryAt < 0 || (index !== memoryAt && index !== memoryAt + 1),
+      );
+      const memoryRun = memoryFile === undefined ? undefined : read(memoryFile);
+      const runs = files.map((file) => summaryOf(basename(file, '.json'), read(file), memoryRun));
+      return `${open}\n${formatSummary(runs, wanted.filter(isTableName))}\n\n${close}`;
+    },
+  );
+}
+
+const usage = `Usage: npm run summary -w @rp/bench -- [--memory queue-run.json] [result.json ...]
+       npm run summary -w @rp/bench -- --docs BENCHMARKS.md [--check]
+
+Prints, as Markdown tables with a column a run, the five targets (met or not), each throughput figure
+beside the limit measured in the same run, what a debit costs with the latencies at half load, the CPU
+a debit by process, and the limits themselves. --memory names a large-queue run (--only queue-memory)
+whose figures stand for the memory target in the runs that have none of their own. Without files,
+bench/results/latest.json.
+
+--docs makes a document's summary blocks again from the runs each names, files named from the
+document's directory:
+
+  <!-- summary targets beside: --memory bench/results/<queue run>.json bench/results/latest.json -->
+  <!-- /summary -->
+
+and writes it; with --check it writes nothing and fails when a block is not what its runs make.`;
+
+function main(argv: readonly string[]): void {
+  const { values, positionals } = parseArgs({
+    args: [...argv],
+    options: {
+      help: { type: 'boolean' },
+      memory: { type: 'string' },
+      docs: { type: 'string' },
+      check: { type: 'boolean' },
+    },
+    allowPositionals: true,
+  });
+  if (values.help) {
+    console.log(usage);
+    return;
+  }
+  // `npm run -w` runs this in bench/: a file is named from where npm was started.
+  const from = process.env.INIT_CWD ?? process.cwd();
+  const read = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as Report;
+  if (values.docs !== undefined) {
+    const document = resolve(from, values.docs);
+    const text = readFileSync(document, 'utf8');
+    const made = renderDocument(text, (file) => read(resolve(dirname(document), file)));
+    if (values.check) {
+      if (made !== text)
+        throw new Error(`${values.docs}: its summary tables are not what the runs they name make`);
+      console.log(`${values.docs}: its summary tables are what the runs they name make`);
+    } else if (made !== text) {
+      writeFileSync(document, made);
+      console.log(`${values.docs}: summary tables made again`);
+    }
+    return;
+  }
+  const memoryRun = values.memory === undefined ? undefined : read(resolve(from, values.memory));
+  const files =
+    positionals.length > 0
+      ? positionals.map((file) => resolve(from, file))
+      : [fileURLToPath(new URL('../results/latest.json', import.meta.url))];
+  const runs = files.map((file) => summaryOf(basename(file, '.json'), read(file), memoryRun));
+  console.log(formatSummary(runs));
+}
+
+if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
+  try {
+    main(process.argv.slice(2));
+  } catch (error) {
+    console.error(error instanceof Error ? error.message : error);
+    process.exitCode = 1;
+  }
+}
