@@ -158,7 +158,7 @@ export class DebitQueueRepository {
    * Records the accepted halves of on-us debits the queue has not seen yet, in insert commands of at most
    * `bulkInsertSize` (a few in flight): a half that lands alone completes nothing, so its write needs to
    * return nothing, and an insert is the cheapest write there is (on the local server a tenth of an
-   * atomic upsert's CPU, BENCHMARKS.md). Returns the entries of the debits written one at a time
+   * atomic upsert's CPU, bench/HISTORY.md). Returns the entries of the debits written one at a time
    * instead, as `recordAccepted` writes them: those the insert found there already (the acknowledgement
    * in, so the half completes the pair and the caller makes it ready; a half written before; a debit that
    * moved on), or the whole command's when its error names none. The caller must keep the
