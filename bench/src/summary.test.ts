@@ -139,7 +139,7 @@ describe('what the summary reads of a run', () => {
     expect(run).toMatchObject({
       commit: 'abc1234',
       cpuModel: 'AMD EPYC',
-      debits: { rate: 72.7 },
+      debits: 72.7,
       journeyPostings: { rate: 72.7 * 18, inOrder: true },
       eventPath: { rate: 3_914.8, inOrder: true },
       eventPathCpu: 403,
@@ -172,8 +172,8 @@ describe('what the summary reads of a run', () => {
   it("takes a large-queue run's memory, after a forced collection, where the run has none of its own", () => {
     const run = summaryOf('run', fullRun('abc1234', { debits: 72.7, eventPath: 3_914.8 }), queueRun);
     expect(run.memory).toEqual([
-      { service: 'tracker', change: 1.7 },
-      { service: 'scheduler', change: -0.8 },
+      { service: 'tracker', at100k: 120, at1m: 122, change: 1.7, heapChange: -2.7 },
+      { service: 'scheduler', at100k: 121, at1m: 122, change: -0.8, heapChange: -0.7 },
     ]);
     expect(run.memoryFrom).toBe('a2dd385');
     // The large-queue run itself: its own figures, no other run named.
@@ -247,6 +247,26 @@ describe('the tables', () => {
     expect(text).not.toContain('| registry');
     expect(cells('storage kept')).toEqual(['12.1 kB / 31.8 kB', '12.1 kB / 31.8 kB']);
     expect(cells('202 to the first posting')).toEqual(['9 / 81 / 227 ms', '9 / 81 / 227 ms']);
+  });
+
+  it("gives each service's resident set with the queue, after a forced collection where the run has it", () => {
+    const medians = { ...queueRun, rows: queueRun.rows.slice(0, 1) };
+    const text = formatSummary([summaryOf('queue', queueRun), summaryOf('medians', medians)], ['memory']);
+    const [, , tracker, scheduler] = text.split('\n');
+    expect(tracker?.split('|').map((cell) => cell.trim())).toEqual([
+      '',
+      'tracker',
+      '120 → 122 MB, +1.7% (heap -2.7%)',
+      '131 → 133 MB, +1.5%',
+      '',
+    ]);
+    expect(scheduler?.split('|').map((cell) => cell.trim())).toEqual([
+      '',
+      'scheduler',
+      '121 → 122 MB, -0.8% (heap -0.7%)',
+      '-',
+      '',
+    ]);
   });
 
   it('lays a Markdown table out with the figures right-aligned and pipes escaped', () => {

@@ -32,7 +32,12 @@ export interface Delivered {
 /** A service's resident set with 1,000,000 debits queued against its figure with 100,000, in per cent. */
 export interface MemoryChange {
   readonly service: string;
+  /** Resident set, MB, with 100,000 and with 1,000,000 queued. */
+  readonly at100k: number;
+  readonly at1m: number;
   readonly change: number;
+  /** The change of the V8 heap in use, in per cent, where the reading was after a forced collection. */
+  readonly heapChange?: number;
 }
 
 /** What the tables read of one result file; undefined where the run did not measure it. */
@@ -40,7 +45,8 @@ export interface RunSummary {
   readonly name: string;
   readonly commit: string;
   readonly cpuModel: string | undefined;
-  readonly debits: Delivered | undefined;
+  /** The highest rate kept up with: every journey of its window completed, nothing lost. */
+  readonly debits: number | undefined;
   readonly burst: number | undefined;
   readonly drain: number | undefined;
   readonly journeyPostings: Delivered | undefined;
@@ -106,10 +112,21 @@ export function inOrder(detail: string | undefined): boolean | undefined {
   return counts.length === 0 ? undefined : counts.every((count) => count === 0);
 }
 
-/** "131 MB with 100,000 (+1.5%); ...": the change in per cent. */
-function memoryChange(detail: string | undefined): number | undefined {
-  const match = /with 100,000 \(([+-]?[\d.]+)%\)/.exec(detail ?? '');
-  return match ? Number(match[1]) : undefined;
+/**
+ * A large-queue run's row: "120 MB with 100,000 (+1.7%); heap in use 28.7 MB against 29.5 MB (-2.7%)",
+ * its value the resident set with 1,000,000.
+ */
+function memoryChange(service: string, row: Row): MemoryChange | undefined {
+  const rss = /(\d+(?:\.\d+)?) MB with 100,000 \(([+-]?[\d.]+)%\)/.exec(row.detail ?? '');
+  if (!rss) return undefined;
+  const heap = /heap in use [\d.]+ MB against [\d.]+ MB \(([+-]?[\d.]+)%\)/.exec(row.detail ?? '');
+  return {
+    service,
+    at100k: Number(rss[1]),
+    at1m: row.value,
+    change: Number(rss[2]),
+    ...(heap ? { heapChange: Number(heap[1]) } : {}),
+  };
 }
 
 /** The memory rows of a large-queue run: after a forced collection where the run has them. */
@@ -117,8 +134,8 @@ function memoryChanges(rows: readonly Row[]): MemoryChange[] {
   const read = (prefix: string) =>
     rows
       .filter((row) => row.name.startsWith(prefix))
-      .map((row) => ({ service: row.name.slice(prefix.length), change: memoryChange(row.detail) }))
-      .filter((entry): entry is MemoryChange => entry.change !== undefined);
+      .map((row) => memoryChange(row.name.slice(prefix.length), row))
+      .filter((entry): entry is MemoryChange => entry !== undefined);
   const forced = read('memory after a forced collection, 1,000,000 queued: ');
   return forced.length > 0 ? forced : read('memory with 1,000,000 debits queued: ');
 }
@@ -147,13 +164,12 @@ export function summaryOf(
   const ingress = startingWith('latency ingress 202 at ');
   const recovery = byName.get('recovery after a 60 s bank outage') ?? startingWith('recovery after a ');
   const busy = byName.get('machine CPU busy at the sustained rate');
-  const debits = byName.get('on-us debits sustained through the whole journey');
   const storage = byName.get('storage kept per debit: mongodb data and indexes');
   return {
     name,
     commit: commitOf(report),
     cpuModel: machine.cpuModel,
-    debits: debits === undefined ? undefined : { rate: debits.value, inOrder: undefined },
+    debits: value('on-us debits sustained through the whole journey'),
     burst: value('burst: on-us debits through the whole journey, closed loop'),
     drain: startingWith('drain of ')?.value,
     journeyPostings: delivered(byName.get('event postings delivered at the sustained rate (both classes)')),
@@ -240,6 +256,8 @@ export const targets = {
 const number = (value: number, digits = 1) =>
   value.toLocaleString('en-US', { maximumFractionDigits: digits });
 const dash = '-';
+/** A change in per cent with its sign: "+1.7%", "0%", "-2.7%". */
+const signed = (value: number) => `${value > 0 ? '+' : ''}${number(value)}%`;
 
 /** "1,295.5/s, 21.9% of 5,913": a rate and its share of the limit beside it. */
 export function share(rate: number | undefined, limit: number | undefined, unit = '/s'): string {
@@ -257,7 +275,7 @@ const held = (met: boolean) => (met ? 'met' : 'not met');
 
 function debitsTarget(run: RunSummary): string {
   if (run.debits === undefined) return dash;
-  return `${number(run.debits.rate)}/s: ${held(run.debits.rate >= targets.debitsPerSecond)}`;
+  return `${number(run.debits)}/s: ${held(run.debits >= targets.debitsPerSecond)}`;
 }
 
 function postingsTarget(run: RunSummary): string {
@@ -299,7 +317,7 @@ function memoryTarget(run: RunSummary): string {
   const changes = run.memory.map((entry) => entry.change);
   const least = Math.min(...changes);
   const most = Math.max(...changes);
-  const range = `${least > 0 ? '+' : ''}${number(least)}% to ${most > 0 ? '+' : ''}${number(most)}%`;
+  const range = `${signed(least)} to ${signed(most)}`;
   const met = changes.every((change) => Math.abs(change) <= targets.memoryChangePercent);
   const from = run.memoryFrom === undefined ? '' : ` (at \`${run.memoryFrom}\`)`;
   return `every service ${range}${from}: ${held(met)}`;
@@ -320,7 +338,7 @@ const heading = (run: RunSummary) =>
   run.cpuModel === undefined ? `\`${run.commit}\`` : `\`${run.commit}\`, ${run.cpuModel}`;
 
 /** The tables the summary makes, each a column a run. */
-export const tableNames = ['targets', 'beside', 'costs', 'cpu', 'yardstick'] as const;
+export const tableNames = ['targets', 'beside', 'costs', 'cpu', 'yardstick', 'memory'] as const;
 export type TableName = (typeof tableNames)[number];
 
 const isTableName = (name: string): name is TableName => (tableNames as readonly string[]).includes(name);
@@ -357,15 +375,13 @@ const tables: Readonly<Record<TableName, Table>> = {
       (perDebit: (run: RunSummary) => number | undefined, limit: (run: RunSummary) => number | undefined) =>
       (run: RunSummary) => {
         const each = perDebit(run);
-        return run.debits === undefined || each === undefined
-          ? dash
-          : share(run.debits.rate * each, limit(run));
+        return run.debits === undefined || each === undefined ? dash : share(run.debits * each, limit(run));
       };
     return {
       title: 'figure, and the limit measured beside it',
       lines: [
         row('on-us debits sustained 60 s, nothing lost', (run) =>
-          optional(run.debits?.rate, (v) => `${number(v)}/s`),
+          optional(run.debits, (v) => `${number(v)}/s`),
         ),
         row(
           'at that rate: its Kafka records, of the batched produce limit',
@@ -491,6 +507,23 @@ const tables: Readonly<Record<TableName, Table>> = {
           rate(run.limits.bareHttp, 'requests/s'),
         ),
       ],
+    };
+  },
+
+  memory: (runs) => {
+    // Every service any run names, in the first run's order.
+    const services = [...new Set(runs.flatMap((run) => run.memory.map((entry) => entry.service)))];
+    const row = lineOf(runs);
+    return {
+      title: 'resident set, 100,000 queued → 1,000,000 (heap in use)',
+      lines: services.map((service) =>
+        row(service, (run) => {
+          const entry = run.memory.find((candidate) => candidate.service === service);
+          if (entry === undefined) return dash;
+          const heap = entry.heapChange === undefined ? '' : ` (heap ${signed(entry.heapChange)})`;
+          return `${number(entry.at100k, 0)} → ${number(entry.at1m, 0)} MB, ${signed(entry.change)}${heap}`;
+        }),
+      ),
     };
   },
 };
