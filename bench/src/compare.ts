@@ -10,6 +10,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { invokedFrom, runAsProgram } from './program.ts';
 import type { Report, Row } from './report.ts';
 
 /** A phase's figures of one run (undefined: not measured): the rate, the CPU an item, the references. */
@@ -223,8 +224,7 @@ function main(argv: readonly string[]): void {
     return;
   }
   const dir = fileURLToPath(new URL('../results', import.meta.url));
-  // `npm run -w` runs this in bench/: a file is named from where npm was started.
-  const from = process.env.INIT_CWD ?? process.cwd();
+  const from = invokedFrom();
   const files = positionals.length > 0 ? positionals.map((file) => resolve(from, file)) : newestRuns(dir, 10);
   if (files.length === 0) throw new Error(`no results to compare in ${dir}`);
   const runs = files.map((file) =>
@@ -233,11 +233,4 @@ function main(argv: readonly string[]): void {
   console.log(formatComparison(runs));
 }
 
-if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
-  try {
-    main(process.argv.slice(2));
-  } catch (error) {
-    console.error(error instanceof Error ? error.message : error);
-    process.exitCode = 1;
-  }
-}
+runAsProgram(import.meta.url, main);

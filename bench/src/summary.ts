@@ -14,6 +14,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { invokedFrom, runAsProgram } from './program.ts';
 import type { Report, Row } from './report.ts';
 
 /** p50 / p95 / p99, ms. */
@@ -603,8 +604,7 @@ function main(argv: readonly string[]): void {
     console.log(usage);
     return;
   }
-  // `npm run -w` runs this in bench/: a file is named from where npm was started.
-  const from = process.env.INIT_CWD ?? process.cwd();
+  const from = invokedFrom();
   const read = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as Report;
   if (values.docs !== undefined) {
     const document = resolve(from, values.docs);
@@ -629,11 +629,4 @@ function main(argv: readonly string[]): void {
   console.log(formatSummary(runs));
 }
 
-if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
-  try {
-    main(process.argv.slice(2));
-  } catch (error) {
-    console.error(error instanceof Error ? error.message : error);
-    process.exitCode = 1;
-  }
-}
+runAsProgram(import.meta.url, main);
