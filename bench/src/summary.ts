@@ -559,13 +559,13 @@ export function renderDocument(
       const unknown = wanted.filter((name) => !isTableName(name));
       if (unknown.length > 0)
         throw new Error(`unknown summary table ${unknown.join(', ')} (${tableNames.join(', ')})`);
-      const words = args.trim().split(/\s+/);
-      const memoryAt = words.indexOf('--memory');
-      const memoryFile = memoryAt < 0 ? undefined : words[memoryAt + 1];
-      const files = words.filter(
-        (_, index) => memoryAt < 0 || (index !== memoryAt && index !== memoryAt + 1),
-      );
-      const memoryRun = memoryFile === undefined ? undefined : read(memoryFile);
+      // The block names its runs as the command line does.
+      const { values, positionals: files } = parseArgs({
+        args: args.trim().split(/\s+/),
+        options: { memory: { type: 'string' } },
+        allowPositionals: true,
+      });
+      const memoryRun = values.memory === undefined ? undefined : read(values.memory);
       const runs = files.map((file) => summaryOf(basename(file, '.json'), read(file), memoryRun));
       return `${open}\n${formatSummary(runs, wanted.filter(isTableName))}\n\n${close}`;
     },
