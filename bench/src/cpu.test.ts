@@ -2,6 +2,8 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
+  limitCpuRows,
+  machineCpuPer,
   parseMachineCpu,
   parseProcessStat,
   parseSwitches,
@@ -21,6 +23,38 @@ describe('CPU accounting from /proc', () => {
       stealSeconds: 0.3,
       contextSwitches: 98765,
     });
+  });
+
+  it("costs a limit's operation as every core's busy time over the operations, with the machine's share busy", () => {
+    const reading = (busySeconds: number, totalSeconds: number) => ({
+      busySeconds,
+      totalSeconds,
+      stealSeconds: 0,
+      contextSwitches: 0,
+    });
+    // 3 core-seconds busy of 4 (two cores for 2 s) over 60,000 records: 50 µs a record, 75% busy.
+    expect(machineCpuPer(60_000, reading(10, 100), reading(13, 104))).toEqual({
+      micros: 50,
+      busyPercent: 75,
+    });
+    expect(machineCpuPer(60_000, undefined, reading(13, 104))).toBeUndefined();
+    expect(machineCpuPer(0, reading(10, 100), reading(13, 104))).toBeUndefined();
+    const [row, ...rest] = limitCpuRows(
+      'kafka consume (eachBatch)',
+      'record',
+      60_000,
+      reading(10, 100),
+      reading(13, 104),
+    );
+    expect(rest).toEqual([]);
+    expect(row).toMatchObject({
+      group: 'limit',
+      name: 'machine CPU per record: kafka consume (eachBatch)',
+      value: 50,
+      unit: 'µs',
+    });
+    expect(row?.detail).toContain('the machine 75% busy meanwhile');
+    expect(limitCpuRows('kafka consume (eachBatch)', 'record', 60_000, undefined, undefined)).toEqual([]);
   });
 
   it('reads a process line whose command holds spaces and parentheses', () => {

@@ -5,6 +5,8 @@
  */
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import type { Row } from './report.ts';
+import { round } from './stats.ts';
 
 /** Clock ticks per second of /proc's time fields. */
 function ticksPerSecond(): number {
@@ -58,6 +60,48 @@ export function machineCpu(): MachineCpu | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * A limit's cost on the machine: every core's busy time between two readings over the operations done
+ * between them, in µs an operation. It takes in both ends of the measurement (the bench's client and the
+ * server) and whatever else ran meanwhile (the local stack's idle work), so it is what the operation
+ * costs this machine, not one process; the pipeline pays both ends too. Undefined without /proc/stat.
+ */
+export function machineCpuPer(
+  operations: number,
+  before: MachineCpu | undefined,
+  after: MachineCpu | undefined,
+): { micros: number; busyPercent: number } | undefined {
+  if (before === undefined || after === undefined || operations <= 0) return undefined;
+  const busy = after.busySeconds - before.busySeconds;
+  const total = after.totalSeconds - before.totalSeconds;
+  if (!(total > 0)) return undefined;
+  return { micros: (busy * 1e6) / operations, busyPercent: (100 * busy) / total };
+}
+
+/**
+ * The row of a limit's machine CPU an operation (`machine CPU per record: kafka produce (...)`), none
+ * without /proc/stat. The summary's floor of a debit reads these rows by that name.
+ */
+export function limitCpuRows(
+  limit: string,
+  noun: string,
+  operations: number,
+  before: MachineCpu | undefined,
+  after: MachineCpu | undefined,
+): Row[] {
+  const cost = machineCpuPer(operations, before, after);
+  if (cost === undefined) return [];
+  return [
+    {
+      group: 'limit',
+      name: `machine CPU per ${noun}: ${limit}`,
+      value: round(cost.micros, 1),
+      unit: 'µs',
+      detail: `every core's busy time while ${operations} were measured, over their number: the machine ${round(cost.busyPercent, 0)}% busy meanwhile, the client, the server and the stack's idle work together`,
+    },
+  ];
 }
 
 export interface ProcessTimes {

@@ -45,6 +45,11 @@ describe("the services' bare HTTP stack, the HTTP limit's floor", () => {
     expect(measured.p99).toBeGreaterThanOrEqual(measured.p50);
     // Read from the server's own process_cpu_seconds_total: a figure of zero would mean none was read.
     expect(measured.cpuMicros).toBeGreaterThan(0);
+    // And the machine's readings around the measured requests, for the machine's CPU a request.
+    expect(measured.requests).toBe(100);
+    expect(measured.machine.after?.busySeconds).toBeGreaterThan(
+      measured.machine.before?.busySeconds ?? Infinity,
+    );
   });
 
   it('is stopped once the work is done, and when the work fails', async () => {

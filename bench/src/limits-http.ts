@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { launchPipeline, type PipelineEndpoints } from '@rp/launcher';
 import { Pool } from 'undici';
+import { limitCpuRows, type MachineCpu, machineCpu } from './cpu.ts';
 import type { Row } from './report.ts';
 import { bounded, metricValue, parsePrometheus, round, summarize } from './stats.ts';
 
@@ -15,6 +16,9 @@ interface Measured {
   readonly p99: number;
   /** The server's own CPU a request, from its `process_cpu_seconds_total`. */
   readonly cpuMicros: number;
+  readonly requests: number;
+  /** The machine's CPU readings around the measured requests. */
+  readonly machine: { readonly before?: MachineCpu; readonly after?: MachineCpu };
 }
 
 /**
@@ -53,6 +57,7 @@ export async function postAll(
     await bounded(warmUp, connections, post);
     const latencies: number[] = [];
     const cpuBefore = await cpuSeconds();
+    const machineBefore = machineCpu();
     const started = performance.now();
     await bounded(requests, connections, async () => {
       const t = performance.now();
@@ -60,6 +65,7 @@ export async function postAll(
       latencies.push(performance.now() - t);
     });
     const seconds = (performance.now() - started) / 1000;
+    const machineAfter = machineCpu();
     const cpuAfter = await cpuSeconds();
     const summary = summarize(latencies);
     return {
@@ -67,6 +73,11 @@ export async function postAll(
       p50: summary.p50,
       p99: summary.p99,
       cpuMicros: ((cpuAfter - cpuBefore) * 1e6) / requests,
+      requests,
+      machine: {
+        ...(machineBefore === undefined ? {} : { before: machineBefore }),
+        ...(machineAfter === undefined ? {} : { after: machineAfter }),
+      },
     };
   } finally {
     await pool.close();
@@ -140,17 +151,22 @@ export async function httpLimits(options: {
   );
   const detail = (measured: Measured, what: string) =>
     `p50 ${round(measured.p50, 1)} ms, p99 ${round(measured.p99, 1)} ms; ${round(measured.cpuMicros, 0)} µs of its CPU a request, after ${options.warmUp} to warm it up${what}`;
+  const bankName = `http POST /events to the bank simulator (${options.connections} keep-alive connections)`;
+  const floorName = `http POST /events to the services' HTTP stack, nothing behind it (${options.connections} connections)`;
+  const machineRows = (name: string, measured: Measured) =>
+    limitCpuRows(name, 'request', measured.requests, measured.machine.before, measured.machine.after);
   return [
     {
       group: 'limit',
-      name: `http POST /events to the bank simulator (${options.connections} keep-alive connections)`,
+      name: bankName,
       value: round(bank.perSecond, 0),
       unit: 'requests/s',
       detail: detail(bank, ''),
     },
+    ...machineRows(bankName, bank),
     {
       group: 'limit',
-      name: `http POST /events to the services' HTTP stack, nothing behind it (${options.connections} connections)`,
+      name: floorName,
       value: round(floor.perSecond, 0),
       unit: 'requests/s',
       detail: detail(
@@ -158,5 +174,6 @@ export async function httpLimits(options: {
         ': the body read and 202 answered, not parsed, checked or kept; the rest of the bank simulator is its work on the posting',
       ),
     },
+    ...machineRows(floorName, floor),
   ];
 }

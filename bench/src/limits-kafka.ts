@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { CompressionTypes, Kafka, logLevel } from 'kafkajs';
+import { limitCpuRows, type MachineCpu, machineCpu } from './cpu.ts';
 import type { Row } from './report.ts';
 import { round } from './stats.ts';
 
@@ -30,6 +31,7 @@ export async function kafkaLimits(options: {
   try {
     // Warm-up: metadata, connections and the JIT, outside the measurement.
     await producer.send({ topic, acks: -1, messages: [{ key: 'warm', value }] });
+    const cpuBefore = machineCpu();
     const started = performance.now();
     for (let sent = 0; sent < options.records; sent += options.batch) {
       const size = Math.min(options.batch, options.records - sent);
@@ -37,13 +39,18 @@ export async function kafkaLimits(options: {
       await producer.send({ topic, acks: -1, compression: CompressionTypes.None, messages });
     }
     const produceSeconds = (performance.now() - started) / 1000;
-    rows.push({
-      group: 'limit',
-      name: `kafka produce (idempotent, acks=all, ${options.batch} per send, ${options.recordBytes} B)`,
-      value: round(options.records / produceSeconds, 0),
-      unit: 'records/s',
-      detail: `${options.records} records in ${round(produceSeconds, 2)} s`,
-    });
+    const cpuAfter = machineCpu();
+    const produceName = `kafka produce (idempotent, acks=all, ${options.batch} per send, ${options.recordBytes} B)`;
+    rows.push(
+      {
+        group: 'limit',
+        name: produceName,
+        value: round(options.records / produceSeconds, 0),
+        unit: 'records/s',
+        detail: `${options.records} records in ${round(produceSeconds, 2)} s`,
+      },
+      ...limitCpuRows(produceName, 'record', options.records, cpuBefore, cpuAfter),
+    );
 
     const sequential = 500;
     const latencies: number[] = [];
@@ -69,26 +76,39 @@ export async function kafkaLimits(options: {
     await consumer.subscribe({ topic, fromBeginning: true });
     let consumed = 0;
     let firstAt = 0;
+    // Read with the first batch, as the clock is: what the consumer's start-up costs stays out.
+    let consumeCpuBefore: MachineCpu | undefined;
+    let firstBatch = 0;
     const done = new Promise<number>((resolve) => {
       void consumer.run({
         autoCommit: true,
         eachBatch: async ({ batch }) => {
-          if (firstAt === 0) firstAt = performance.now();
+          if (firstAt === 0) {
+            firstAt = performance.now();
+            consumeCpuBefore = machineCpu();
+          }
+          if (firstBatch === 0) firstBatch = batch.messages.length;
           consumed += batch.messages.length;
           if (consumed >= total) resolve(performance.now());
         },
       });
     });
     const finishedAt = await done;
+    const consumeCpuAfter = machineCpu();
     await consumer.disconnect();
     const consumeSeconds = (finishedAt - firstAt) / 1000;
-    rows.push({
-      group: 'limit',
-      name: 'kafka consume (eachBatch)',
-      value: round(total / consumeSeconds, 0),
-      unit: 'records/s',
-      detail: `${total} records in ${round(consumeSeconds, 2)} s after the first batch`,
-    });
+    const consumeName = 'kafka consume (eachBatch)';
+    rows.push(
+      {
+        group: 'limit',
+        name: consumeName,
+        value: round(total / consumeSeconds, 0),
+        unit: 'records/s',
+        detail: `${total} records in ${round(consumeSeconds, 2)} s after the first batch`,
+      },
+      // The first batch's records came before the first reading: the rest are what it covers.
+      ...limitCpuRows(consumeName, 'record', total - firstBatch, consumeCpuBefore, consumeCpuAfter),
+    );
   } finally {
     await producer.disconnect();
     await admin.deleteTopics({ topics: [topic] }).catch(() => undefined);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { connectStore, type EventDeliveryRecord } from '@rp/store';
 import { MongoClient } from 'mongodb';
-import { processTreeSeconds } from './cpu.ts';
+import { limitCpuRows, machineCpu, processTreeSeconds } from './cpu.ts';
 import type { Row } from './report.ts';
 import { bounded, round, summarize } from './stats.ts';
 
@@ -39,6 +39,7 @@ export async function mongoLimits(options: {
   const rows: Row[] = [];
   const measure = async (name: string, work: (id: string, index: number) => Promise<unknown>) => {
     const latencies: number[] = [];
+    const cpuBefore = machineCpu();
     const started = performance.now();
     await bounded(ids.length, options.concurrency, async (index) => {
       const t = performance.now();
@@ -46,14 +47,19 @@ export async function mongoLimits(options: {
       latencies.push(performance.now() - t);
     });
     const seconds = (performance.now() - started) / 1000;
+    const cpuAfter = machineCpu();
     const summary = summarize(latencies);
-    rows.push({
-      group: 'limit',
-      name: `mongodb ${name} (concurrency ${options.concurrency})`,
-      value: round(ids.length / seconds, 0),
-      unit: 'ops/s',
-      detail: `p50 ${round(summary.p50, 1)} ms, p99 ${round(summary.p99, 1)} ms`,
-    });
+    const limit = `mongodb ${name} (concurrency ${options.concurrency})`;
+    rows.push(
+      {
+        group: 'limit',
+        name: limit,
+        value: round(ids.length / seconds, 0),
+        unit: 'ops/s',
+        detail: `p50 ${round(summary.p50, 1)} ms, p99 ${round(summary.p99, 1)} ms`,
+      },
+      ...limitCpuRows(limit, 'operation', ids.length, cpuBefore, cpuAfter),
+    );
   };
   try {
     await collection.insertOne({ _id: 'warm-up', payload });
@@ -68,13 +74,13 @@ export async function mongoLimits(options: {
     );
     await measure('findOne by _id', (id) => collection.findOne({ _id: id }));
     rows.push(
-      await deliveryLogLimit(
+      ...(await deliveryLogLimit(
         options.uri,
         options.database,
         options.deliveryLogEntries ?? options.operations * 5,
         options.deliveryLogBatch ?? 1_000,
         options.serverProcesses ?? new Map(),
-      ),
+      )),
     );
   } finally {
     await db.dropDatabase().catch(() => undefined);
@@ -90,13 +96,14 @@ async function deliveryLogLimit(
   entries: number,
   batch: number,
   serverProcesses: ReadonlyMap<string, number>,
-): Promise<Row> {
+): Promise<Row[]> {
   const store = await connectStore({ uri, database, appName: 'bench-limits' });
   try {
     await store.ensureIndexes();
     const calls: number[] = [];
     const written: string[] = [];
     const cpuBefore = processTreeSeconds(serverProcesses);
+    const machineBefore = machineCpu();
     const started = performance.now();
     for (let first = 0; first < entries; first += batch) {
       const records = Array.from({ length: Math.min(batch, entries - first) }, (_, index) =>
@@ -108,6 +115,7 @@ async function deliveryLogLimit(
       written.push((records[records.length >> 1] as EventDeliveryRecord).posting.eventId);
     }
     const seconds = (performance.now() - started) / 1000;
+    const machineAfter = machineCpu();
     const cpuAfter = processTreeSeconds(serverProcesses);
     // What an operator's look at one posting costs once the log holds them all.
     const reads: number[] = [];
@@ -124,13 +132,17 @@ async function deliveryLogLimit(
           `${name} ${round(((after - (cpuBefore.get(name) ?? after)) * 1e6) / entries, 0)} µs`,
       )
       .join(', ');
-    return {
-      group: 'limit',
-      name: `mongodb delivery log first attempts (${batch} a call)`,
-      value: round(entries / seconds, 0),
-      unit: 'entries/s',
-      detail: `${entries} entries; a call p50 ${round(summary.p50, 0)} ms, p99 ${round(summary.p99, 0)} ms${cpu ? `; an entry: ${cpu} of CPU` : ''}; then a posting read by its event id p50 ${round(read.p50, 1)} ms, p99 ${round(read.p99, 1)} ms (${reads.length} reads)`,
-    };
+    const limit = `mongodb delivery log first attempts (${batch} a call)`;
+    return [
+      {
+        group: 'limit',
+        name: limit,
+        value: round(entries / seconds, 0),
+        unit: 'entries/s',
+        detail: `${entries} entries; a call p50 ${round(summary.p50, 0)} ms, p99 ${round(summary.p99, 0)} ms${cpu ? `; an entry: ${cpu} of CPU` : ''}; then a posting read by its event id p50 ${round(read.p50, 1)} ms, p99 ${round(read.p99, 1)} ms (${reads.length} reads)`,
+      },
+      ...limitCpuRows(limit, 'entry', entries, machineBefore, machineAfter),
+    ];
   } finally {
     await store.close();
   }
