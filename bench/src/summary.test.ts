@@ -25,9 +25,18 @@ const row = (group: Row['group'], name: string, value: number, detail?: string):
 function fullRun(commit: string, options: { debits: number; eventPath: number; outOfOrder?: number }) {
   const order = `order checked on all 1000 as they arrived: ${options.outOfOrder ?? 0} out of order`;
   return {
-    machine: { cpuModel: 'AMD EPYC', versions: { commit } } as never,
+    machine: { cpuModel: 'AMD EPYC', cores: 2, versions: { commit } } as never,
     rows: [
       row('limit', 'kafka produce (idempotent, acks=all, 1000 per send, 1024 B)', 50_000),
+      row('limit', 'machine CPU per record: kafka produce (idempotent, acks=all, 1000 per send, 1024 B)', 43),
+      row('limit', 'kafka consume (eachBatch)', 150_000),
+      row('limit', 'machine CPU per record: kafka consume (eachBatch)', 13),
+      row('limit', 'machine CPU per entry: mongodb delivery log first attempts (1000 a call)', 30),
+      row(
+        'limit',
+        "machine CPU per request: http POST /events to the services' HTTP stack, nothing behind it (32 connections)",
+        115,
+      ),
       row('limit', 'mongodb insertOne (concurrency 16)', 2_000),
       row('limit', 'mongodb delivery log first attempts (1000 a call)', 20_000),
       row('limit', 'http POST /events to the bank simulator (32 keep-alive connections)', 5_000),
@@ -149,6 +158,8 @@ describe('what the summary reads of a run', () => {
       schedulerAlone: 1_731.5,
       schedulerCeiling: 1_894,
       limits: { kafkaProduce: 50_000, mongoInsert: 2_000, deliveryLog: 20_000, bankHttp: 5_000 },
+      limitCpu: { kafkaProduce: 43, kafkaConsume: 13, deliveryLog: 30, bareHttp: 115 },
+      cores: 2,
       // The references' row gives the CPU a debit to a tenth; the busy row rounds it.
       perDebit: { kafkaRecords: 34, writeCommands: 1.5, cpu: 27.2, references: 268, allCoreReferences: 256 },
       busy: 98,
@@ -249,6 +260,51 @@ describe('the tables', () => {
     expect(cells('202 to the first posting')).toEqual(['9 / 81 / 227 ms', '9 / 81 / 227 ms']);
   });
 
+  it("gives a debit's floor: its traffic at the machine CPU each kind cost at its limit", () => {
+    const measured = summaryOf('a', fullRun('abc1234', { debits: 72.7, eventPath: 3_914.8 }));
+    // A run from before the limits' machine CPU was read: its floor is not known.
+    const older = fullRun('0ld0000', { debits: 72.7, eventPath: 3_914.8 });
+    const unmeasured = summaryOf('b', {
+      ...older,
+      rows: older.rows.filter((entry) => !entry.name.startsWith('machine CPU per ')),
+    });
+    const text = formatSummary([measured, unmeasured], ['floor']);
+    const cells = (start: string) =>
+      (text.split('\n').find((entry) => entry.startsWith(`| ${start}`)) ?? '')
+        .split('|')
+        .slice(2, -1)
+        .map((cell) => cell.trim());
+    expect(cells('HTTP requests')).toEqual(['22 × 115 µs = 2.53 ms', '-']);
+    expect(cells('Kafka records written')).toEqual(['34 × 43 µs = 1.46 ms', '-']);
+    expect(cells('the same records read')).toEqual(['34 × 13 µs = 0.44 ms', '-']);
+    expect(cells('MongoDB documents written')).toEqual(['8.2 × 30 µs = 0.25 ms', '-']);
+    // 2,530 + 1,462 + 442 + 246 µs.
+    expect(cells('the floor a debit')).toEqual(['4.68 ms', '-']);
+    expect(cells('debits a second the floor allows')).toEqual(['427/s on 2 cores', '-']);
+    expect(cells('500 debits a second at the floor')).toEqual(['2.34 cores', '-']);
+    expect(cells("the pipeline's CPU a debit")).toEqual(['27.2 ms, 5.8 × the floor', '-']);
+  });
+
+  it('gives the cores each process would need for 500 debits a second at the CPU a debit the run measured', () => {
+    const text = formatSummary(
+      [summaryOf('a', fullRun('abc1234', { debits: 72.7, eventPath: 3_914.8 }))],
+      ['sizing'],
+    );
+    const cells = (start: string) =>
+      (text.split('\n').find((entry) => entry.startsWith(`| ${start}`)) ?? '')
+        .split('|')
+        .slice(2, -1)
+        .map((cell) => cell.trim());
+    // 4.2 ms a debit × 500 a second; 2.1 ms is a core and a twentieth.
+    expect(cells('bank-simulator')).toEqual(['2.1 cores']);
+    expect(cells('ingress')).toEqual(['1.1 cores']);
+    // The engine's services without the bank simulator and the stack: the tracker and the ingress here.
+    expect(cells("the engine's services")).toEqual(['2.7 cores']);
+    // 4.2 + 3.2 + 3 + 2.1 ms: the load generator and a process that took nothing left out.
+    expect(cells('all of them')).toEqual(['6.3 cores']);
+    expect(text).not.toContain('| bench (load generator)');
+  });
+
   it("gives each service's resident set with the queue, after a forced collection where the run has it", () => {
     const medians = { ...queueRun, rows: queueRun.rows.slice(0, 1) };
     const text = formatSummary([summaryOf('queue', queueRun), summaryOf('medians', medians)], ['memory']);
@@ -337,7 +393,7 @@ describe("a document's summary blocks", () => {
     const read = (file: string) =>
       JSON.parse(readFileSync(resolve(root, 'bench/results', file), 'utf8')) as Report;
     const text = formatSummary([
-      summaryOf('full', read('2026-12-06T08-50-03-726Z.json'), read('2026-12-06T09-45-17-139Z.json')),
+      summaryOf('full', read('2026-12-06T11-03-57-151Z.json'), read('2026-12-06T09-45-17-139Z.json')),
     ]);
     // A row the summary looks for by a name the bench no longer writes would show as a dash here.
     // (a dash alone or beside another figure, "34 / -"; not a sign, "-2.7%").

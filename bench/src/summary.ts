@@ -1,6 +1,7 @@
 /**
  * Runs as the tables of BENCHMARKS.md, a column a run: the issue's five targets, met or not; each
- * throughput figure beside the limit measured in the same run, as its share of it; what a debit costs
+ * throughput figure beside the limit measured in the same run, as its share of it; a debit's floor (its
+ * traffic at what the limits cost the machine, and the debits a second that allows); what a debit costs
  * (CPU, records, requests, writes) with the latencies at half load; the CPU a debit by process; and the
  * limits. Every cell is read from a result file; a figure the run did not measure is a dash. The tables
  * in BENCHMARKS.md are made by this from the runs each names, and a test holds them to it.
@@ -68,6 +69,17 @@ export interface RunSummary {
     readonly bankHttp: number | undefined;
     readonly bareHttp: number | undefined;
   };
+  /**
+   * The machine's CPU an operation at the limits, µs (every core's busy time over the operations): what
+   * the infrastructure itself costs this machine, the floor of a debit's CPU.
+   */
+  readonly limitCpu: {
+    readonly kafkaProduce: number | undefined;
+    readonly kafkaConsume: number | undefined;
+    readonly deliveryLog: number | undefined;
+    readonly bareHttp: number | undefined;
+  };
+  readonly cores: number | undefined;
   readonly perDebit: {
     readonly kafkaRecords: number | undefined;
     readonly kafkaRequests: number | undefined;
@@ -161,7 +173,7 @@ export function summaryOf(
   const startingWith = (prefix: string) => rows.find((row) => row.name.startsWith(prefix));
   const delivered = (row: Row | undefined): Delivered | undefined =>
     row === undefined ? undefined : { rate: row.value, inOrder: inOrder(row.detail) };
-  const machine = report.machine as { cpuModel?: string };
+  const machine = report.machine as { cpuModel?: string; cores?: number };
   const ingress = startingWith('latency ingress 202 at ');
   const recovery = byName.get('recovery after a 60 s bank outage') ?? startingWith('recovery after a ');
   const busy = byName.get('machine CPU busy at the sustained rate');
@@ -194,6 +206,13 @@ export function summaryOf(
       bankHttp: startingWith('http POST /events to the bank simulator')?.value,
       bareHttp: startingWith("http POST /events to the services' HTTP stack")?.value,
     },
+    limitCpu: {
+      kafkaProduce: startingWith('machine CPU per record: kafka produce (idempotent')?.value,
+      kafkaConsume: startingWith('machine CPU per record: kafka consume')?.value,
+      deliveryLog: startingWith('machine CPU per entry: mongodb delivery log first attempts')?.value,
+      bareHttp: startingWith("machine CPU per request: http POST /events to the services' HTTP stack")?.value,
+    },
+    cores: machine.cores,
     perDebit: {
       kafkaRecords: value('kafka records written per debit'),
       kafkaRequests: value('kafka requests per debit'),
@@ -245,6 +264,47 @@ export function summaryOf(
   };
 }
 
+/**
+ * A debit's traffic at what each kind costs the machine at its limit, where it is cheapest (the largest
+ * batches, nothing parsed or checked): the HTTP requests at the bare stack's cost (client and server), the
+ * Kafka records written at the batched produce's and read once each at eachBatch's (every topic of the
+ * journey has a consumer in the pipeline), the MongoDB documents at the delivery log's batched inserts.
+ * A debit can cost no less while it makes this traffic: whatever the services do around it comes on top.
+ */
+export function floorParts(run: RunSummary): readonly { count?: number; micros?: number }[] {
+  const part = (count: number | undefined, micros: number | undefined) => ({
+    ...(count === undefined ? {} : { count }),
+    ...(micros === undefined ? {} : { micros }),
+  });
+  return [
+    part(run.perDebit.httpRequests, run.limitCpu.bareHttp),
+    part(run.perDebit.kafkaRecords, run.limitCpu.kafkaProduce),
+    part(run.perDebit.kafkaRecords, run.limitCpu.kafkaConsume),
+    part(run.perDebit.writeStatements, run.limitCpu.deliveryLog),
+  ];
+}
+
+/** The floor of a debit's machine CPU, ms; undefined unless the run measured every part of it. */
+export function floorMs(run: RunSummary): number | undefined {
+  let micros = 0;
+  for (const { count, micros: each } of floorParts(run)) {
+    if (count === undefined || each === undefined) return undefined;
+    micros += count * each;
+  }
+  return micros / 1000;
+}
+
+/** The engine's own services, as the bench names their processes (the bank simulator and the stack apart). */
+const engineServices = new Set([
+  'ingress',
+  'validator',
+  'scheduler',
+  'dispatcher',
+  'tracker',
+  'event-publisher',
+]);
+const isEngineService = (process: string) => engineServices.has(process);
+
 /** The issue's targets on the reference machine. */
 export const targets = {
   debitsPerSecond: 500,
@@ -257,6 +317,11 @@ export const targets = {
 const number = (value: number, digits = 1) =>
   value.toLocaleString('en-US', { maximumFractionDigits: digits });
 const dash = '-';
+/** "0.8 cores", "1 core", "2.1 cores". */
+const coresOf = (value: number, digits = 1) => {
+  const text = number(value, digits);
+  return `${text} ${text === '1' ? 'core' : 'cores'}`;
+};
 /** A change in per cent with its sign: "+1.7%", "0%", "-2.7%". */
 const signed = (value: number) => `${value > 0 ? '+' : ''}${number(value)}%`;
 
@@ -339,7 +404,16 @@ const heading = (run: RunSummary) =>
   run.cpuModel === undefined ? `\`${run.commit}\`` : `\`${run.commit}\`, ${run.cpuModel}`;
 
 /** The tables the summary makes, each a column a run. */
-export const tableNames = ['targets', 'beside', 'costs', 'cpu', 'yardstick', 'memory'] as const;
+export const tableNames = [
+  'targets',
+  'beside',
+  'floor',
+  'costs',
+  'cpu',
+  'sizing',
+  'yardstick',
+  'memory',
+] as const;
 export type TableName = (typeof tableNames)[number];
 
 const isTableName = (name: string): name is TableName => (tableNames as readonly string[]).includes(name);
@@ -426,6 +500,42 @@ const tables: Readonly<Record<TableName, Table>> = {
     };
   },
 
+  floor: (runs) => {
+    const row = lineOf(runs);
+    const parts = (run: RunSummary) => floorParts(run);
+    const part = (index: number) => (run: RunSummary) => {
+      const entry = parts(run)[index];
+      return entry === undefined || entry.count === undefined || entry.micros === undefined
+        ? dash
+        : `${number(entry.count)} × ${number(entry.micros, 0)} µs = ${number((entry.count * entry.micros) / 1000, 2)} ms`;
+    };
+    return {
+      title: "a debit's floor: its traffic at the machine CPU the limits cost",
+      lines: [
+        row("HTTP requests × the bare HTTP stack's, client and server", part(0)),
+        row("Kafka records written × the batched produce's, client and broker", part(1)),
+        row("the same records read (each by one service at least) × eachBatch's", part(2)),
+        row("MongoDB documents written × the delivery log's, 1,000 a call", part(3)),
+        row('the floor a debit', (run) => optional(floorMs(run), (v) => `${number(v, 2)} ms`)),
+        row('debits a second the floor allows on the machine', (run) => {
+          const floor = floorMs(run);
+          return floor === undefined || run.cores === undefined
+            ? dash
+            : `${number((run.cores * 1000) / floor, 0)}/s on ${run.cores} cores`;
+        }),
+        row('500 debits a second at the floor', (run) =>
+          optional(floorMs(run), (v) => coresOf((targets.debitsPerSecond * v) / 1000, 2)),
+        ),
+        row("the pipeline's CPU a debit, over its floor", (run) => {
+          const floor = floorMs(run);
+          return floor === undefined || run.perDebit.cpu === undefined
+            ? dash
+            : `${number(run.perDebit.cpu)} ms, ${number(run.perDebit.cpu / floor)} × the floor`;
+        }),
+      ],
+    };
+  },
+
   costs: (runs) => {
     const row = lineOf(runs);
     return {
@@ -479,6 +589,32 @@ const tables: Readonly<Record<TableName, Table>> = {
           run.cpuByProcess.length === 0
             ? dash
             : `${number(run.cpuByProcess.reduce((sum, entry) => sum + entry.ms, 0))} ms`,
+        ),
+      ],
+    };
+  },
+
+  sizing: (runs) => {
+    // Every process any run names, in the first run's order (most first), then the others'.
+    const processes = [...new Set(runs.flatMap((run) => run.cpuByProcess.map((entry) => entry.process)))];
+    const cores = (ms: number) => coresOf((ms * targets.debitsPerSecond) / 1000);
+    const ms = (run: RunSummary, name: string) =>
+      run.cpuByProcess.find((entry) => entry.process === name)?.ms;
+    const sum = (run: RunSummary, which: (process: string) => boolean) => {
+      const entries = run.cpuByProcess.filter((entry) => which(entry.process));
+      return entries.length === 0 ? undefined : entries.reduce((total, entry) => total + entry.ms, 0);
+    };
+    const row = lineOf(runs);
+    return {
+      title: `cores for ${number(targets.debitsPerSecond, 0)} debits a second at the run's CPU a debit`,
+      lines: [
+        ...processes.map((name) => row(name, (run) => optional(ms(run, name), cores))),
+        row("the engine's services", (run) => optional(sum(run, isEngineService), cores)),
+        row('all of them', (run) =>
+          optional(
+            sum(run, () => true),
+            cores,
+          ),
         ),
       ],
     };
@@ -576,8 +712,9 @@ const usage = `Usage: npm run summary -w @rp/bench -- [--memory queue-run.json] 
        npm run summary -w @rp/bench -- --docs BENCHMARKS.md [--check]
 
 Prints, as Markdown tables with a column a run, the five targets (met or not), each throughput figure
-beside the limit measured in the same run, what a debit costs with the latencies at half load, the CPU
-a debit by process, and the limits themselves. --memory names a large-queue run (--only queue-memory)
+beside the limit measured in the same run, a debit's floor (its requests, records and documents at the
+machine CPU each cost at its limit, and the debits a second that leaves room for), what a debit costs
+with the latencies at half load, the CPU a debit by process, and the limits themselves. --memory names a large-queue run (--only queue-memory)
 whose figures stand for the memory target in the runs that have none of their own. Without files,
 bench/results/latest.json.
 
