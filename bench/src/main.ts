@@ -13,6 +13,7 @@
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { pipelineServices } from '@rp/launcher';
 import {
   ferretdbBackendDatabase,
   findPostgresBindir,
@@ -34,6 +35,7 @@ import { httpLimits } from './limits-http.ts';
 import { kafkaLimits } from './limits-kafka.ts';
 import { describeMongoServer, mongoLimits } from './limits-mongo.ts';
 import { describeMachine } from './machine.ts';
+import { kubernetesMemoryLimits, MemoryCgroups } from './memory-limits.ts';
 import { pipelineBench } from './pipeline.ts';
 import { postgresReader } from './postgres.ts';
 import { queueMemoryBench } from './queue-memory.ts';
@@ -62,6 +64,10 @@ const usage = `Usage: npm run bench -- [options]
   --large-queue N       debits queued by --only queue-memory (default 1000000)
   --profile             every service under node --cpu-prof: its CPU by package, and the busiest
                         service's top functions, in the table (profiles in bench/results/profiles/)
+  --k8s-memory          every service of the pipeline phases in a memory cgroup of its Kubernetes
+                        manifest's limit (infra/k8s/base), started inside it as in a pod so that V8 sizes
+                        its heap from it: what each held at most and any kill, in the table (Linux with
+                        the memory controller, as root; such a run is never the run of record)
   --help                this text
 
 Uses KAFKA_BROKERS (with SCHEMA_REGISTRY_URL) and MONGODB_URI when set, each on its own, and starts the
@@ -93,6 +99,7 @@ function parseOptions() {
       postings: { type: 'string' },
       scheduler: { type: 'string' },
       profile: { type: 'boolean', default: false },
+      'k8s-memory': { type: 'boolean', default: false },
     },
   });
 }
@@ -127,6 +134,7 @@ const settings = {
   postings: Math.floor(number(values.postings, quick ? 100 : 2_000, 'postings')),
   scheduler: Math.floor(number(values.scheduler, quick ? 200 : 1_500, 'scheduler')),
   profile: values.profile === true,
+  k8sMemory: values['k8s-memory'] === true,
   kafkaRecords: quick ? 20_000 : 200_000,
   mongoOperations: quick ? 1_000 : 5_000,
   mongoConcurrency: 16,
@@ -243,6 +251,9 @@ if (settings.only === 'all' || settings.only === 'limits') {
 if (settings.only === 'all' || settings.only === 'pipeline') {
   const postgres = localPostgres();
   const references = await startCpuReferences(root);
+  const memoryLimits = settings.k8sMemory
+    ? new MemoryCgroups(`${run}-pl`, kubernetesMemoryLimits(root, pipelineServices))
+    : undefined;
   rows.push(
     ...(await pipelineBench(
       {
@@ -263,9 +274,13 @@ if (settings.only === 'all' || settings.only === 'pipeline') {
         ...(postgres === undefined ? {} : { postgres }),
         cpuReference: () => references.read(),
         ...(settings.profile ? { profileDir: profileDir() } : {}),
+        ...(memoryLimits === undefined ? {} : { memoryLimits }),
       },
       log,
-    ).finally(() => references.close())),
+    ).finally(async () => {
+      memoryLimits?.remove();
+      await references.close();
+    })),
   );
 }
 
@@ -305,6 +320,6 @@ const path = writeReport(
     rows,
   },
   // The run of record: every part at full length. A quick run or a single part is written beside it only.
-  settings.only === 'all' && !settings.quick,
+  settings.only === 'all' && !settings.quick && !settings.k8sMemory,
 );
 console.log(`\nwritten to ${path.slice(root.length)}`);

@@ -26,6 +26,7 @@ import {
   switchesBetween,
 } from './cpu.ts';
 import { type LagWindow, lagByGroup, lagRow, mergeLag, watchLag } from './lag.ts';
+import { type MemoryCgroups, memoryLimitRows } from './memory-limits.ts';
 import {
   type FirstAttempt,
   firstPostingSplitMissing,
@@ -95,6 +96,11 @@ export interface PipelineBenchOptions {
   readonly scheduler?: number;
   /** PostgreSQL's own counters behind the local stack's FerretDB (`postgres.ts`); none when undefined. */
   readonly postgres?: () => Promise<PostgresCounters | undefined>;
+  /**
+   * Each service in a memory cgroup of its Kubernetes limit (`--k8s-memory`), started inside it as in a
+   * pod; what each held at most, and any kill, in the table. None when undefined.
+   */
+  readonly memoryLimits?: MemoryCgroups;
 }
 
 const completedState = 'DEBIT_COMPLETED';
@@ -1110,6 +1116,9 @@ export async function pipelineBench(
       RESPONSE_DELAY: '0ms',
       ...anyTimeWindows,
     },
+    ...(options.memoryLimits === undefined
+      ? {}
+      : { wrap: (service: PipelineService) => options.memoryLimits?.wrap(service) }),
     ...(options.profileDir === undefined
       ? {}
       : {
@@ -1571,6 +1580,14 @@ export async function pipelineBench(
     await probe.close();
     // The run's topics, subjects and database go with it: a local broker loads every partition left.
     await stopAndDrop(pipeline, log);
+    if (options.memoryLimits !== undefined) {
+      // Read once every service has exited, so that the peaks are the whole run's; logged too, so that a
+      // run that failed (a service killed for want of memory) still says what each held.
+      const held = memoryLimitRows(options.memoryLimits.read());
+      for (const row of held) log(`${row.name}: ${row.value} ${row.unit}, ${row.detail}`);
+      rows.push(...held);
+      options.memoryLimits.remove();
+    }
   }
   if (options.profileDir !== undefined) rows.push(...profileRows(summarizeProfiles(options.profileDir)));
   return rows;

@@ -305,6 +305,38 @@ describe('the tables', () => {
     expect(text).not.toContain('| bench (load generator)');
   });
 
+  it('gives what each service held under its Kubernetes memory limit, where the run ran under them', () => {
+    const limited = {
+      machine: { cpuModel: 'AMD EPYC', versions: { commit: 'abc1234' } } as never,
+      rows: [
+        row(
+          'pipeline',
+          'memory under its Kubernetes limit, the whole run: tracker',
+          308,
+          "of its manifest's 768 MiB limit (40%), page cache included; V8's heap limit from it 432 MB; 0 killed for want of memory",
+        ),
+        row(
+          'pipeline',
+          'memory under its Kubernetes limit, the whole run: ingress',
+          512,
+          "of its manifest's 512 MiB limit (100%), page cache included; V8's heap limit from it not read; 1 killed for want of memory",
+        ),
+      ],
+    };
+    const run = summaryOf('pods', limited);
+    expect(run.pods).toEqual([
+      { service: 'tracker', peak: 308, limit: 768, heapLimit: 432, killed: 0 },
+      { service: 'ingress', peak: 512, limit: 512, heapLimit: undefined, killed: 1 },
+    ]);
+    const text = formatSummary(
+      [run, summaryOf('other', fullRun('def5678', { debits: 1, eventPath: 1 }))],
+      ['pods'],
+    );
+    const [, , tracker, ingress] = text.split('\n').map((line) => line.split('|').map((cell) => cell.trim()));
+    expect(tracker?.slice(1, 4)).toEqual(['tracker', '308 MB of 768 MiB, 40% (heap 432 MB), 0 killed', '-']);
+    expect(ingress?.slice(1, 4)).toEqual(['ingress', '512 MB of 512 MiB, 100%, 1 killed', '-']);
+  });
+
   it("gives each service's resident set with the queue, after a forced collection where the run has it", () => {
     const medians = { ...queueRun, rows: queueRun.rows.slice(0, 1) };
     const text = formatSummary([summaryOf('queue', queueRun), summaryOf('medians', medians)], ['memory']);

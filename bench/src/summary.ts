@@ -15,6 +15,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { engineServices } from '@rp/contracts';
 import { invokedFrom, runAsProgram } from './program.ts';
 import type { Report, Row } from './report.ts';
 
@@ -40,6 +41,16 @@ export interface MemoryChange {
   readonly change: number;
   /** The change of the V8 heap in use, in per cent, where the reading was after a forced collection. */
   readonly heapChange?: number;
+}
+
+/** What a service held under its Kubernetes memory limit (`--k8s-memory`). */
+export interface PodMemory {
+  readonly service: string;
+  /** MB at most, MiB of the limit, MB of V8's heap limit (undefined: not read). */
+  readonly peak: number;
+  readonly limit: number;
+  readonly heapLimit: number | undefined;
+  readonly killed: number;
 }
 
 /** What the tables read of one result file; undefined where the run did not measure it. */
@@ -104,6 +115,7 @@ export interface RunSummary {
   readonly memory: readonly MemoryChange[];
   /** The commit of the large-queue run the memory figures come from, when not this run's own. */
   readonly memoryFrom?: string;
+  readonly pods: readonly PodMemory[];
 }
 
 const loadGenerator = 'bench (load generator)';
@@ -160,6 +172,28 @@ const commitOf = (report: Pick<Report, 'machine'>) =>
  * What the tables read of one result file. A full run has no large queue (`--only queue-memory` takes
  * some 40 minutes alone): `memoryRun`, such a run, gives the memory target's figures where it has none.
  */
+const podPrefix = 'memory under its Kubernetes limit, the whole run: ';
+
+/** "of its manifest's 768 MiB limit (40%), ...; V8's heap limit from it 432 MB; 0 killed for want of memory" */
+function podMemory(rows: readonly Row[]): PodMemory[] {
+  return rows.flatMap((row) => {
+    if (!row.name.startsWith(podPrefix) || !Number.isFinite(row.value)) return [];
+    const limit = Number(/manifest's ([\d.]+) MiB limit/.exec(row.detail ?? '')?.[1]);
+    const heapLimit = Number(/heap limit from it ([\d.]+) MB/.exec(row.detail ?? '')?.[1]);
+    const killed = Number(/(\d+) killed for want of memory/.exec(row.detail ?? '')?.[1]);
+    if (!Number.isFinite(limit) || !Number.isFinite(killed)) return [];
+    return [
+      {
+        service: row.name.slice(podPrefix.length),
+        peak: row.value,
+        limit,
+        heapLimit: Number.isFinite(heapLimit) ? heapLimit : undefined,
+        killed,
+      },
+    ];
+  });
+}
+
 export function summaryOf(
   name: string,
   report: Pick<Report, 'machine' | 'rows'>,
@@ -260,6 +294,7 @@ export function summaryOf(
               Number(/([\d.]+) postings\/s while catching up/.exec(recovery.detail ?? '')?.[1]) || undefined,
           },
     memory: ownMemory.length > 0 ? ownMemory : otherMemory,
+    pods: podMemory(rows),
     ...(otherMemory.length > 0 && memoryRun !== undefined ? { memoryFrom: commitOf(memoryRun) } : {}),
   };
 }
@@ -295,15 +330,7 @@ export function floorMs(run: RunSummary): number | undefined {
 }
 
 /** The engine's own services, as the bench names their processes (the bank simulator and the stack apart). */
-const engineServices = new Set([
-  'ingress',
-  'validator',
-  'scheduler',
-  'dispatcher',
-  'tracker',
-  'event-publisher',
-]);
-const isEngineService = (process: string) => engineServices.has(process);
+const isEngineService = (process: string) => (engineServices as readonly string[]).includes(process);
 
 /** The issue's targets on the reference machine. */
 export const targets = {
@@ -413,6 +440,7 @@ export const tableNames = [
   'sizing',
   'yardstick',
   'memory',
+  'pods',
 ] as const;
 export type TableName = (typeof tableNames)[number];
 
@@ -659,6 +687,22 @@ const tables: Readonly<Record<TableName, Table>> = {
           if (entry === undefined) return dash;
           const heap = entry.heapChange === undefined ? '' : ` (heap ${signed(entry.heapChange)})`;
           return `${number(entry.at100k, 0)} → ${number(entry.at1m, 0)} MB, ${signed(entry.change)}${heap}`;
+        }),
+      ),
+    };
+  },
+
+  pods: (runs) => {
+    const services = [...new Set(runs.flatMap((run) => run.pods.map((entry) => entry.service)))];
+    const row = lineOf(runs);
+    return {
+      title: 'under its Kubernetes memory limit: the most it held (V8 heap limit)',
+      lines: services.map((service) =>
+        row(service, (run) => {
+          const entry = run.pods.find((candidate) => candidate.service === service);
+          if (entry === undefined) return dash;
+          const heap = entry.heapLimit === undefined ? '' : ` (heap ${number(entry.heapLimit, 0)} MB)`;
+          return `${number(entry.peak, 0)} MB of ${number(entry.limit, 0)} MiB, ${number((100 * entry.peak) / entry.limit, 0)}%${heap}, ${entry.killed} killed`;
         }),
       ),
     };

@@ -97,3 +97,31 @@ describe('extra instances', () => {
     expect(() => process.kill(pid as number, 0)).toThrow();
   });
 });
+
+describe('a service started under a command', () => {
+  it('runs the service through the command, which execs it: the process signalled is the service', async () => {
+    const marker = join(logDir, 'wrapped');
+    const wrapped = await launchPipeline({
+      root,
+      logDir,
+      run: 'launcher-test-wrap',
+      endpoints: {
+        kafkaBrokers: ['127.0.0.1:9'],
+        schemaRegistryUrl: 'http://127.0.0.1:9',
+        mongodbUri: 'mongodb://127.0.0.1:9',
+      },
+      services: ['bank-simulator'],
+      // The shell writes its own pid, then becomes the service.
+      wrap: (service) => ['/bin/sh', '-c', 'echo $$ > "$0" && exec "$@"', `${marker}-${service}`],
+    });
+    try {
+      expect(await answers(wrapped.url('bank-simulator'))).toBe(200);
+      const pid = wrapped.pid('bank-simulator');
+      expect(Number(readFileSync(`${marker}-bank-simulator`, 'utf8'))).toBe(pid);
+      expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8')).toContain('bank-simulator/dist/main.js');
+    } finally {
+      await wrapped.stop();
+    }
+    expect(wrapped.isRunning('bank-simulator')).toBe(false);
+  });
+});

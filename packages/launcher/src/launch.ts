@@ -51,6 +51,12 @@ export interface LaunchOptions {
   readonly env?: Readonly<Record<string, string>>;
   /** Extra environment for one service, applied after `env`. */
   readonly serviceEnv?: Partial<Record<PipelineService, Readonly<Record<string, string>>>>;
+  /**
+   * The command a service starts under, its `node main.js` appended: for example a shell that joins a
+   * cgroup and `exec`s what follows. It must exec the service, so that the process the launcher signals
+   * and waits for is the service's own. Undefined (or for a service it gives none): started directly.
+   */
+  readonly wrap?: (service: PipelineService) => readonly string[] | undefined;
   /** Which services to start now (default: all); the others can be started later with `start`. */
   readonly services?: readonly PipelineService[];
   readonly readyTimeoutMs?: number;
@@ -389,7 +395,8 @@ export async function launchPipeline(options: LaunchOptions): Promise<Pipeline> 
     const main = join(options.root, 'services', service, 'dist', 'main.js');
     if (!existsSync(main)) throw new Error(`${service} is not built (${main} missing); run the build first`);
     const log = createWriteStream(logFile, { flags: 'a' });
-    const child = spawn(process.execPath, [main], {
+    const [command = process.execPath, ...prefix] = [...(options.wrap?.(service) ?? []), process.execPath];
+    const child = spawn(command, [...prefix, main], {
       env: { ...common, ...options.serviceEnv?.[service], ...env, PORT: String(port) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
