@@ -145,11 +145,29 @@ const settings = {
 if (!['all', 'limits', 'pipeline', 'codec', 'queue-memory'].includes(settings.only)) {
   refuse(`--only: limits, pipeline, codec or queue-memory, not "${settings.only}"`);
 }
+if (settings.k8sMemory && !['all', 'pipeline'].includes(settings.only)) {
+  refuse(
+    `--k8s-memory: the pipeline phases' services run under the limits; --only ${settings.only} runs none`,
+  );
+}
 const needsStack = settings.only !== 'codec';
 
 const log = (line: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${line}`);
 const startedAt = new Date().toISOString();
 const run = `bench-${Date.now().toString(36)}`;
+
+// Made before anything runs, so that a machine without the memory controller (or a user who is not root)
+// is told at once rather than after the limits.
+let memoryLimits: MemoryCgroups | undefined;
+try {
+  memoryLimits = settings.k8sMemory
+    ? new MemoryCgroups(`${run}-pl`, kubernetesMemoryLimits(root, pipelineServices))
+    : undefined;
+} catch (error) {
+  refuse((error as Error).message);
+}
+// Whatever ends the run, its cgroups go with it (an empty cgroup is removed; one still in use is left).
+process.on('exit', () => memoryLimits?.remove());
 
 let env: EnvEndpoints = {};
 try {
@@ -251,9 +269,6 @@ if (settings.only === 'all' || settings.only === 'limits') {
 if (settings.only === 'all' || settings.only === 'pipeline') {
   const postgres = localPostgres();
   const references = await startCpuReferences(root);
-  const memoryLimits = settings.k8sMemory
-    ? new MemoryCgroups(`${run}-pl`, kubernetesMemoryLimits(root, pipelineServices))
-    : undefined;
   rows.push(
     ...(await pipelineBench(
       {

@@ -2,8 +2,9 @@
  * Runs as the tables of BENCHMARKS.md, a column a run: the issue's five targets, met or not; each
  * throughput figure beside the limit measured in the same run, as its share of it; a debit's floor (its
  * traffic at what the limits cost the machine, and the debits a second that allows); what a debit costs
- * (CPU, records, requests, writes) with the latencies at half load; the CPU a debit by process; and the
- * limits. Every cell is read from a result file; a figure the run did not measure is a dash. The tables
+ * (CPU, records, requests, writes) with the latencies at half load; the CPU a debit by process and the
+ * cores each would need for 500 debits a second; the limits; the memory with the large queue; and what
+ * each service held under its Kubernetes memory limit (a `--k8s-memory` run). Every cell is read from a result file; a figure the run did not measure is a dash. The tables
  * in BENCHMARKS.md are made by this from the runs each names, and a test holds them to it.
  *
  *   npm run summary -w @rp/bench -- [--memory queue-run.json] [result.json ...]
@@ -168,10 +169,6 @@ function memoryChanges(rows: readonly Row[]): MemoryChange[] {
 const commitOf = (report: Pick<Report, 'machine'>) =>
   (report.machine as { versions?: Record<string, string> }).versions?.commit ?? '?';
 
-/**
- * What the tables read of one result file. A full run has no large queue (`--only queue-memory` takes
- * some 40 minutes alone): `memoryRun`, such a run, gives the memory target's figures where it has none.
- */
 const podPrefix = 'memory under its Kubernetes limit, the whole run: ';
 
 /** "of its manifest's 768 MiB limit (40%), ...; V8's heap limit from it 432 MB; 0 killed for want of memory" */
@@ -194,6 +191,10 @@ function podMemory(rows: readonly Row[]): PodMemory[] {
   });
 }
 
+/**
+ * What the tables read of one result file. A full run has no large queue (`--only queue-memory` takes
+ * some 40 minutes alone): `memoryRun`, such a run, gives the memory target's figures where it has none.
+ */
 export function summaryOf(
   name: string,
   report: Pick<Report, 'machine' | 'rows'>,
@@ -530,9 +531,8 @@ const tables: Readonly<Record<TableName, Table>> = {
 
   floor: (runs) => {
     const row = lineOf(runs);
-    const parts = (run: RunSummary) => floorParts(run);
     const part = (index: number) => (run: RunSummary) => {
-      const entry = parts(run)[index];
+      const entry = floorParts(run)[index];
       return entry === undefined || entry.count === undefined || entry.micros === undefined
         ? dash
         : `${number(entry.count)} × ${number(entry.micros, 0)} µs = ${number((entry.count * entry.micros) / 1000, 2)} ms`;
@@ -758,7 +758,9 @@ const usage = `Usage: npm run summary -w @rp/bench -- [--memory queue-run.json] 
 Prints, as Markdown tables with a column a run, the five targets (met or not), each throughput figure
 beside the limit measured in the same run, a debit's floor (its requests, records and documents at the
 machine CPU each cost at its limit, and the debits a second that leaves room for), what a debit costs
-with the latencies at half load, the CPU a debit by process, and the limits themselves. --memory names a large-queue run (--only queue-memory)
+with the latencies at half load, the CPU a debit by process and the cores each would need for 500 a
+second, the limits themselves, the memory with the large queue, and what each service held under its
+Kubernetes memory limit in a --k8s-memory run. --memory names a large-queue run (--only queue-memory)
 whose figures stand for the memory target in the runs that have none of their own. Without files,
 bench/results/latest.json.
 
