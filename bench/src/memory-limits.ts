@@ -24,7 +24,7 @@ export function parseQuantity(quantity: string): number {
 
 /** The memory limit of the container a manifest declares (its `resources.limits.memory`), in bytes. */
 export function manifestMemoryLimit(manifest: string): number | undefined {
-  const limits = /\n(\s*)limits:[ \t]*\n((?:\1[ \t]+\S.*\n)+)/.exec(manifest);
+  const limits = /\n([ \t]*)limits:[ \t]*\n((?:\1[ \t]+\S.*\n)+)/.exec(manifest);
   const memory = limits ? /^\s+memory:\s*"?([^"\s]+)"?\s*$/m.exec(limits[2] ?? '') : null;
   return memory ? parseQuantity(memory[1] as string) : undefined;
 }
