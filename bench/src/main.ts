@@ -292,10 +292,7 @@ if (settings.only === 'all' || settings.only === 'pipeline') {
         ...(memoryLimits === undefined ? {} : { memoryLimits }),
       },
       log,
-    ).finally(async () => {
-      memoryLimits?.remove();
-      await references.close();
-    })),
+    ).finally(() => references.close())),
   );
 }
 

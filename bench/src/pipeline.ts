@@ -1586,7 +1586,6 @@ export async function pipelineBench(
       const held = memoryLimitRows(options.memoryLimits.read());
       for (const row of held) log(`${row.name}: ${row.value} ${row.unit}, ${row.detail}`);
       rows.push(...held);
-      options.memoryLimits.remove();
     }
   }
   if (options.profileDir !== undefined) rows.push(...profileRows(summarizeProfiles(options.profileDir)));

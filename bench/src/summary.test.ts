@@ -21,6 +21,13 @@ const row = (group: Row['group'], name: string, value: number, detail?: string):
   ...(detail === undefined ? {} : { detail }),
 });
 
+/** The cells of a table's line whose first cell starts with `start`, a run each. */
+const cellsOf = (text: string, start: string) =>
+  (text.split('\n').find((entry) => entry.startsWith(`| ${start}`)) ?? '')
+    .split('|')
+    .slice(2, -1)
+    .map((cell) => cell.trim());
+
 /** A full run's rows as the bench names them, with `debits` a second sustained and the event path's rate. */
 function fullRun(commit: string, options: { debits: number; eventPath: number; outOfOrder?: number }) {
   const order = `order checked on all 1000 as they arrived: ${options.outOfOrder ?? 0} out of order`;
@@ -221,12 +228,7 @@ describe('the tables', () => {
     const slow = summaryOf('a', fullRun('abc1234', { debits: 72.7, eventPath: 3_914.8 }), queueRun);
     const fast = summaryOf('b', fullRun('def5678', { debits: 600, eventPath: 2_000, outOfOrder: 1 }));
     const text = formatSummary([slow, fast]);
-    const line = (start: string) => text.split('\n').find((entry) => entry.startsWith(`| ${start}`)) ?? '';
-    const cells = (start: string) =>
-      line(start)
-        .split('|')
-        .slice(2, -1)
-        .map((cell) => cell.trim());
+    const cells = (start: string) => cellsOf(text, start);
     expect(cells('at least 500 on-us debits/s')).toEqual(['72.7/s: not met', '600/s: met']);
     // 10,800 postings a second in the whole journey of the fast run, but one came out of order.
     expect(cells('at least 3,000 event postings/s')).toEqual([
@@ -269,11 +271,7 @@ describe('the tables', () => {
       rows: older.rows.filter((entry) => !entry.name.startsWith('machine CPU per ')),
     });
     const text = formatSummary([measured, unmeasured], ['floor']);
-    const cells = (start: string) =>
-      (text.split('\n').find((entry) => entry.startsWith(`| ${start}`)) ?? '')
-        .split('|')
-        .slice(2, -1)
-        .map((cell) => cell.trim());
+    const cells = (start: string) => cellsOf(text, start);
     expect(cells('HTTP requests')).toEqual(['22 × 115 µs = 2.53 ms', '-']);
     expect(cells('Kafka records written')).toEqual(['34 × 43 µs = 1.46 ms', '-']);
     expect(cells('the same records read')).toEqual(['34 × 13 µs = 0.44 ms', '-']);
@@ -290,11 +288,7 @@ describe('the tables', () => {
       [summaryOf('a', fullRun('abc1234', { debits: 72.7, eventPath: 3_914.8 }))],
       ['sizing'],
     );
-    const cells = (start: string) =>
-      (text.split('\n').find((entry) => entry.startsWith(`| ${start}`)) ?? '')
-        .split('|')
-        .slice(2, -1)
-        .map((cell) => cell.trim());
+    const cells = (start: string) => cellsOf(text, start);
     // 4.2 ms a debit × 500 a second; 2.1 ms is a core and a twentieth.
     expect(cells('bank-simulator')).toEqual(['2.1 cores']);
     expect(cells('ingress')).toEqual(['1.1 cores']);

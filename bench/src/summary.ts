@@ -307,23 +307,39 @@ export function summaryOf(
  * journey has a consumer in the pipeline), the MongoDB documents at the delivery log's batched inserts.
  * A debit can cost no less while it makes this traffic: whatever the services do around it comes on top.
  */
-export function floorParts(run: RunSummary): readonly { count?: number; micros?: number }[] {
-  const part = (count: number | undefined, micros: number | undefined) => ({
-    ...(count === undefined ? {} : { count }),
-    ...(micros === undefined ? {} : { micros }),
-  });
-  return [
-    part(run.perDebit.httpRequests, run.limitCpu.bareHttp),
-    part(run.perDebit.kafkaRecords, run.limitCpu.kafkaProduce),
-    part(run.perDebit.kafkaRecords, run.limitCpu.kafkaConsume),
-    part(run.perDebit.writeStatements, run.limitCpu.deliveryLog),
-  ];
-}
+const floorKinds: readonly {
+  readonly title: string;
+  readonly count: (run: RunSummary) => number | undefined;
+  readonly micros: (run: RunSummary) => number | undefined;
+}[] = [
+  {
+    title: "HTTP requests × the bare HTTP stack's, client and server",
+    count: (run) => run.perDebit.httpRequests,
+    micros: (run) => run.limitCpu.bareHttp,
+  },
+  {
+    title: "Kafka records written × the batched produce's, client and broker",
+    count: (run) => run.perDebit.kafkaRecords,
+    micros: (run) => run.limitCpu.kafkaProduce,
+  },
+  {
+    title: "the same records read (each by one service at least) × eachBatch's",
+    count: (run) => run.perDebit.kafkaRecords,
+    micros: (run) => run.limitCpu.kafkaConsume,
+  },
+  {
+    title: "MongoDB documents written × the delivery log's, 1,000 a call",
+    count: (run) => run.perDebit.writeStatements,
+    micros: (run) => run.limitCpu.deliveryLog,
+  },
+];
 
 /** The floor of a debit's machine CPU, ms; undefined unless the run measured every part of it. */
 export function floorMs(run: RunSummary): number | undefined {
   let micros = 0;
-  for (const { count, micros: each } of floorParts(run)) {
+  for (const kind of floorKinds) {
+    const count = kind.count(run);
+    const each = kind.micros(run);
     if (count === undefined || each === undefined) return undefined;
     micros += count * each;
   }
@@ -458,6 +474,26 @@ const lineOf = (runs: readonly RunSummary[]) => (title: string, cell: (run: RunS
   ...runs.map(cell),
 ];
 
+/** A line a service any run names (in the first run's order), a run's cell from its entry, else a dash. */
+function perService<T extends { readonly service: string }>(
+  runs: readonly RunSummary[],
+  title: string,
+  entries: (run: RunSummary) => readonly T[],
+  cell: (entry: T) => string,
+): ReturnType<Table> {
+  const services = [...new Set(runs.flatMap((run) => entries(run).map((entry) => entry.service)))];
+  const row = lineOf(runs);
+  return {
+    title,
+    lines: services.map((service) =>
+      row(service, (run) => {
+        const entry = entries(run).find((candidate) => candidate.service === service);
+        return entry === undefined ? dash : cell(entry);
+      }),
+    ),
+  };
+}
+
 const tables: Readonly<Record<TableName, Table>> = {
   targets: (runs) => {
     const row = lineOf(runs);
@@ -531,19 +567,18 @@ const tables: Readonly<Record<TableName, Table>> = {
 
   floor: (runs) => {
     const row = lineOf(runs);
-    const part = (index: number) => (run: RunSummary) => {
-      const entry = floorParts(run)[index];
-      return entry === undefined || entry.count === undefined || entry.micros === undefined
-        ? dash
-        : `${number(entry.count)} × ${number(entry.micros, 0)} µs = ${number((entry.count * entry.micros) / 1000, 2)} ms`;
-    };
     return {
       title: "a debit's floor: its traffic at the machine CPU the limits cost",
       lines: [
-        row("HTTP requests × the bare HTTP stack's, client and server", part(0)),
-        row("Kafka records written × the batched produce's, client and broker", part(1)),
-        row("the same records read (each by one service at least) × eachBatch's", part(2)),
-        row("MongoDB documents written × the delivery log's, 1,000 a call", part(3)),
+        ...floorKinds.map((kind) =>
+          row(kind.title, (run) => {
+            const count = kind.count(run);
+            const each = kind.micros(run);
+            return count === undefined || each === undefined
+              ? dash
+              : `${number(count)} × ${number(each, 0)} µs = ${number((count * each) / 1000, 2)} ms`;
+          }),
+        ),
         row('the floor a debit', (run) => optional(floorMs(run), (v) => `${number(v, 2)} ms`)),
         row('debits a second the floor allows on the machine', (run) => {
           const floor = floorMs(run);
@@ -675,38 +710,27 @@ const tables: Readonly<Record<TableName, Table>> = {
     };
   },
 
-  memory: (runs) => {
-    // Every service any run names, in the first run's order.
-    const services = [...new Set(runs.flatMap((run) => run.memory.map((entry) => entry.service)))];
-    const row = lineOf(runs);
-    return {
-      title: 'resident set, 100,000 queued → 1,000,000 (heap in use)',
-      lines: services.map((service) =>
-        row(service, (run) => {
-          const entry = run.memory.find((candidate) => candidate.service === service);
-          if (entry === undefined) return dash;
-          const heap = entry.heapChange === undefined ? '' : ` (heap ${signed(entry.heapChange)})`;
-          return `${number(entry.at100k, 0)} → ${number(entry.at1m, 0)} MB, ${signed(entry.change)}${heap}`;
-        }),
-      ),
-    };
-  },
+  memory: (runs) =>
+    perService(
+      runs,
+      'resident set, 100,000 queued → 1,000,000 (heap in use)',
+      (run) => run.memory,
+      (entry) => {
+        const heap = entry.heapChange === undefined ? '' : ` (heap ${signed(entry.heapChange)})`;
+        return `${number(entry.at100k, 0)} → ${number(entry.at1m, 0)} MB, ${signed(entry.change)}${heap}`;
+      },
+    ),
 
-  pods: (runs) => {
-    const services = [...new Set(runs.flatMap((run) => run.pods.map((entry) => entry.service)))];
-    const row = lineOf(runs);
-    return {
-      title: 'under its Kubernetes memory limit: the most it held (V8 heap limit)',
-      lines: services.map((service) =>
-        row(service, (run) => {
-          const entry = run.pods.find((candidate) => candidate.service === service);
-          if (entry === undefined) return dash;
-          const heap = entry.heapLimit === undefined ? '' : ` (heap ${number(entry.heapLimit, 0)} MB)`;
-          return `${number(entry.peak, 0)} MB of ${number(entry.limit, 0)} MiB, ${number((100 * entry.peak) / entry.limit, 0)}%${heap}, ${entry.killed} killed`;
-        }),
-      ),
-    };
-  },
+  pods: (runs) =>
+    perService(
+      runs,
+      'under its Kubernetes memory limit: the most it held (V8 heap limit)',
+      (run) => run.pods,
+      (entry) => {
+        const heap = entry.heapLimit === undefined ? '' : ` (heap ${number(entry.heapLimit, 0)} MB)`;
+        return `${number(entry.peak, 0)} MB of ${number(entry.limit, 0)} MiB, ${number((100 * entry.peak) / entry.limit, 0)}%${heap}, ${entry.killed} killed`;
+      },
+    ),
 };
 
 /** The tables named (all of them by default), a column a run, as Markdown. */
