@@ -8,9 +8,10 @@
  * codec figures (what a message costs to encode and decode, and what a debit keeps of the tracker's
  * heap) need neither and come with every run;
  * `--only codec` runs them alone. `--only queue-memory` (not part of the full run: it took 41 min here)
- * measures each service's memory with a queue of a million debits beside a tenth of it.
+ * measures each service's memory with a queue of a million debits beside a tenth of it. `--only soak`
+ * (not part of the full run either) holds one steady rate for many minutes and reads each minute.
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { pipelineServices } from '@rp/launcher';
@@ -40,19 +41,22 @@ import { pipelineBench } from './pipeline.ts';
 import { postgresReader } from './postgres.ts';
 import { queueMemoryBench } from './queue-memory.ts';
 import { startCpuReferences } from './reference.ts';
-import { formatTable, type Row, writeReport } from './report.ts';
+import { formatTable, type Report, type Row, writeReport } from './report.ts';
+import { soakBench, soakRate } from './soak.ts';
 import { trackerCacheBench } from './tracker-memory.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const usage = `Usage: npm run bench -- [options]
 
   --quick               every part, short (seconds, not minutes): rougher figures
-  --only PART           limits, pipeline, codec or queue-memory (default: all but queue-memory)
+  --only PART           limits, pipeline, codec, queue-memory or soak (default: all but queue-memory
+                        and soak)
   --duration S          seconds of load in the burst, in each window of the search and in the latency
                         phase (default 60; --quick 10)
   --steps N             windows tried at most in the search for the sustained rate (default 6; --quick 2)
   --rate R              the search's first window, debits/s (default 60% of the burst); with --steps 1
-                        the sustained window runs at R only
+                        the sustained window runs at R only; with --only soak, the soak's rate (default
+                        half the sustained rate of the run of record, bench/results/latest.json)
   --concurrency N       debits in flight at the ingress in the burst (default 32)
   --queue N             debits queued behind a closed window, then drained (default 10000; 0: skip)
   --outage S            seconds the bank answers 503 under load in the recovery phase (default 60; 0: skip)
@@ -62,6 +66,7 @@ const usage = `Usage: npm run bench -- [options]
                         for the scheduler alone, the pipeline's last phase (default 1500; --quick 200; 0: skip)
   --sample N            transactions of a sustained window whose latency and posting order are followed (default 300; the latency phase follows all of its)
   --large-queue N       debits queued by --only queue-memory (default 1000000)
+  --soak-minutes M      minutes of steady load in --only soak, each read on its own (default 15)
   --profile             every service under node --cpu-prof: its CPU by package, and the busiest
                         service's top functions, in the table (profiles in bench/results/profiles/)
   --k8s-memory          every service of the pipeline phases in a memory cgroup of its Kubernetes
@@ -94,6 +99,7 @@ function parseOptions() {
       rate: { type: 'string' },
       queue: { type: 'string' },
       'large-queue': { type: 'string' },
+      'soak-minutes': { type: 'string' },
       outage: { type: 'string' },
       sample: { type: 'string' },
       postings: { type: 'string' },
@@ -129,6 +135,7 @@ const settings = {
   ...(values.rate === undefined ? {} : { rate: number(values.rate, 0, 'rate') }),
   queue: number(values.queue, quick ? 500 : 10_000, 'queue'),
   largeQueue: number(values['large-queue'], quick ? 20_000 : 1_000_000, 'large-queue'),
+  soakMinutes: Math.floor(number(values['soak-minutes'], quick ? 2 : 15, 'soak-minutes')),
   outageSeconds: number(values.outage, quick ? 10 : 60, 'outage'),
   sample: number(values.sample, quick ? 100 : 300, 'sample'),
   postings: Math.floor(number(values.postings, quick ? 100 : 2_000, 'postings')),
@@ -142,15 +149,35 @@ const settings = {
   httpWarmUp: quick ? 5_000 : 20_000,
   httpConnections: 32,
 };
-if (!['all', 'limits', 'pipeline', 'codec', 'queue-memory'].includes(settings.only)) {
-  refuse(`--only: limits, pipeline, codec or queue-memory, not "${settings.only}"`);
+if (!['all', 'limits', 'pipeline', 'codec', 'queue-memory', 'soak'].includes(settings.only)) {
+  refuse(`--only: limits, pipeline, codec, queue-memory or soak, not "${settings.only}"`);
 }
-if (settings.k8sMemory && !['all', 'pipeline'].includes(settings.only)) {
+if (settings.only === 'soak' && settings.soakMinutes < 1) refuse('--soak-minutes: at least 1');
+if (settings.k8sMemory && !['all', 'pipeline', 'soak'].includes(settings.only)) {
   refuse(
-    `--k8s-memory: the pipeline phases' services run under the limits; --only ${settings.only} runs none`,
+    `--k8s-memory: the pipeline phases' and the soak's services run under the limits; --only ${settings.only} runs none`,
   );
 }
 const needsStack = settings.only !== 'codec';
+
+/** The soak's rate: the one given, or half the run of record's sustained rate (refused without either). */
+const soak = (() => {
+  if (settings.only !== 'soak') return undefined;
+  if (settings.rate !== undefined && settings.rate > 0)
+    return { rate: settings.rate, source: 'the rate given' };
+  const latest = fileURLToPath(new URL('../results/latest.json', import.meta.url));
+  let record: Report;
+  try {
+    record = JSON.parse(readFileSync(latest, 'utf8')) as Report;
+  } catch (error) {
+    refuse(
+      `--only soak: no --rate and no run of record to take half its sustained rate from (${(error as Error).message})`,
+    );
+  }
+  const rate = soakRate(record);
+  if (rate === undefined) refuse('--only soak: no --rate, and the run of record has no sustained rate');
+  return rate;
+})();
 
 const log = (line: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${line}`);
 const startedAt = new Date().toISOString();
@@ -161,7 +188,10 @@ const run = `bench-${Date.now().toString(36)}`;
 let memoryLimits: MemoryCgroups | undefined;
 try {
   memoryLimits = settings.k8sMemory
-    ? new MemoryCgroups(`${run}-pl`, kubernetesMemoryLimits(root, pipelineServices))
+    ? new MemoryCgroups(
+        `${run}-${settings.only === 'soak' ? 'sk' : 'pl'}`,
+        kubernetesMemoryLimits(root, pipelineServices),
+      )
     : undefined;
 } catch (error) {
   refuse((error as Error).message);
@@ -308,6 +338,28 @@ if (settings.only === 'queue-memory') {
         large: settings.largeQueue,
         concurrency: 32,
         releaseMinutes: 30,
+      },
+      log,
+    )),
+  );
+}
+
+if (soak !== undefined) {
+  const postgres = localPostgres();
+  rows.push(
+    ...(await soakBench(
+      {
+        root,
+        endpoints,
+        run: `${run}-sk`,
+        rate: soak.rate,
+        rateSource: soak.source,
+        minutes: settings.soakMinutes,
+        sample: settings.sample,
+        infrastructure: await localInfrastructure(),
+        ...(usedLocally.has('kafka') ? { kafkaLogDir: kafkaLogDir(resolveStackConfig()) } : {}),
+        ...(postgres === undefined ? {} : { postgres }),
+        ...(memoryLimits === undefined ? {} : { memoryLimits }),
       },
       log,
     )),

@@ -351,7 +351,7 @@ const mongoReadCommands = ['find', 'aggregate', 'getMore', 'count'] as const;
 const postgresReportMs = 11_000;
 
 /** Everything the pipeline bench measures from outside: ingress, bank simulator, metrics, the servers. */
-class Probe {
+export class Probe {
   readonly pipeline: Pipeline;
   readonly #kafka: Kafka;
   readonly #mongo: MongoClient;
@@ -581,7 +581,7 @@ class Probe {
   }
 }
 
-interface Sent {
+export interface Sent {
   readonly uetr: string;
   readonly sentAt: number;
   readonly acceptedAt: number;
@@ -638,7 +638,7 @@ export function publisherConsumerRow(
 }
 
 /** Order and latency of a sample of transactions, from the postings the bank received. */
-async function examine(probe: Probe, sent: readonly Sent[], sampleSize: number) {
+export async function examine(probe: Probe, sent: readonly Sent[], sampleSize: number) {
   const step = Math.max(1, Math.floor(sent.length / sampleSize));
   const sample = sent.filter((_, index) => index % step === 0).slice(0, sampleSize);
   const firstPosting: number[] = [];
@@ -1102,12 +1102,15 @@ const eventPathPer: CpuPer = {
  * searched), latency at half of the sustained rate (open loop),
  * memory with a queue behind a closed window, and recovery after a bank outage.
  */
-export async function pipelineBench(
-  options: PipelineBenchOptions,
-  log: (line: string) => void,
-): Promise<Row[]> {
-  const rows: Row[] = [];
-  const pipeline = await launchPipeline({
+/**
+ * The pipeline as the bench runs it: every service on the given endpoints, logging warnings only, the
+ * bank answering at once and the windows open at any hour; each service in its memory cgroup, or under
+ * the CPU profiler, when asked.
+ */
+export function launchBenchPipeline(
+  options: Pick<PipelineBenchOptions, 'root' | 'endpoints' | 'run' | 'memoryLimits' | 'profileDir'>,
+): Promise<Pipeline> {
+  return launchPipeline({
     root: options.root,
     endpoints: options.endpoints,
     run: options.run,
@@ -1132,6 +1135,14 @@ export async function pipelineBench(
           ),
         }),
   });
+}
+
+export async function pipelineBench(
+  options: PipelineBenchOptions,
+  log: (line: string) => void,
+): Promise<Row[]> {
+  const rows: Row[] = [];
+  const pipeline = await launchBenchPipeline(options);
   const probe = new Probe(pipeline, options.endpoints, options.postgres, options.kafkaLogDir);
   const infrastructure = options.infrastructure ?? new Map<string, number>();
   const scheduler = pipeline.url('scheduler');
@@ -1215,18 +1226,7 @@ export async function pipelineBench(
     await keeper.openToday();
     stopKeeper = keeper.every(5_000);
     // Warm-up: connections, schemas, JIT; not measured.
-    await probe.bank.reset();
-    const warm: Sent[] = [];
-    const warmBefore = await probe.completed();
-    await bounded(50, 10, async () => {
-      warm.push(await probe.send(options.root));
-    });
-    await probe.journeysDone('warm-up journeys done', warmBefore, warm.length, 600_000);
-    const one = await probe.bank.waitForPostings((warm[0] as Sent).uetr, postingsPerDebit, 60_000);
-    if (new Set(one.map((entry) => entry.eventId)).size !== postingsPerDebit)
-      throw new Error(
-        `a journey has ${one.length} postings, not ${postingsPerDebit}: the bench needs updating`,
-      );
+    const warm = await warmUp(probe, options.root);
 
     // The journey the event path's phase copies: its records of rp.events.v1, as the tracker wrote them.
     const eventsTopic = `${pipeline.run}.rp.events.v1`;
@@ -1592,6 +1592,26 @@ export async function pipelineBench(
   return rows;
 }
 
+/**
+ * Fifty journeys to warm the pipeline (connections, schemas, JIT), not measured; checks a journey still
+ * makes the postings the bench counts on.
+ */
+export async function warmUp(probe: Probe, root: string): Promise<Sent[]> {
+  await probe.bank.reset();
+  const warm: Sent[] = [];
+  const warmBefore = await probe.completed();
+  await bounded(50, 10, async () => {
+    warm.push(await probe.send(root));
+  });
+  await probe.journeysDone('warm-up journeys done', warmBefore, warm.length, 600_000);
+  const one = await probe.bank.waitForPostings((warm[0] as Sent).uetr, postingsPerDebit, 60_000);
+  if (new Set(one.map((entry) => entry.eventId)).size !== postingsPerDebit)
+    throw new Error(
+      `a journey has ${one.length} postings, not ${postingsPerDebit}: the bench needs updating`,
+    );
+  return warm;
+}
+
 /** One window of steady offered load, and what the pipeline made of it. */
 export interface SteadyWindow {
   readonly rate: number;
@@ -1652,10 +1672,10 @@ const keptUpCompletionP95Ms = 5_000;
  * How often a window reads every service's consumer lag: each reading renders seven services' metrics
  * (a few ms of their CPU), so not more often.
  */
-const lagSampleMs = 2_000;
+export const lagSampleMs = 2_000;
 
 /** Every consumer group's records waiting, across the running services' own metrics. */
-function consumerLag(pipeline: Pipeline): () => Promise<Map<string, number>> {
+export function consumerLag(pipeline: Pipeline): () => Promise<Map<string, number>> {
   return async () => mergeLag(Object.values(await perRunningService(pipeline, lagByGroup)));
 }
 
@@ -1983,7 +2003,7 @@ function stolen(machine: { readonly steal: number }): string {
  * of the busy ones those stolen and those its own (the rest: what its processes ran), and each process's
  * seconds, most first (a process the first reading did not see left out).
  */
-function cpuBetween(before: CpuReading, after: CpuReading) {
+export function cpuBetween(before: CpuReading, after: CpuReading) {
   const machine =
     before.machine && after.machine
       ? ownCpu({
@@ -2070,7 +2090,7 @@ async function cpuOver(probe: Probe, infrastructure: ReadonlyMap<string, number>
  * leftovers: PostgreSQL's autovacuum, the broker's log cleaning, a service's garbage collection), so a
  * phase measures its own load; at most `settleLimitSeconds`, then the phase starts all the same.
  */
-async function settle(
+export async function settle(
   probe: Probe,
   infrastructure: ReadonlyMap<string, number>,
   before: string,

@@ -3,6 +3,8 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { Report, Row } from './report.ts';
+import { soakRows } from './soak.ts';
+import { summarize } from './stats.ts';
 import {
   formatSummary,
   inOrder,
@@ -329,6 +331,76 @@ describe('the tables', () => {
     const [, , tracker, ingress] = text.split('\n').map((line) => line.split('|').map((cell) => cell.trim()));
     expect(tracker?.slice(1, 4)).toEqual(['tracker', '308 MB of 768 MiB, 40% (heap 432 MB), 0 killed', '-']);
     expect(ingress?.slice(1, 4)).toEqual(['ingress', '512 MB of 512 MiB, 100%, 1 killed', '-']);
+  });
+
+  it('gives a soak: the rate held, each minute, and the last minute against the first, from the rows it writes', () => {
+    const minute = (index: number, cpuMsPerDebit: number, tracker: number, p99: number) => ({
+      minute: index,
+      seconds: 60,
+      sent: 1_800,
+      completed: 1_800,
+      busyPercent: 70,
+      cpuMsPerDebit,
+      processMs: { tracker: 3 },
+      memoryMb: { tracker, ingress: 190 },
+      lagPeak: undefined,
+      toCompleted: summarize([200, 300, p99]),
+      followed: 3,
+      notDone: 0,
+      outOfOrder: 0,
+    });
+    const soak = {
+      machine: { cpuModel: 'AMD EPYC', versions: { commit: 'abc1234' } } as never,
+      rows: soakRows({
+        rate: 30,
+        rateSource: 'the rate given',
+        seconds: 120,
+        sent: 3_600,
+        completed: 3_600,
+        drainSeconds: 0.5,
+        postings: 64_800,
+        duplicates: 0,
+        signatureFailures: 0,
+        outOfOrder: 0,
+        minutes: [minute(1, 40, 200, 600), minute(2, 36, 230, 450)],
+      }),
+    };
+    const run = summaryOf('soak', soak);
+    expect(run.soak).toEqual({
+      rate: 30,
+      minutes: 2,
+      lost: 0,
+      inOrder: true,
+      perMinute: [
+        { minute: 1, rate: 30, p99: 600, cpu: 40 },
+        { minute: 2, rate: 30, p99: 450, cpu: 36 },
+      ],
+      cpuChange: -10,
+      p99Change: -25,
+      memory: [
+        { service: 'tracker', first: 200, last: 230, change: 15 },
+        { service: 'ingress', first: 190, last: 190, change: 0 },
+      ],
+    });
+    const text = formatSummary(
+      [run, summaryOf('full', fullRun('def5678', { debits: 1, eventPath: 1 }))],
+      ['soak'],
+    );
+    const cells = (start: string) => cellsOf(text, start);
+    expect(cells('debits offered steadily')).toEqual(['30/s for 2 min: nothing lost, in order', '-']);
+    expect(cells('minute 2:')).toEqual(['30/s, 450 ms, 36 ms', '-']);
+    expect(cells('machine CPU a debit, the last minute')).toEqual(['-10%', '-']);
+    expect(cells('p99 202 to DEBIT_COMPLETED, the last minute')).toEqual(['-25%', '-']);
+    expect(cells('resident memory, the first minute → the last: tracker')).toEqual([
+      '200 → 230 MB, +15%',
+      '-',
+    ]);
+    // A run without a soak makes no lines of its own.
+    expect(
+      formatSummary([summaryOf('full', fullRun('def5678', { debits: 1, eventPath: 1 }))], ['soak']).split(
+        '\n',
+      ),
+    ).toHaveLength(2);
   });
 
   it("gives each service's resident set with the queue, after a forced collection where the run has it", () => {

@@ -4,7 +4,8 @@
  * traffic at what the limits cost the machine, and the debits a second that allows); what a debit costs
  * (CPU, records, requests, writes) with the latencies at half load; the CPU a debit by process and the
  * cores each would need for 500 debits a second; the limits; the memory with the large queue; and what
- * each service held under its Kubernetes memory limit (a `--k8s-memory` run). Every cell is read from a result file; a figure the run did not measure is a dash. The tables
+ * each service held under its Kubernetes memory limit (a `--k8s-memory` run); and a soak's minutes (an
+ * `--only soak` run). Every cell is read from a result file; a figure the run did not measure is a dash. The tables
  * in BENCHMARKS.md are made by this from the runs each names, and a test holds them to it.
  *
  *   npm run summary -w @rp/bench -- [--memory queue-run.json] [result.json ...]
@@ -52,6 +53,33 @@ export interface PodMemory {
   readonly limit: number;
   readonly heapLimit: number | undefined;
   readonly killed: number;
+}
+
+/** A soak (`--only soak`): the rate held for its minutes, each minute, and the last against the first. */
+export interface SoakSummary {
+  /** Debits a second offered, and the minutes they were offered for. */
+  readonly rate: number;
+  readonly minutes: number;
+  /** Debits sent that never completed. */
+  readonly lost: number;
+  readonly inOrder: boolean | undefined;
+  readonly perMinute: readonly {
+    readonly minute: number;
+    readonly rate: number;
+    /** 202 to DEBIT_COMPLETED p99 of the minute's followed journeys, ms. */
+    readonly p99: number | undefined;
+    /** The machine's CPU a debit in the minute, ms. */
+    readonly cpu: number | undefined;
+  }[];
+  /** The last minute against the first, in per cent. */
+  readonly cpuChange: number | undefined;
+  readonly p99Change: number | undefined;
+  readonly memory: readonly {
+    readonly service: string;
+    readonly first: number;
+    readonly last: number;
+    readonly change: number;
+  }[];
 }
 
 /** What the tables read of one result file; undefined where the run did not measure it. */
@@ -117,6 +145,7 @@ export interface RunSummary {
   /** The commit of the large-queue run the memory figures come from, when not this run's own. */
   readonly memoryFrom?: string;
   readonly pods: readonly PodMemory[];
+  readonly soak: SoakSummary | undefined;
 }
 
 const loadGenerator = 'bench (load generator)';
@@ -189,6 +218,58 @@ function podMemory(rows: readonly Row[]): PodMemory[] {
       },
     ];
   });
+}
+
+const soakMemoryPrefix = 'soak: resident memory, the last minute against the first: ';
+
+/** A soak's figures, from its rows (`soak.ts`); undefined for a run without one. */
+function soakOf(rows: readonly Row[]): SoakSummary | undefined {
+  const whole = rows.find(
+    (row) => row.name === 'soak: on-us debits offered steadily through the whole journey',
+  );
+  if (whole === undefined) return undefined;
+  const offered = /sent evenly over ([\d.]+) min at ([\d.]+)\/s/.exec(whole.detail ?? '');
+  const found = (pattern: RegExp, detail: string | undefined) => {
+    const match = pattern.exec(detail ?? '');
+    return match === null ? undefined : Number(match[1]);
+  };
+  return {
+    rate: Number(offered?.[2] ?? whole.value),
+    minutes: Number(offered?.[1] ?? 0),
+    lost: found(/, (\d+) missing\)/, whole.detail) ?? 0,
+    inOrder: inOrder(whole.detail),
+    perMinute: rows.flatMap((row) => {
+      const minute = /^soak minute (\d+): debits completed$/.exec(row.name);
+      if (minute === null) return [];
+      return [
+        {
+          minute: Number(minute[1]),
+          rate: row.value,
+          p99: found(/p50 \/ p95 \/ p99 \d+ \/ \d+ \/ (\d+) ms/, row.detail),
+          cpu: found(/, ([\d.]+) ms of its CPU a debit/, row.detail),
+        },
+      ];
+    }),
+    cpuChange: rows.find((row) => row.name === 'soak: machine CPU a debit, the last minute against the first')
+      ?.value,
+    p99Change: rows.find(
+      (row) => row.name === 'soak: 202 to DEBIT_COMPLETED p99, the last minute against the first',
+    )?.value,
+    memory: rows.flatMap((row) => {
+      if (!row.name.startsWith(soakMemoryPrefix)) return [];
+      const mb = /^([\d.]+) MB after the first minute, ([\d.]+) MB after the last/.exec(row.detail ?? '');
+      return mb === null
+        ? []
+        : [
+            {
+              service: row.name.slice(soakMemoryPrefix.length),
+              first: Number(mb[1]),
+              last: Number(mb[2]),
+              change: row.value,
+            },
+          ];
+    }),
+  };
 }
 
 /**
@@ -296,6 +377,7 @@ export function summaryOf(
           },
     memory: ownMemory.length > 0 ? ownMemory : otherMemory,
     pods: podMemory(rows),
+    soak: soakOf(rows),
     ...(otherMemory.length > 0 && memoryRun !== undefined ? { memoryFrom: commitOf(memoryRun) } : {}),
   };
 }
@@ -458,6 +540,7 @@ export const tableNames = [
   'yardstick',
   'memory',
   'pods',
+  'soak',
 ] as const;
 export type TableName = (typeof tableNames)[number];
 
@@ -731,6 +814,50 @@ const tables: Readonly<Record<TableName, Table>> = {
         return `${number(entry.peak, 0)} MB of ${number(entry.limit, 0)} MiB, ${number((100 * entry.peak) / entry.limit, 0)}%${heap}, ${entry.killed} killed`;
       },
     ),
+
+  soak: (runs) => {
+    const row = lineOf(runs);
+    const minutes = [
+      ...new Set(runs.flatMap((run) => run.soak?.perMinute.map((entry) => entry.minute) ?? [])),
+    ].sort((a, b) => a - b);
+    const memory = perService(
+      runs,
+      '',
+      (run) => run.soak?.memory ?? [],
+      (entry) => `${number(entry.first, 0)} → ${number(entry.last, 0)} MB, ${signed(entry.change)}`,
+    );
+    const title = 'a soak: one rate held for many minutes';
+    // Like the pods' table: nothing for runs without one (a full run has none).
+    if (runs.every((run) => run.soak === undefined)) return { title, lines: [] };
+    return {
+      title,
+      lines: [
+        row('debits offered steadily, every journey through', (run) =>
+          run.soak === undefined
+            ? dash
+            : `${number(run.soak.rate)}/s for ${number(run.soak.minutes)} min: ${run.soak.lost === 0 ? 'nothing lost' : `${number(run.soak.lost, 0)} lost`}${run.soak.inOrder === true ? ', in order' : run.soak.inOrder === false ? ', out of order' : ''}`,
+        ),
+        ...minutes.map((minute) =>
+          row(`minute ${minute}: debits/s, p99 202 to DEBIT_COMPLETED, machine CPU a debit`, (run) => {
+            const entry = run.soak?.perMinute.find((candidate) => candidate.minute === minute);
+            return entry === undefined
+              ? dash
+              : `${number(entry.rate)}/s, ${optional(entry.p99, (p99) => `${number(p99, 0)} ms`)}, ${optional(entry.cpu, (cpu) => `${number(cpu)} ms`)}`;
+          }),
+        ),
+        row('machine CPU a debit, the last minute against the first', (run) =>
+          optional(run.soak?.cpuChange, signed),
+        ),
+        row('p99 202 to DEBIT_COMPLETED, the last minute against the first', (run) =>
+          optional(run.soak?.p99Change, signed),
+        ),
+        ...memory.lines.map(([service, ...cells]) => [
+          `resident memory, the first minute → the last: ${service}`,
+          ...cells,
+        ]),
+      ],
+    };
+  },
 };
 
 /** The tables named (all of them by default), a column a run, as Markdown. */
@@ -784,7 +911,7 @@ beside the limit measured in the same run, a debit's floor (its requests, record
 machine CPU each cost at its limit, and the debits a second that leaves room for), what a debit costs
 with the latencies at half load, the CPU a debit by process and the cores each would need for 500 a
 second, the limits themselves, the memory with the large queue, and what each service held under its
-Kubernetes memory limit in a --k8s-memory run. --memory names a large-queue run (--only queue-memory)
+Kubernetes memory limit in a --k8s-memory run, and a soak's minutes (--only soak). --memory names a large-queue run (--only queue-memory)
 whose figures stand for the memory target in the runs that have none of their own. Without files,
 bench/results/latest.json.
 

@@ -1,0 +1,136 @@
+import { describe, expect, it } from 'vitest';
+import type { Row } from './report.ts';
+import {
+  followSeconds,
+  type SoakMinute,
+  type SoakReading,
+  soakMinuteRow,
+  soakRate,
+  soakRows,
+} from './soak.ts';
+import { summarize } from './stats.ts';
+
+function minute(index: number, overrides: Partial<SoakMinute> = {}): SoakMinute {
+  return {
+    minute: index,
+    seconds: 60,
+    sent: 1_800,
+    completed: 1_800,
+    busyPercent: 50,
+    cpuMsPerDebit: 30,
+    processMs: { tracker: 3, 'event-publisher': 3.5, kafka: 2, postgres: 4, ferretdb: 1 },
+    memoryMb: { tracker: 200, scheduler: 150 },
+    lagPeak: { group: 'event-publisher.rp.events.v1', records: 120 },
+    toCompleted: summarize([300, 400, 500, 900]),
+    followed: 4,
+    notDone: 0,
+    outOfOrder: 0,
+    ...overrides,
+  };
+}
+
+function reading(minutes: readonly SoakMinute[], overrides: Partial<SoakReading> = {}): SoakReading {
+  return {
+    rate: 30,
+    rateSource: 'the rate given',
+    seconds: 60 * minutes.length,
+    sent: 1_800 * minutes.length,
+    completed: 1_800 * minutes.length,
+    drainSeconds: 0.8,
+    postings: 18 * 1_800 * minutes.length,
+    duplicates: 0,
+    signatureFailures: 0,
+    outOfOrder: 0,
+    minutes,
+    ...overrides,
+  };
+}
+
+const byName = (rows: readonly Row[], name: string) => rows.find((row) => row.name === name);
+
+describe('the soak', () => {
+  it("takes half the run of record's sustained rate, naming the run, and nothing without one", () => {
+    const record = {
+      machine: { versions: { commit: '5195a83' } } as never,
+      rows: [
+        {
+          group: 'pipeline' as const,
+          name: 'on-us debits sustained through the whole journey',
+          value: 72.7,
+          unit: 'debits/s',
+        },
+      ],
+    };
+    expect(soakRate(record)).toEqual({
+      rate: 36.4,
+      source: 'half the 72.7/s the run of record at `5195a83` sustained',
+    });
+    expect(soakRate({ ...record, rows: [] })).toBeUndefined();
+  });
+
+  it('says the rate held with nothing lost, each minute, and how the last minute compares with the first', () => {
+    const rows = soakRows(
+      reading([
+        minute(1),
+        minute(2, { cpuMsPerDebit: 31, memoryMb: { tracker: 260, scheduler: 150 } }),
+        minute(3, {
+          cpuMsPerDebit: 33,
+          processMs: { tracker: 3, 'event-publisher': 3.5, kafka: 2, postgres: 5, ferretdb: 1.5 },
+          memoryMb: { tracker: 230, scheduler: 147 },
+          toCompleted: summarize([300, 400, 500, 1_350]),
+        }),
+      ]),
+    );
+    const whole = byName(rows, 'soak: on-us debits offered steadily through the whole journey');
+    expect(whole).toMatchObject({ value: 30, unit: 'debits/s' });
+    expect(whole?.detail).toContain(
+      '5400 sent evenly over 3 min at 30/s (the rate given), 5400 completed (nothing lost)',
+    );
+    expect(whole?.detail).toContain('0 out of order');
+    expect(whole?.detail).toContain(`every minute's followed journeys done within ${followSeconds} s`);
+    expect(rows.filter((row) => row.name.startsWith('soak minute '))).toHaveLength(3);
+
+    const cpu = byName(rows, 'soak: machine CPU a debit, the last minute against the first');
+    expect(cpu).toMatchObject({ value: 10, unit: '% change' });
+    expect(cpu?.detail).toContain('by minute: 30, 31, 33 ms');
+    expect(cpu?.detail).toContain('postgres 4 / 5');
+    expect(byName(rows, 'soak: 202 to DEBIT_COMPLETED p99, the last minute against the first')).toMatchObject(
+      {
+        value: 50,
+      },
+    );
+    const tracker = byName(rows, 'soak: resident memory, the last minute against the first: tracker');
+    expect(tracker).toMatchObject({ value: 15 });
+    expect(tracker?.detail).toContain('by minute: 200, 260, 230 MB; the most 260 MB');
+    expect(byName(rows, 'soak: resident memory, the last minute against the first: scheduler')).toMatchObject(
+      {
+        value: -2,
+      },
+    );
+  });
+
+  it('names the debits missing and the minutes whose journeys were not done in time', () => {
+    const rows = soakRows(
+      reading([minute(1), minute(2, { notDone: 3 }), minute(3, { notDone: 1 })], { completed: 5_390 }),
+    );
+    const detail = byName(rows, 'soak: on-us debits offered steadily through the whole journey')?.detail;
+    expect(detail).toContain('5390 completed (10 missing)');
+    expect(detail).toContain(`not done within ${followSeconds} s in minutes 2, 3`);
+  });
+
+  it("puts a minute's latency, CPU, backlog and memory in its row", () => {
+    const row = soakMinuteRow(minute(4, { completed: 1_770, notDone: 2, outOfOrder: 1 }));
+    expect(row).toMatchObject({ name: 'soak minute 4: debits completed', value: 29.5, unit: 'debits/s' });
+    expect(row.detail).toContain('p50 / p95 / p99 400 / 900 / 900 ms over 4 followed');
+    expect(row.detail).toContain(`2 of 4 not done ${followSeconds} s after the minute`);
+    expect(row.detail).toContain('1 postings out of order');
+    expect(row.detail).toContain(
+      'the machine 50% busy, 30 ms of its CPU a debit (postgres 4, event-publisher 3.5, tracker 3, kafka 2)',
+    );
+    expect(row.detail).toContain('at most 120 records waiting (event-publisher.rp.events.v1)');
+    expect(row.detail).toContain('resident MB: tracker 200, scheduler 150');
+    const quiet = soakMinuteRow(minute(5, { lagPeak: undefined, toCompleted: summarize([]) }));
+    expect(quiet.detail).toContain('no followed journey done');
+    expect(quiet.detail).toContain('no records waiting at any sample');
+  });
+});

@@ -1,0 +1,369 @@
+import { type PipelineEndpoints, pipelineWindowKeeper, stopAndDrop } from '@rp/launcher';
+import { type LagWindow, watchLag } from './lag.ts';
+import { type MemoryCgroups, memoryLimitRows } from './memory-limits.ts';
+import {
+  consumerLag,
+  cpuBetween,
+  examine,
+  lagSampleMs,
+  launchBenchPipeline,
+  orderChecked,
+  Probe,
+  type Sent,
+  settle,
+  settleThreshold,
+  warmUp,
+} from './pipeline.ts';
+import { type PostgresCounters, postgresRows } from './postgres.ts';
+import type { Report, Row } from './report.ts';
+import { servicesEnvironment, servicesEnvironmentRow } from './service-env.ts';
+import { round, type Summary } from './stats.ts';
+import { storageRow } from './storage.ts';
+
+export interface SoakOptions {
+  readonly root: string;
+  readonly endpoints: PipelineEndpoints;
+  readonly run: string;
+  /** Debits a second offered, evenly spaced, for the whole soak. */
+  readonly rate: number;
+  /** Where the rate came from, said in the table (a setting, or a share of a run's sustained rate). */
+  readonly rateSource: string;
+  readonly minutes: number;
+  /** Journeys of each minute whose latency and posting order are followed. */
+  readonly sample: number;
+  /** Processes of the infrastructure on this machine (the local stack's), by name, for CPU accounting. */
+  readonly infrastructure?: ReadonlyMap<string, number>;
+  /** The broker's log directory, when it is on this machine: what a debit keeps in Kafka. */
+  readonly kafkaLogDir?: string;
+  /** PostgreSQL's own counters behind the local stack's FerretDB; none when undefined. */
+  readonly postgres?: () => Promise<PostgresCounters | undefined>;
+  /** Each service in a memory cgroup of its Kubernetes limit (`--k8s-memory`); none when undefined. */
+  readonly memoryLimits?: MemoryCgroups;
+}
+
+/** One minute of the soak: what was offered and done in it, and the readings at its end. */
+export interface SoakMinute {
+  /** From 1. */
+  readonly minute: number;
+  readonly seconds: number;
+  /** Debits sent in the minute, and journeys completed in it (DEBIT_COMPLETED at the bank). */
+  readonly sent: number;
+  readonly completed: number;
+  /** The machine's busy share, and its own busy CPU (the stolen seconds left out) a debit completed, ms. */
+  readonly busyPercent: number | undefined;
+  readonly cpuMsPerDebit: number | undefined;
+  /** Each process's CPU a debit completed in the minute, ms. */
+  readonly processMs: Readonly<Record<string, number>>;
+  /** Each service's resident set at the minute's end, MB. */
+  readonly memoryMb: Readonly<Record<string, number>>;
+  /** The consumer group with the most records waiting at any sample of the minute. */
+  readonly lagPeak: { readonly group: string; readonly records: number } | undefined;
+  /** 202 to DEBIT_COMPLETED of the minute's followed journeys, those done within `followSeconds`. */
+  readonly toCompleted: Summary;
+  readonly followed: number;
+  /** Followed journeys not done within `followSeconds` of the minute's end, and postings out of order. */
+  readonly notDone: number;
+  readonly outOfOrder: number;
+}
+
+/** The full run's row of the rate it sustained (`offerSteady`'s search). */
+const sustainedRow = 'on-us debits sustained through the whole journey';
+
+/**
+ * The soak's default rate: half the sustained rate of a run (the run of record's), the load the latency
+ * target is set at; undefined when the run has none.
+ */
+export function soakRate(
+  report: Pick<Report, 'rows' | 'machine'>,
+): { rate: number; source: string } | undefined {
+  const sustained = report.rows.find((row) => row.name === sustainedRow)?.value;
+  if (sustained === undefined || !(sustained > 0)) return undefined;
+  const commit = report.machine.versions.commit;
+  return {
+    rate: round(sustained / 2, 1),
+    source: `half the ${sustained}/s the run of record at \`${commit}\` sustained`,
+  };
+}
+
+/** How long after its minute's end a minute's followed journeys are read back from the bank. */
+export const followSeconds = 15;
+
+/** The whole soak, for its summary rows. */
+export interface SoakReading {
+  readonly rate: number;
+  readonly rateSource: string;
+  readonly seconds: number;
+  readonly sent: number;
+  readonly completed: number;
+  /** From the end of the offered load to the last journey done. */
+  readonly drainSeconds: number;
+  readonly postings: number;
+  readonly duplicates: number;
+  readonly signatureFailures: number;
+  readonly outOfOrder: number;
+  readonly minutes: readonly SoakMinute[];
+}
+
+const ms = (value: number) => `${round(value, 0)} ms`;
+const change = (first: number, last: number) => (first > 0 ? round((100 * (last - first)) / first, 1) : 0);
+const signed = (value: number) => `${value > 0 ? '+' : ''}${value}%`;
+
+/** The minute's row: its debits a second, with its latency, CPU, backlog and memory in the detail. */
+export function soakMinuteRow(minute: SoakMinute): Row {
+  const latency =
+    minute.toCompleted.count > 0
+      ? `202 to DEBIT_COMPLETED p50 / p95 / p99 ${round(minute.toCompleted.p50, 0)} / ${round(minute.toCompleted.p95, 0)} / ${round(minute.toCompleted.p99, 0)} ms over ${minute.toCompleted.count} followed`
+      : 'no followed journey done';
+  const notDone =
+    minute.notDone > 0
+      ? `, ${minute.notDone} of ${minute.followed} not done ${followSeconds} s after the minute`
+      : '';
+  const order = minute.outOfOrder > 0 ? `, ${minute.outOfOrder} postings out of order` : '';
+  const top = Object.entries(minute.processMs)
+    .sort(([, a], [, b]) => b - a)
+    .slice(0, 4)
+    .map(([name, value]) => `${name} ${round(value, 1)}`)
+    .join(', ');
+  const cpu =
+    minute.busyPercent === undefined || minute.cpuMsPerDebit === undefined
+      ? `CPU a debit: ${top}`
+      : `the machine ${round(minute.busyPercent, 0)}% busy, ${round(minute.cpuMsPerDebit, 1)} ms of its CPU a debit (${top})`;
+  const lag =
+    minute.lagPeak === undefined || minute.lagPeak.records === 0
+      ? 'no records waiting at any sample'
+      : `at most ${minute.lagPeak.records} records waiting (${minute.lagPeak.group})`;
+  const memory = Object.entries(minute.memoryMb)
+    .map(([service, mb]) => `${service} ${round(mb, 0)}`)
+    .join(', ');
+  return {
+    group: 'pipeline',
+    name: `soak minute ${minute.minute}: debits completed`,
+    value: round(minute.completed / minute.seconds, 1),
+    unit: 'debits/s',
+    detail: `${minute.sent} sent, ${minute.completed} completed; ${latency}${notDone}${order}; ${cpu}; ${lag}; resident MB: ${memory}`,
+  };
+}
+
+/**
+ * What the soak says as a whole: the rate held with nothing lost, then how the last minute compares with
+ * the first (the machine's CPU a debit, the latency, each service's resident set), the figures of every
+ * minute in the detail. A pipeline that holds its rate for hours shows none of them climbing.
+ */
+export function soakRows(soak: SoakReading): Row[] {
+  const minutes = soak.minutes;
+  const first = minutes[0];
+  const last = minutes[minutes.length - 1];
+  const behind = minutes.filter((minute) => minute.notDone > 0).map((minute) => minute.minute);
+  const rows: Row[] = [
+    {
+      group: 'pipeline',
+      name: 'soak: on-us debits offered steadily through the whole journey',
+      value: round(soak.completed / soak.seconds, 1),
+      unit: 'debits/s',
+      detail: `${soak.sent} sent evenly over ${round(soak.seconds / 60, 1)} min at ${soak.rate}/s (${soak.rateSource}), ${soak.completed} completed (${soak.completed >= soak.sent ? 'nothing lost' : `${soak.sent - soak.completed} missing`}), the last ${round(soak.drainSeconds, 1)} s after the load ended; ${soak.postings} postings, ${soak.duplicates} duplicates, ${soak.signatureFailures} signature failures; ${orderChecked(soak.postings, soak.outOfOrder)}; ${behind.length === 0 ? `every minute's followed journeys done within ${followSeconds} s of its end` : `followed journeys not done within ${followSeconds} s in minutes ${behind.join(', ')}`}`,
+    },
+  ];
+  if (first === undefined || last === undefined) return rows;
+  rows.push(...minutes.map(soakMinuteRow));
+  if (first.cpuMsPerDebit !== undefined && last.cpuMsPerDebit !== undefined) {
+    rows.push({
+      group: 'pipeline',
+      name: 'soak: machine CPU a debit, the last minute against the first',
+      value: change(first.cpuMsPerDebit, last.cpuMsPerDebit),
+      unit: '% change',
+      detail: `${round(first.cpuMsPerDebit, 1)} ms in the first, ${round(last.cpuMsPerDebit, 1)} ms in the last; by minute: ${minutes.map((minute) => (minute.cpuMsPerDebit === undefined ? '-' : round(minute.cpuMsPerDebit, 1))).join(', ')} ms; by process, the first and the last: ${Object.keys(
+        last.processMs,
+      )
+        .filter((name) => first.processMs[name] !== undefined)
+        .map(
+          (name) =>
+            `${name} ${round(first.processMs[name] ?? 0, 1)} / ${round(last.processMs[name] ?? 0, 1)}`,
+        )
+        .join(', ')} ms`,
+    });
+  }
+  if (first.toCompleted.count > 0 && last.toCompleted.count > 0) {
+    rows.push({
+      group: 'pipeline',
+      name: 'soak: 202 to DEBIT_COMPLETED p99, the last minute against the first',
+      value: change(first.toCompleted.p99, last.toCompleted.p99),
+      unit: '% change',
+      detail: `${ms(first.toCompleted.p99)} in the first, ${ms(last.toCompleted.p99)} in the last; p50 / p99 by minute: ${minutes
+        .map((minute) =>
+          minute.toCompleted.count > 0
+            ? `${round(minute.toCompleted.p50, 0)} / ${round(minute.toCompleted.p99, 0)}`
+            : '-',
+        )
+        .join(', ')} ms`,
+    });
+  }
+  for (const service of Object.keys(last.memoryMb)) {
+    const was = first.memoryMb[service];
+    const now = last.memoryMb[service];
+    if (was === undefined || now === undefined) continue;
+    rows.push({
+      group: 'pipeline',
+      name: `soak: resident memory, the last minute against the first: ${service}`,
+      value: change(was, now),
+      unit: '% change',
+      detail: `${round(was, 0)} MB after the first minute, ${round(now, 0)} MB after the last (${signed(change(was, now))}); by minute: ${minutes.map((minute) => round(minute.memoryMb[service] ?? 0, 0)).join(', ')} MB; the most ${round(Math.max(...minutes.map((minute) => minute.memoryMb[service] ?? 0)), 0)} MB`,
+    });
+  }
+  return rows;
+}
+
+/** The busiest consumer group of a minute's lag samples. */
+function busiestGroup(lag: LagWindow): SoakMinute['lagPeak'] {
+  const [top] = Object.entries(lag.groups).sort(([, a], [, b]) => b.peak - a.peak);
+  return top === undefined ? undefined : { group: top[0], records: top[1].peak };
+}
+
+const sleepUntil = (at: number) =>
+  new Promise((resolve) => setTimeout(resolve, Math.max(0, at - performance.now())));
+
+/**
+ * The soak: on-us debits offered at one steady rate for many minutes, every journey through to
+ * DEBIT_COMPLETED with every posting delivered and checked for order as it arrives, and each minute read
+ * on its own: the journeys completed in it, the latency of a sample of those sent in it, the machine's CPU
+ * a debit (and each process's), the consumer groups' backlog and each service's resident set. What the
+ * sixty-second windows of the full run cannot show: whether a rate the pipeline keeps up with for a minute
+ * holds, or whether the CPU a debit, the latency or a service's memory climbs as its collections, indexes
+ * and logs grow.
+ */
+export async function soakBench(options: SoakOptions, log: (line: string) => void): Promise<Row[]> {
+  const pipeline = await launchBenchPipeline(options);
+  const probe = new Probe(pipeline, options.endpoints, options.postgres, options.kafkaLogDir);
+  const infrastructure = options.infrastructure ?? new Map<string, number>();
+  const rows: Row[] = [servicesEnvironmentRow(servicesEnvironment(pipeline.inheritedEnv))];
+  const keeper = pipelineWindowKeeper(pipeline, log);
+  let stopKeeper = () => {};
+  /** Each minute's journeys read back from the bank, after the minute. */
+  const follows: Promise<void>[] = [];
+  try {
+    await keeper.openToday();
+    stopKeeper = keeper.every(5_000);
+    await warmUp(probe, options.root);
+    await settle(probe, infrastructure, 'the soak', log, settleThreshold());
+    await probe.bank.reset();
+    const storageBefore = await probe.storage();
+    const postgresBefore = await probe.postgres();
+
+    const interval = 1000 / options.rate;
+    const total = Math.round(options.rate * options.minutes * 60);
+    const sent: Sent[] = [];
+    const inFlight: Promise<void>[] = [];
+    const minutes: SoakMinute[] = [];
+    log(`soak: ${total} debits at ${options.rate}/s for ${options.minutes} min (${options.rateSource})`);
+    const start = performance.now();
+    const startedAt = Date.now();
+    // Every minute's readings, taken beside the sending: a reading of the services' metrics costs them a
+    // few ms, so once a minute (and the backlog every lagSampleMs).
+    const readMinutes = async () => {
+      let previous = { at: performance.now(), completed: 0, cpu: await probe.cpu(infrastructure) };
+      for (let minute = 1; minute <= options.minutes; minute += 1) {
+        const lagWatch = watchLag(consumerLag(pipeline), lagSampleMs);
+        await sleepUntil(start + minute * 60_000);
+        const lag = await lagWatch.end();
+        const reading = {
+          at: performance.now(),
+          completed: await probe.completed(),
+          cpu: await probe.cpu(infrastructure),
+        };
+        const memoryMb = await probe.memory();
+        const completed = reading.completed - previous.completed;
+        const { machine, processes } = cpuBetween(previous.cpu, reading.cpu);
+        const from = startedAt + (minute - 1) * 60_000;
+        const to = startedAt + minute * 60_000;
+        const seconds = (reading.at - previous.at) / 1000;
+        const perDebit = (cpuSeconds: number) => (completed > 0 ? (1000 * cpuSeconds) / completed : 0);
+        const minuteIndex = minutes.length;
+        minutes.push({
+          minute,
+          seconds,
+          sent: 0,
+          completed,
+          busyPercent: machine === undefined ? undefined : (100 * machine.busy) / machine.total,
+          cpuMsPerDebit: machine === undefined ? undefined : perDebit(machine.own),
+          processMs: Object.fromEntries(processes.map(([name, cpuSeconds]) => [name, perDebit(cpuSeconds)])),
+          memoryMb,
+          lagPeak: busiestGroup(lag),
+          toCompleted: { count: 0, p50: Number.NaN, p95: Number.NaN, p99: Number.NaN, max: Number.NaN },
+          followed: 0,
+          notDone: 0,
+          outOfOrder: 0,
+        });
+        // Its journeys are read back from the bank a little after the minute (each is in `sent` once the
+        // ingress answered it), while the bank still keeps their postings (the latest 100,000).
+        const follow = sleepUntil(start + minute * 60_000 + followSeconds * 1000).then(async () => {
+          const ofMinute = sent.filter((entry) => entry.sentAt >= from && entry.sentAt < to);
+          const examined = await examine(probe, ofMinute, options.sample);
+          const entry = minutes[minuteIndex] as SoakMinute;
+          minutes[minuteIndex] = {
+            ...entry,
+            sent: ofMinute.length,
+            toCompleted: examined.toCompleted,
+            followed: examined.sampled,
+            notDone: examined.incomplete,
+            outOfOrder: examined.outOfOrder,
+          };
+        });
+        // Its failure is the soak's, awaited at the end; not an unhandled rejection meanwhile.
+        follow.catch(() => undefined);
+        follows.push(follow);
+        log(
+          `  minute ${minute}: ${completed} completed, ${machine === undefined ? '' : `${round((100 * machine.busy) / machine.total, 0)}% busy, `}resident MB ${JSON.stringify(memoryMb)}`,
+        );
+        previous = reading;
+      }
+    };
+    const readings = readMinutes();
+    // Its failure is the soak's, awaited once the load is sent; not an unhandled rejection meanwhile.
+    readings.catch(() => undefined);
+    for (let index = 0; index < total; index += 1) {
+      await sleepUntil(start + index * interval);
+      inFlight.push(probe.send(options.root).then((entry) => void sent.push(entry)));
+    }
+    await Promise.all(inFlight);
+    await readings;
+    const loadEnd = Date.now();
+    const seconds = (performance.now() - start) / 1000;
+    await probe.journeysDone('every journey of the soak done', 0, sent.length, 3_600_000);
+    const drainSeconds = (Date.now() - loadEnd) / 1000;
+    await Promise.all(follows);
+    const stats = await probe.bank.stats();
+    const postgresAfter = await probe.postgres();
+    const storageAfter = await probe.storage();
+    const soak: SoakReading = {
+      rate: options.rate,
+      rateSource: options.rateSource,
+      seconds,
+      sent: sent.length,
+      completed: await probe.completed(),
+      drainSeconds,
+      postings: stats.routes.events.accepted,
+      duplicates: stats.duplicates,
+      signatureFailures: stats.signatureFailures,
+      outOfOrder: stats.outOfOrder,
+      minutes,
+    };
+    rows.push(...soakRows(soak));
+    rows.push({
+      ...storageRow(storageBefore, storageAfter, sent.length),
+      name: 'soak: storage kept per debit: mongodb data and indexes',
+    });
+    rows.push(
+      ...postgresRows(postgresBefore, postgresAfter, sent.length, { noun: 'debit', prefix: 'soak: ' }),
+    );
+  } finally {
+    stopKeeper();
+    await Promise.allSettled(follows);
+    await probe.close();
+    await stopAndDrop(pipeline, log);
+    if (options.memoryLimits !== undefined) {
+      const held = memoryLimitRows(options.memoryLimits.read());
+      for (const row of held) log(`${row.name}: ${row.value} ${row.unit}, ${row.detail}`);
+      rows.push(...held);
+    }
+  }
+  return rows;
+}
