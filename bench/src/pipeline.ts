@@ -25,6 +25,7 @@ import {
   type Switches,
   switchesBetween,
 } from './cpu.ts';
+import { inspectOption } from './inspector.ts';
 import { type LagWindow, lagByGroup, lagRow, mergeLag, watchLag } from './lag.ts';
 import { type MemoryCgroups, memoryLimitRows } from './memory-limits.ts';
 import {
@@ -1097,19 +1098,25 @@ const eventPathPer: CpuPer = {
 };
 
 /**
- * The whole journey measured from outside: on-us debits in at the ingress, every posting and message
- * out at the bank simulator. Phases: the burst (closed loop), the sustained rate (a steady open loop,
- * searched), latency at half of the sustained rate (open loop),
- * memory with a queue behind a closed window, and recovery after a bank outage.
- */
-/**
  * The pipeline as the bench runs it: every service on the given endpoints, logging warnings only, the
  * bank answering at once and the windows open at any hour; each service in its memory cgroup, or under
  * the CPU profiler, when asked.
  */
 export function launchBenchPipeline(
-  options: Pick<PipelineBenchOptions, 'root' | 'endpoints' | 'run' | 'memoryLimits' | 'profileDir'>,
+  options: Pick<PipelineBenchOptions, 'root' | 'endpoints' | 'run' | 'memoryLimits' | 'profileDir'> & {
+    /** Each service's inspector port (`--inspect` on 127.0.0.1), for collections forced through it. */
+    readonly inspectors?: Readonly<Record<string, number>>;
+  },
 ): Promise<Pipeline> {
+  const nodeOptions = (service: PipelineService) =>
+    [
+      options.profileDir === undefined
+        ? undefined
+        : `--cpu-prof --cpu-prof-dir=${options.profileDir} --cpu-prof-name=${service}.cpuprofile`,
+      options.inspectors?.[service] === undefined ? undefined : inspectOption(options.inspectors[service]),
+    ]
+      .filter((option) => option !== undefined)
+      .join(' ');
   return launchPipeline({
     root: options.root,
     endpoints: options.endpoints,
@@ -1122,21 +1129,22 @@ export function launchBenchPipeline(
     ...(options.memoryLimits === undefined
       ? {}
       : { wrap: (service: PipelineService) => options.memoryLimits?.wrap(service) }),
-    ...(options.profileDir === undefined
+    ...(options.profileDir === undefined && options.inspectors === undefined
       ? {}
       : {
           serviceEnv: Object.fromEntries(
-            pipelineServices.map((service) => [
-              service,
-              {
-                NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${options.profileDir} --cpu-prof-name=${service}.cpuprofile`,
-              },
-            ]),
+            pipelineServices.map((service) => [service, { NODE_OPTIONS: nodeOptions(service) }]),
           ),
         }),
   });
 }
 
+/**
+ * The whole journey measured from outside: on-us debits in at the ingress, every posting and message
+ * out at the bank simulator. Phases: the burst (closed loop), the sustained rate (a steady open loop,
+ * searched), latency at half of the sustained rate (open loop),
+ * memory with a queue behind a closed window, and recovery after a bank outage.
+ */
 export async function pipelineBench(
   options: PipelineBenchOptions,
   log: (line: string) => void,

@@ -263,7 +263,7 @@ async function settledMemory(
   );
 }
 
-interface CollectedMemory {
+export interface CollectedMemory {
   /** Resident set, MB. */
   readonly rss: number;
   /** V8's heap in use, MB. */
@@ -276,7 +276,7 @@ interface CollectedMemory {
  * when V8 collects by itself. The heap in use is what the service still holds; the resident set also
  * keeps what V8 has not handed back to the system.
  */
-async function collectedMemory(
+export async function collectedMemory(
   pipeline: Pipeline,
   inspectors: Readonly<Record<string, number>>,
 ): Promise<Record<string, CollectedMemory>> {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Row } from './report.ts';
 import {
+  collectedAt,
   followSeconds,
   type SoakMinute,
   type SoakReading,
@@ -116,6 +117,33 @@ describe('the soak', () => {
     const detail = byName(rows, 'soak: on-us debits offered steadily through the whole journey')?.detail;
     expect(detail).toContain('5390 completed (10 missing)');
     expect(detail).toContain(`not done within ${followSeconds} s in minutes 2, 3`);
+  });
+
+  it('forces a collection after the first minute, every fifteenth and the last, and compares the heap it leaves', () => {
+    expect(
+      Array.from({ length: 31 }, (_, index) => index + 1).filter((minute) => collectedAt(minute, 31)),
+    ).toEqual([1, 15, 30, 31]);
+    expect(collectedAt(2, 2)).toBe(true);
+    const rows = soakRows(
+      reading([
+        minute(1, { collected: { tracker: { rss: 190, heap: 40 } } }),
+        minute(2),
+        minute(3, { collected: { tracker: { rss: 260, heap: 50 } } }),
+      ]),
+    );
+    const heap = byName(
+      rows,
+      'soak: V8 heap in use after a forced collection, the last minute against the first: tracker',
+    );
+    expect(heap).toMatchObject({ value: 25, unit: '% change' });
+    expect(heap?.detail).toBe(
+      '40 MB after the first minute, 50 MB after the last; after the collections forced at the end of minutes 1, 3: heap 40, 50 MB, resident 190, 260 MB',
+    );
+    // Without a collection at both ends there is nothing to compare.
+    expect(rows.filter((row) => row.name.startsWith('soak: V8 heap')).length).toBe(1);
+    expect(
+      soakRows(reading([minute(1), minute(2)])).some((row) => row.name.startsWith('soak: V8 heap')),
+    ).toBe(false);
   });
 
   it("puts a minute's latency, CPU, backlog and memory in its row", () => {

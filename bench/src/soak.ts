@@ -1,4 +1,5 @@
-import { type PipelineEndpoints, pipelineWindowKeeper, stopAndDrop } from '@rp/launcher';
+import { type PipelineEndpoints, pipelineServices, pipelineWindowKeeper, stopAndDrop } from '@rp/launcher';
+import { freePort } from './inspector.ts';
 import { type LagWindow, watchLag } from './lag.ts';
 import { type MemoryCgroups, memoryLimitRows } from './memory-limits.ts';
 import {
@@ -15,6 +16,7 @@ import {
   warmUp,
 } from './pipeline.ts';
 import { type PostgresCounters, postgresRows } from './postgres.ts';
+import { type CollectedMemory, collectedMemory } from './queue-memory.ts';
 import type { Report, Row } from './report.ts';
 import { servicesEnvironment, servicesEnvironmentRow } from './service-env.ts';
 import { round, type Summary } from './stats.ts';
@@ -56,6 +58,11 @@ export interface SoakMinute {
   readonly processMs: Readonly<Record<string, number>>;
   /** Each service's resident set at the minute's end, MB. */
   readonly memoryMb: Readonly<Record<string, number>>;
+  /**
+   * Each service's V8 heap in use and resident set right after a full collection forced at the minute's
+   * end, at the minutes it is forced (`collectedAt`).
+   */
+  readonly collected?: Readonly<Record<string, CollectedMemory>>;
   /** The consumer group with the most records waiting at any sample of the minute. */
   readonly lagPeak: { readonly group: string; readonly records: number } | undefined;
   /** 202 to DEBIT_COMPLETED of the minute's followed journeys, those done within `followSeconds`. */
@@ -83,6 +90,15 @@ export function soakRate(
     rate: round(sustained / 2, 1),
     source: `half the ${sustained}/s the run of record at \`${commit}\` sustained`,
   };
+}
+
+/**
+ * Whether a full collection is forced in every service at the end of `minute` of `minutes`: the first, every
+ * fifteenth and the last, so that the heap each service still holds is read beside its resident set (which
+ * also keeps what V8 has not handed back) without a stop of every service each minute.
+ */
+export function collectedAt(minute: number, minutes: number): boolean {
+  return minute === 1 || minute % 15 === 0 || minute === minutes;
 }
 
 /** How long after its minute's end a minute's followed journeys are read back from the bank. */
@@ -209,6 +225,23 @@ export function soakRows(soak: SoakReading): Row[] {
       detail: `${round(was, 0)} MB after the first minute, ${round(now, 0)} MB after the last (${signed(change(was, now))}); by minute: ${minutes.map((minute) => round(minute.memoryMb[service] ?? 0, 0)).join(', ')} MB; the most ${round(Math.max(...minutes.map((minute) => minute.memoryMb[service] ?? 0)), 0)} MB`,
     });
   }
+  const heapFirst = first.collected;
+  const heapLast = last.collected;
+  if (heapFirst !== undefined && heapLast !== undefined && first !== last) {
+    const forced = minutes.filter((minute) => minute.collected !== undefined);
+    for (const service of Object.keys(heapLast)) {
+      const was = heapFirst[service];
+      const now = heapLast[service];
+      if (was === undefined || now === undefined) continue;
+      rows.push({
+        group: 'pipeline',
+        name: `soak: V8 heap in use after a forced collection, the last minute against the first: ${service}`,
+        value: change(was.heap, now.heap),
+        unit: '% change',
+        detail: `${was.heap} MB after the first minute, ${now.heap} MB after the last; after the collections forced at the end of minutes ${forced.map((minute) => minute.minute).join(', ')}: heap ${forced.map((minute) => minute.collected?.[service]?.heap ?? '-').join(', ')} MB, resident ${forced.map((minute) => minute.collected?.[service]?.rss ?? '-').join(', ')} MB`,
+      });
+    }
+  }
   return rows;
 }
 
@@ -231,7 +264,9 @@ const sleepUntil = (at: number) =>
  * and logs grow.
  */
 export async function soakBench(options: SoakOptions, log: (line: string) => void): Promise<Row[]> {
-  const pipeline = await launchBenchPipeline(options);
+  const inspectors: Record<string, number> = {};
+  for (const service of pipelineServices) inspectors[service] = await freePort();
+  const pipeline = await launchBenchPipeline({ ...options, inspectors });
   const probe = new Probe(pipeline, options.endpoints, options.postgres, options.kafkaLogDir);
   const infrastructure = options.infrastructure ?? new Map<string, number>();
   const rows: Row[] = [servicesEnvironmentRow(servicesEnvironment(pipeline.inheritedEnv))];
@@ -270,6 +305,10 @@ export async function soakBench(options: SoakOptions, log: (line: string) => voi
           cpu: await probe.cpu(infrastructure),
         };
         const memoryMb = await probe.memory();
+        // After the minute's CPU reading: a forced collection's CPU falls in the next minute.
+        const collected = collectedAt(minute, options.minutes)
+          ? await collectedMemory(pipeline, inspectors)
+          : undefined;
         const completed = reading.completed - previous.completed;
         const { machine, processes } = cpuBetween(previous.cpu, reading.cpu);
         const from = startedAt + (minute - 1) * 60_000;
@@ -286,6 +325,7 @@ export async function soakBench(options: SoakOptions, log: (line: string) => voi
           cpuMsPerDebit: machine === undefined ? undefined : perDebit(machine.own),
           processMs: Object.fromEntries(processes.map(([name, cpuSeconds]) => [name, perDebit(cpuSeconds)])),
           memoryMb,
+          ...(collected === undefined ? {} : { collected }),
           lagPeak: busiestGroup(lag),
           toCompleted: { count: 0, p50: Number.NaN, p95: Number.NaN, p99: Number.NaN, max: Number.NaN },
           followed: 0,
@@ -311,7 +351,7 @@ export async function soakBench(options: SoakOptions, log: (line: string) => voi
         follow.catch(() => undefined);
         follows.push(follow);
         log(
-          `  minute ${minute}: ${completed} completed, ${machine === undefined ? '' : `${round((100 * machine.busy) / machine.total, 0)}% busy, `}resident MB ${JSON.stringify(memoryMb)}`,
+          `  minute ${minute}: ${completed} completed, ${machine === undefined ? '' : `${round((100 * machine.busy) / machine.total, 0)}% busy, `}resident MB ${JSON.stringify(memoryMb)}${collected === undefined ? '' : `; after a forced collection ${JSON.stringify(collected)}`}`,
         );
         previous = reading;
       }

@@ -362,7 +362,16 @@ describe('the tables', () => {
         duplicates: 0,
         signatureFailures: 0,
         outOfOrder: 0,
-        minutes: [minute(1, 40, 200, 600), minute(2, 36, 230, 450)],
+        minutes: [
+          {
+            ...minute(1, 40, 200, 600),
+            collected: { tracker: { rss: 180, heap: 40.5 }, ingress: { rss: 150, heap: 20 } },
+          },
+          {
+            ...minute(2, 36, 230, 450),
+            collected: { tracker: { rss: 220, heap: 61.2 }, ingress: { rss: 150, heap: 20.1 } },
+          },
+        ],
       }),
     };
     const run = summaryOf('soak', soak);
@@ -378,8 +387,8 @@ describe('the tables', () => {
       cpuChange: -10,
       p99Change: -25,
       memory: [
-        { service: 'tracker', first: 200, last: 230, change: 15 },
-        { service: 'ingress', first: 190, last: 190, change: 0 },
+        { service: 'tracker', first: 200, last: 230, change: 15, heap: { first: 40.5, last: 61.2 } },
+        { service: 'ingress', first: 190, last: 190, change: 0, heap: { first: 20, last: 20.1 } },
       ],
     });
     const text = formatSummary(
@@ -391,10 +400,9 @@ describe('the tables', () => {
     expect(cells('minute 2:')).toEqual(['30/s, 450 ms, 36 ms', '-']);
     expect(cells('machine CPU a debit, the last minute')).toEqual(['-10%', '-']);
     expect(cells('p99 202 to DEBIT_COMPLETED, the last minute')).toEqual(['-25%', '-']);
-    expect(cells('resident memory, the first minute → the last: tracker')).toEqual([
-      '200 → 230 MB, +15%',
-      '-',
-    ]);
+    expect(
+      cells('resident memory (heap after a forced collection), the first minute → the last: tracker'),
+    ).toEqual(['200 → 230 MB, +15% (heap 40.5 → 61.2 MB)', '-']);
     // A run without a soak makes no lines of its own.
     expect(
       formatSummary([summaryOf('full', fullRun('def5678', { debits: 1, eventPath: 1 }))], ['soak']).split(

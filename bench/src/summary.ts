@@ -76,9 +76,12 @@ export interface SoakSummary {
   readonly p99Change: number | undefined;
   readonly memory: readonly {
     readonly service: string;
+    /** Resident set, MB, after the first minute and after the last. */
     readonly first: number;
     readonly last: number;
     readonly change: number;
+    /** V8's heap in use right after a forced collection, MB, after the first minute and the last. */
+    readonly heap?: { readonly first: number; readonly last: number };
   }[];
 }
 
@@ -221,6 +224,9 @@ function podMemory(rows: readonly Row[]): PodMemory[] {
 }
 
 const soakMemoryPrefix = 'soak: resident memory, the last minute against the first: ';
+const soakHeapPrefix = 'soak: V8 heap in use after a forced collection, the last minute against the first: ';
+/** "202 MB after the first minute, 433 MB after the last" */
+const firstAndLast = /^([\d.]+) MB after the first minute, ([\d.]+) MB after the last/;
 
 /** A soak's figures, from its rows (`soak.ts`); undefined for a run without one. */
 function soakOf(rows: readonly Row[]): SoakSummary | undefined {
@@ -257,15 +263,20 @@ function soakOf(rows: readonly Row[]): SoakSummary | undefined {
     )?.value,
     memory: rows.flatMap((row) => {
       if (!row.name.startsWith(soakMemoryPrefix)) return [];
-      const mb = /^([\d.]+) MB after the first minute, ([\d.]+) MB after the last/.exec(row.detail ?? '');
+      const service = row.name.slice(soakMemoryPrefix.length);
+      const mb = firstAndLast.exec(row.detail ?? '');
+      const heap = firstAndLast.exec(
+        rows.find((other) => other.name === `${soakHeapPrefix}${service}`)?.detail ?? '',
+      );
       return mb === null
         ? []
         : [
             {
-              service: row.name.slice(soakMemoryPrefix.length),
+              service,
               first: Number(mb[1]),
               last: Number(mb[2]),
               change: row.value,
+              ...(heap === null ? {} : { heap: { first: Number(heap[1]), last: Number(heap[2]) } }),
             },
           ];
     }),
@@ -824,7 +835,8 @@ const tables: Readonly<Record<TableName, Table>> = {
       runs,
       '',
       (run) => run.soak?.memory ?? [],
-      (entry) => `${number(entry.first, 0)} → ${number(entry.last, 0)} MB, ${signed(entry.change)}`,
+      (entry) =>
+        `${number(entry.first, 0)} → ${number(entry.last, 0)} MB, ${signed(entry.change)}${entry.heap === undefined ? '' : ` (heap ${number(entry.heap.first)} → ${number(entry.heap.last)} MB)`}`,
     );
     const title = 'a soak: one rate held for many minutes';
     // Like the pods' table: nothing for runs without one (a full run has none).
@@ -852,7 +864,7 @@ const tables: Readonly<Record<TableName, Table>> = {
           optional(run.soak?.p99Change, signed),
         ),
         ...memory.lines.map(([service, ...cells]) => [
-          `resident memory, the first minute → the last: ${service}`,
+          `resident memory (heap after a forced collection), the first minute → the last: ${service}`,
           ...cells,
         ]),
       ],
