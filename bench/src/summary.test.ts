@@ -403,6 +403,24 @@ describe('the tables', () => {
     expect(
       cells('resident memory (heap after a forced collection), the first minute → the last: tracker'),
     ).toEqual(['200 → 230 MB, +15% (heap 40.5 → 61.2 MB)', '-']);
+    // A long soak's lines: the first minute, every fifth and the last.
+    const long = soakRows({
+      rate: 30,
+      rateSource: 'the rate given',
+      seconds: 720,
+      sent: 21_600,
+      completed: 21_600,
+      drainSeconds: 0.5,
+      postings: 388_800,
+      duplicates: 0,
+      signatureFailures: 0,
+      outOfOrder: 0,
+      minutes: Array.from({ length: 12 }, (_, index) => minute(index + 1, 36, 200, 450)),
+    });
+    const shown = formatSummary([summaryOf('long', { ...soak, rows: long })], ['soak'])
+      .split('\n')
+      .flatMap((line) => /^\| minute (\d+):/.exec(line)?.[1] ?? []);
+    expect(shown).toEqual(['1', '5', '10', '12']);
     // A run without a soak makes no lines of its own.
     expect(
       formatSummary([summaryOf('full', fullRun('def5678', { debits: 1, eventPath: 1 }))], ['soak']).split(

@@ -828,9 +828,13 @@ const tables: Readonly<Record<TableName, Table>> = {
 
   soak: (runs) => {
     const row = lineOf(runs);
+    // The first minute, every fifth and each run's last: a line a minute of a long soak is its JSON's.
+    const lasts = new Set(runs.map((run) => run.soak?.perMinute.at(-1)?.minute));
     const minutes = [
       ...new Set(runs.flatMap((run) => run.soak?.perMinute.map((entry) => entry.minute) ?? [])),
-    ].sort((a, b) => a - b);
+    ]
+      .filter((minute) => minute === 1 || minute % 5 === 0 || lasts.has(minute))
+      .sort((a, b) => a - b);
     const memory = perService(
       runs,
       '',
