@@ -1585,19 +1585,29 @@ export async function pipelineBench(
     rows.push(settleRow(settled));
   } finally {
     stopKeeper();
-    await probe.close();
-    // The run's topics, subjects and database go with it: a local broker loads every partition left.
-    await stopAndDrop(pipeline, log);
-    if (options.memoryLimits !== undefined) {
-      // Read once every service has exited, so that the peaks are the whole run's; logged too, so that a
-      // run that failed (a service killed for want of memory) still says what each held.
-      const held = memoryLimitRows(options.memoryLimits.read());
-      for (const row of held) log(`${row.name}: ${row.value} ${row.unit}, ${row.detail}`);
-      rows.push(...held);
-    }
+    rows.push(...(await endBenchPipeline(probe, options.memoryLimits, log)));
   }
   if (options.profileDir !== undefined) rows.push(...profileRows(summarizeProfiles(options.profileDir)));
   return rows;
+}
+
+/**
+ * The end of a bench's pipeline: its probe closed, every service stopped and the run's topics, subjects
+ * and database dropped with it (a local broker loads every partition left); then, when the services ran
+ * in memory cgroups, what each held, read once every service has exited so that the peaks are the whole
+ * run's, and logged too, so that a run that failed (a service killed for want of memory) still says it.
+ */
+export async function endBenchPipeline(
+  probe: Probe,
+  memoryLimits: MemoryCgroups | undefined,
+  log: (line: string) => void,
+): Promise<Row[]> {
+  await probe.close();
+  await stopAndDrop(probe.pipeline, log);
+  if (memoryLimits === undefined) return [];
+  const held = memoryLimitRows(memoryLimits.read());
+  for (const row of held) log(`${row.name}: ${row.value} ${row.unit}, ${row.detail}`);
+  return held;
 }
 
 /**

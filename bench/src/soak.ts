@@ -1,10 +1,11 @@
-import { type PipelineEndpoints, pipelineServices, pipelineWindowKeeper, stopAndDrop } from '@rp/launcher';
+import { type PipelineEndpoints, pipelineServices, pipelineWindowKeeper } from '@rp/launcher';
 import { freePort } from './inspector.ts';
 import { type LagWindow, watchLag } from './lag.ts';
-import { type MemoryCgroups, memoryLimitRows } from './memory-limits.ts';
+import type { MemoryCgroups } from './memory-limits.ts';
 import {
   consumerLag,
   cpuBetween,
+  endBenchPipeline,
   examine,
   lagSampleMs,
   launchBenchPipeline,
@@ -397,13 +398,7 @@ export async function soakBench(options: SoakOptions, log: (line: string) => voi
   } finally {
     stopKeeper();
     await Promise.allSettled(follows);
-    await probe.close();
-    await stopAndDrop(pipeline, log);
-    if (options.memoryLimits !== undefined) {
-      const held = memoryLimitRows(options.memoryLimits.read());
-      for (const row of held) log(`${row.name}: ${row.value} ${row.unit}, ${row.detail}`);
-      rows.push(...held);
-    }
+    rows.push(...(await endBenchPipeline(probe, options.memoryLimits, log)));
   }
   return rows;
 }

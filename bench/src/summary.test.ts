@@ -512,13 +512,16 @@ describe("a document's summary blocks", () => {
     );
   });
 
-  it('read every figure of a full run and a large-queue run the bench wrote, none left a dash', () => {
+  it('read every figure of a full run, a large-queue run and a soak the bench wrote, none left a dash', () => {
     const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
     const read = (file: string) =>
       JSON.parse(readFileSync(resolve(root, 'bench/results', file), 'utf8')) as Report;
-    const text = formatSummary([
-      summaryOf('full', read('2026-12-06T11-03-57-151Z.json'), read('2026-12-06T09-45-17-139Z.json')),
-    ]);
+    const text = [
+      formatSummary([
+        summaryOf('full', read('2026-12-06T11-03-57-151Z.json'), read('2026-12-06T09-45-17-139Z.json')),
+      ]),
+      formatSummary([summaryOf('soak', read('2026-12-06T14-29-47-531Z.json'))], ['soak']),
+    ].join('\n');
     // A row the summary looks for by a name the bench no longer writes would show as a dash here.
     // (a dash alone or beside another figure, "34 / -"; not a sign, "-2.7%").
     const dashes = text
