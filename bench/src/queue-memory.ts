@@ -297,7 +297,8 @@ function fullCollections(pipeline: Pipeline): Promise<Record<string, number>> {
   );
 }
 
-function signedPercent(value: number, base: number): string {
+/** `value` against `base` as a signed percentage, "+1.8%" ("n/a" without a base). */
+export function signedPercent(value: number, base: number): string {
   if (base === 0) return 'n/a';
   const change = (100 * (value - base)) / base;
   return `${change >= 0 ? '+' : ''}${round(change, 1)}%`;

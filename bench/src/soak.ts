@@ -17,10 +17,10 @@ import {
   warmUp,
 } from './pipeline.ts';
 import { type PostgresCounters, postgresRows } from './postgres.ts';
-import { type CollectedMemory, collectedMemory } from './queue-memory.ts';
+import { type CollectedMemory, collectedMemory, signedPercent } from './queue-memory.ts';
 import type { Report, Row } from './report.ts';
 import { servicesEnvironment, servicesEnvironmentRow } from './service-env.ts';
-import { round, type Summary } from './stats.ts';
+import { round, type Summary, summarize } from './stats.ts';
 import { storageRow } from './storage.ts';
 
 export interface SoakOptions {
@@ -123,7 +123,6 @@ export interface SoakReading {
 
 const ms = (value: number) => `${round(value, 0)} ms`;
 const change = (first: number, last: number) => (first > 0 ? round((100 * (last - first)) / first, 1) : 0);
-const signed = (value: number) => `${value > 0 ? '+' : ''}${value}%`;
 
 /** The minute's row: its debits a second, with its latency, CPU, backlog and memory in the detail. */
 export function soakMinuteRow(minute: SoakMinute): Row {
@@ -223,7 +222,7 @@ export function soakRows(soak: SoakReading): Row[] {
       name: `soak: resident memory, the last minute against the first: ${service}`,
       value: change(was, now),
       unit: '% change',
-      detail: `${round(was, 0)} MB after the first minute, ${round(now, 0)} MB after the last (${signed(change(was, now))}); by minute: ${minutes.map((minute) => round(minute.memoryMb[service] ?? 0, 0)).join(', ')} MB; the most ${round(Math.max(...minutes.map((minute) => minute.memoryMb[service] ?? 0)), 0)} MB`,
+      detail: `${round(was, 0)} MB after the first minute, ${round(now, 0)} MB after the last (${signedPercent(now, was)}); by minute: ${minutes.map((minute) => round(minute.memoryMb[service] ?? 0, 0)).join(', ')} MB; the most ${round(Math.max(...minutes.map((minute) => minute.memoryMb[service] ?? 0)), 0)} MB`,
     });
   }
   const heapFirst = first.collected;
@@ -328,7 +327,7 @@ export async function soakBench(options: SoakOptions, log: (line: string) => voi
           memoryMb,
           ...(collected === undefined ? {} : { collected }),
           lagPeak: busiestGroup(lag),
-          toCompleted: { count: 0, p50: Number.NaN, p95: Number.NaN, p99: Number.NaN, max: Number.NaN },
+          toCompleted: summarize([]),
           followed: 0,
           notDone: 0,
           outOfOrder: 0,
