@@ -256,8 +256,8 @@ const rows: Row[] = [];
 if (settings.only === 'all' || settings.only === 'codec') {
   log('codec: encoding and decoding the messages of a journey');
   rows.push(...codecBench({ root, calls: quick ? 2_000 : 20_000, rounds: 5 }));
-  log("codec: the heap a debit keeps in the tracker's cache");
-  rows.push(trackerCacheBench({ root, count: quick ? 1_000 : 10_000 }));
+  log("codec: the heap a debit keeps in the tracker's caches");
+  rows.push(...trackerCacheBench({ root, count: quick ? 1_000 : 10_000 }));
 }
 if (settings.only === 'all' || settings.only === 'limits') {
   log(`kafka: ${settings.kafkaRecords} records`);

@@ -174,6 +174,16 @@ export function servicesMemory(pipeline: Pipeline): Promise<Record<string, numbe
   return perRunningService(pipeline, residentMb);
 }
 
+/**
+ * Seconds every service's main thread has stood still in V8's major collections (mark-compact) so far,
+ * from its own `nodejs_gc_duration_seconds` (Node's performance observer): a stop of every message it holds.
+ */
+export function servicesMajorCollections(pipeline: Pipeline): Promise<Record<string, number>> {
+  return perRunningService(pipeline, (metrics) =>
+    metricValue(metrics, 'nodejs_gc_duration_seconds_sum', { kind: 'major' }),
+  );
+}
+
 /** MongoDB write and read commands a service has sent so far, from its own command metrics. */
 function mongoCommandsOf(metrics: Map<string, number>): MongoCommands {
   const total = (names: readonly string[]) =>

@@ -69,12 +69,18 @@ describe('the soak', () => {
     expect(soakRate({ ...record, rows: [] })).toBeUndefined();
   });
 
-  it('says the rate held with nothing lost, each minute, and how the last minute compares with the first', () => {
+  it('says the rate held with nothing lost, each minute, and how the late minutes compare with the early', () => {
     const rows = soakRows(
       reading([
-        minute(1),
-        minute(2, { cpuMsPerDebit: 31, memoryMb: { tracker: 260, scheduler: 150 } }),
+        // Start-up: slower and dearer than any minute after it, and left out of the drift.
+        minute(1, { cpuMsPerDebit: 60, toCompleted: summarize([300, 5_000]), majorGcMs: { tracker: 500 } }),
+        minute(2, {
+          cpuMsPerDebit: 31,
+          memoryMb: { tracker: 260, scheduler: 150 },
+          majorGcMs: { tracker: 20 },
+        }),
         minute(3, {
+          majorGcMs: { tracker: 60 },
           cpuMsPerDebit: 33,
           processMs: { tracker: 3, 'event-publisher': 3.5, kafka: 2, postgres: 5, ferretdb: 1.5 },
           memoryMb: { tracker: 230, scheduler: 147 },
@@ -91,14 +97,22 @@ describe('the soak', () => {
     expect(whole?.detail).toContain(`every minute's followed journeys done within ${followSeconds} s`);
     expect(rows.filter((row) => row.name.startsWith('soak minute '))).toHaveLength(3);
 
-    const cpu = byName(rows, 'soak: machine CPU a debit, the last minute against the first');
-    expect(cpu).toMatchObject({ value: 10, unit: '% change' });
-    expect(cpu?.detail).toContain('by minute: 30, 31, 33 ms');
+    const cpu = byName(rows, 'soak: machine CPU a debit, the late minutes against the early');
+    expect(cpu).toMatchObject({ value: 6.5, unit: '% change' });
+    expect(cpu?.detail).toMatch(/^33 ms in minute 3 against 31 ms in minute 2 \(medians of /);
+    expect(cpu?.detail).toContain('by minute: 60, 31, 33 ms');
     expect(cpu?.detail).toContain('postgres 4 / 5');
-    expect(byName(rows, 'soak: 202 to DEBIT_COMPLETED p99, the last minute against the first')).toMatchObject(
-      {
-        value: 50,
-      },
+    const p99 = byName(rows, 'soak: 202 to DEBIT_COMPLETED p99, the late minutes against the early');
+    expect(p99).toMatchObject({ value: 50 });
+    expect(p99?.detail).toMatch(/^1350 ms in minute 3 against 900 ms in minute 2 /);
+    expect(p99?.detail).toContain('p50 / p99 by minute: 300 / 5000, 400 / 900, 400 / 1350 ms');
+    const stops = byName(
+      rows,
+      "soak: major collections' stop a minute, the late minutes against the early: tracker",
+    );
+    expect(stops).toMatchObject({ value: 200, unit: '% change' });
+    expect(stops?.detail).toMatch(
+      /^60 ms a minute in minute 3 against 20 ms in minute 2 .*; by minute: 500, 20, 60 ms$/,
     );
     const tracker = byName(rows, 'soak: resident memory, the last minute against the first: tracker');
     expect(tracker).toMatchObject({ value: 15 });
@@ -160,5 +174,21 @@ describe('the soak', () => {
     const quiet = soakMinuteRow(minute(5, { lagPeak: undefined, toCompleted: summarize([]) }));
     expect(quiet.detail).toContain('no followed journey done');
     expect(quiet.detail).toContain('no records waiting at any sample');
+    expect(quiet.detail).not.toContain('collections forced');
+    expect(quiet.detail).not.toContain('major collections');
+    const stopped = soakMinuteRow(
+      minute(6, {
+        majorGcMs: { tracker: 40.4, 'bank-simulator': 610, scheduler: 0, ingress: 12, validator: 9 },
+      }),
+    );
+    expect(stopped.detail).toContain(
+      'major collections stopped bank-simulator 610, tracker 40, ingress 12 ms',
+    );
+    expect(soakMinuteRow(minute(7, { majorGcMs: { tracker: 0 } })).detail).toContain(
+      'major collections stopped no service',
+    );
+    expect(soakMinuteRow(minute(16), true).detail).toMatch(
+      /; the collections forced after minute 15 stopped every service in this one$/,
+    );
   });
 });

@@ -12,6 +12,7 @@ import {
   orderChecked,
   Probe,
   type Sent,
+  servicesMajorCollections,
   settle,
   settleThreshold,
   warmUp,
@@ -20,7 +21,7 @@ import { type PostgresCounters, postgresRows } from './postgres.ts';
 import { type CollectedMemory, collectedMemory, signedPercent } from './queue-memory.ts';
 import type { Report, Row } from './report.ts';
 import { servicesEnvironment, servicesEnvironmentRow } from './service-env.ts';
-import { round, type Summary, summarize } from './stats.ts';
+import { drift, minuteSpan, round, type Summary, summarize } from './stats.ts';
 import { storageRow } from './storage.ts';
 
 export interface SoakOptions {
@@ -59,6 +60,8 @@ export interface SoakMinute {
   readonly processMs: Readonly<Record<string, number>>;
   /** Each service's resident set at the minute's end, MB. */
   readonly memoryMb: Readonly<Record<string, number>>;
+  /** How long each service's major collections stopped it in the minute, ms (none when not read). */
+  readonly majorGcMs?: Readonly<Record<string, number>>;
   /**
    * Each service's V8 heap in use and resident set right after a full collection forced at the minute's
    * end, at the minutes it is forced (`collectedAt`).
@@ -123,9 +126,15 @@ export interface SoakReading {
 
 const ms = (value: number) => `${round(value, 0)} ms`;
 const change = (first: number, last: number) => (first > 0 ? round((100 * (last - first)) / first, 1) : 0);
+/** How `drift` reads a soak's minutes, said in the rows that use it. */
+const steadyNote = 'medians of the first and last third of the minutes, the first minute, start-up, left out';
 
-/** The minute's row: its debits a second, with its latency, CPU, backlog and memory in the detail. */
-export function soakMinuteRow(minute: SoakMinute): Row {
+/**
+ * The minute's row: its debits a second, with its latency, CPU, backlog and memory in the detail, and
+ * whether the collections forced at the end of the minute before (`collectedAt`) fell in it: their stop
+ * holds the minute's journeys and their CPU counts in it, a cost of the measurement and not of the load.
+ */
+export function soakMinuteRow(minute: SoakMinute, afterCollection = false): Row {
   const latency =
     minute.toCompleted.count > 0
       ? `202 to DEBIT_COMPLETED p50 / p95 / p99 ${round(minute.toCompleted.p50, 0)} / ${round(minute.toCompleted.p95, 0)} / ${round(minute.toCompleted.p99, 0)} ms over ${minute.toCompleted.count} followed`
@@ -151,19 +160,30 @@ export function soakMinuteRow(minute: SoakMinute): Row {
   const memory = Object.entries(minute.memoryMb)
     .map(([service, mb]) => `${service} ${round(mb, 0)}`)
     .join(', ');
+  const stops = Object.entries(minute.majorGcMs ?? {})
+    .filter(([, stopped]) => stopped > 0)
+    .sort(([, a], [, b]) => b - a)
+    .slice(0, 3)
+    .map(([service, stopped]) => `${service} ${round(stopped, 0)}`);
+  const collections =
+    minute.majorGcMs === undefined
+      ? ''
+      : `; major collections stopped ${stops.length === 0 ? 'no service' : `${stops.join(', ')} ms`}`;
   return {
     group: 'pipeline',
     name: `soak minute ${minute.minute}: debits completed`,
     value: round(minute.completed / minute.seconds, 1),
     unit: 'debits/s',
-    detail: `${minute.sent} sent, ${minute.completed} completed; ${latency}${notDone}${order}; ${cpu}; ${lag}; resident MB: ${memory}`,
+    detail: `${minute.sent} sent, ${minute.completed} completed; ${latency}${notDone}${order}; ${cpu}; ${lag}; resident MB: ${memory}${collections}${afterCollection ? `; the collections forced after minute ${minute.minute - 1} stopped every service in this one` : ''}`,
   };
 }
 
 /**
- * What the soak says as a whole: the rate held with nothing lost, then how the last minute compares with
- * the first (the machine's CPU a debit, the latency, each service's resident set), the figures of every
- * minute in the detail. A pipeline that holds its rate for hours shows none of them climbing.
+ * What the soak says as a whole: the rate held with nothing lost, then how the late minutes compare with
+ * the early ones for the machine's CPU a debit and the latency (`drift`: start-up left out, a third at
+ * each end, medians, so that neither the first minute nor one collection decides it), and the last minute
+ * with the first for each service's resident set and heap (what a service holds from its start on), the
+ * figures of every minute in the detail. A pipeline that holds its rate for hours shows none of them climbing.
  */
 export function soakRows(soak: SoakReading): Row[] {
   const minutes = soak.minutes;
@@ -180,37 +200,57 @@ export function soakRows(soak: SoakReading): Row[] {
     },
   ];
   if (first === undefined || last === undefined) return rows;
-  rows.push(...minutes.map(soakMinuteRow));
-  if (first.cpuMsPerDebit !== undefined && last.cpuMsPerDebit !== undefined) {
+  rows.push(
+    ...minutes.map((minute, index) => soakMinuteRow(minute, minutes[index - 1]?.collected !== undefined)),
+  );
+  const cpu = drift(minutes.map((minute) => ({ minute: minute.minute, value: minute.cpuMsPerDebit })));
+  if (cpu !== undefined) {
+    const processes = Object.keys(last.processMs).flatMap((name) => {
+      const moved = drift(
+        minutes.map((minute) => ({ minute: minute.minute, value: minute.processMs[name] })),
+      );
+      return moved === undefined ? [] : [`${name} ${round(moved.early, 1)} / ${round(moved.late, 1)}`];
+    });
     rows.push({
       group: 'pipeline',
-      name: 'soak: machine CPU a debit, the last minute against the first',
-      value: change(first.cpuMsPerDebit, last.cpuMsPerDebit),
+      name: 'soak: machine CPU a debit, the late minutes against the early',
+      value: cpu.change,
       unit: '% change',
-      detail: `${round(first.cpuMsPerDebit, 1)} ms in the first, ${round(last.cpuMsPerDebit, 1)} ms in the last; by minute: ${minutes.map((minute) => (minute.cpuMsPerDebit === undefined ? '-' : round(minute.cpuMsPerDebit, 1))).join(', ')} ms; by process, the first and the last: ${Object.keys(
-        last.processMs,
-      )
-        .filter((name) => first.processMs[name] !== undefined)
-        .map(
-          (name) =>
-            `${name} ${round(first.processMs[name] ?? 0, 1)} / ${round(last.processMs[name] ?? 0, 1)}`,
-        )
-        .join(', ')} ms`,
+      detail: `${round(cpu.late, 1)} ms in ${minuteSpan(cpu.lateMinutes)} against ${round(cpu.early, 1)} ms in ${minuteSpan(cpu.earlyMinutes)} (${steadyNote}); by minute: ${minutes.map((minute) => (minute.cpuMsPerDebit === undefined ? '-' : round(minute.cpuMsPerDebit, 1))).join(', ')} ms; by process, the early and the late: ${processes.join(', ')} ms`,
     });
   }
-  if (first.toCompleted.count > 0 && last.toCompleted.count > 0) {
+  const p99 = drift(
+    minutes.map((minute) => ({
+      minute: minute.minute,
+      value: minute.toCompleted.count > 0 ? minute.toCompleted.p99 : undefined,
+    })),
+  );
+  if (p99 !== undefined) {
     rows.push({
       group: 'pipeline',
-      name: 'soak: 202 to DEBIT_COMPLETED p99, the last minute against the first',
-      value: change(first.toCompleted.p99, last.toCompleted.p99),
+      name: 'soak: 202 to DEBIT_COMPLETED p99, the late minutes against the early',
+      value: p99.change,
       unit: '% change',
-      detail: `${ms(first.toCompleted.p99)} in the first, ${ms(last.toCompleted.p99)} in the last; p50 / p99 by minute: ${minutes
+      detail: `${ms(p99.late)} in ${minuteSpan(p99.lateMinutes)} against ${ms(p99.early)} in ${minuteSpan(p99.earlyMinutes)} (${steadyNote}); p50 / p99 by minute: ${minutes
         .map((minute) =>
           minute.toCompleted.count > 0
             ? `${round(minute.toCompleted.p50, 0)} / ${round(minute.toCompleted.p99, 0)}`
             : '-',
         )
         .join(', ')} ms`,
+    });
+  }
+  for (const service of Object.keys(last.majorGcMs ?? {})) {
+    const stopped = drift(
+      minutes.map((minute) => ({ minute: minute.minute, value: minute.majorGcMs?.[service] })),
+    );
+    if (stopped === undefined) continue;
+    rows.push({
+      group: 'pipeline',
+      name: `soak: major collections' stop a minute, the late minutes against the early: ${service}`,
+      value: stopped.change,
+      unit: '% change',
+      detail: `${ms(stopped.late)} a minute in ${minuteSpan(stopped.lateMinutes)} against ${ms(stopped.early)} in ${minuteSpan(stopped.earlyMinutes)} (${steadyNote}); by minute: ${minutes.map((minute) => (minute.majorGcMs?.[service] === undefined ? '-' : round(minute.majorGcMs[service], 0))).join(', ')} ms`,
     });
   }
   for (const service of Object.keys(last.memoryMb)) {
@@ -294,7 +334,12 @@ export async function soakBench(options: SoakOptions, log: (line: string) => voi
     // Every minute's readings, taken beside the sending: a reading of the services' metrics costs them a
     // few ms, so once a minute (and the backlog every lagSampleMs).
     const readMinutes = async () => {
-      let previous = { at: performance.now(), completed: 0, cpu: await probe.cpu(infrastructure) };
+      let previous = {
+        at: performance.now(),
+        completed: 0,
+        cpu: await probe.cpu(infrastructure),
+        majorGc: await servicesMajorCollections(pipeline),
+      };
       for (let minute = 1; minute <= options.minutes; minute += 1) {
         const lagWatch = watchLag(consumerLag(pipeline), lagSampleMs);
         await sleepUntil(start + minute * 60_000);
@@ -303,6 +348,7 @@ export async function soakBench(options: SoakOptions, log: (line: string) => voi
           at: performance.now(),
           completed: await probe.completed(),
           cpu: await probe.cpu(infrastructure),
+          majorGc: await servicesMajorCollections(pipeline),
         };
         const memoryMb = await probe.memory();
         // After the minute's CPU reading: a forced collection's CPU falls in the next minute.
@@ -325,6 +371,12 @@ export async function soakBench(options: SoakOptions, log: (line: string) => voi
           cpuMsPerDebit: machine === undefined ? undefined : perDebit(machine.own),
           processMs: Object.fromEntries(processes.map(([name, cpuSeconds]) => [name, perDebit(cpuSeconds)])),
           memoryMb,
+          majorGcMs: Object.fromEntries(
+            Object.entries(reading.majorGc).map(([service, seconds]) => [
+              service,
+              1000 * (seconds - (previous.majorGc[service] ?? 0)),
+            ]),
+          ),
           ...(collected === undefined ? {} : { collected }),
           lagPeak: busiestGroup(lag),
           toCompleted: summarize([]),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bounded, metricValue, parsePrometheus, percentile, summarize } from './stats.ts';
+import { bounded, drift, metricValue, minuteSpan, parsePrometheus, percentile, summarize } from './stats.ts';
 
 describe('benchmark arithmetic', () => {
   it('takes nearest-rank percentiles', () => {
@@ -38,5 +38,32 @@ describe('benchmark arithmetic', () => {
     });
     expect(most).toBeLessThanOrEqual(4);
     expect(seen.sort((a, b) => a - b)).toEqual(Array.from({ length: 50 }, (_, index) => index));
+  });
+
+  it('reads a drift as the median of the late third of the minutes against the early, start-up left out', () => {
+    const minutes = (values: readonly (number | undefined)[]) =>
+      values.map((value, index) => ({ minute: index + 1, value }));
+    // Minute 1 (90) is start-up; of the nine after it, minutes 2-4 against 8-10, one spike (70) in each.
+    expect(drift(minutes([90, 50, 70, 52, 51, 53, 49, 55, 70, 55]))).toEqual({
+      early: 52,
+      late: 55,
+      change: 5.8,
+      earlyMinutes: [2, 4],
+      lateMinutes: [8, 10],
+    });
+    // Even thirds take the middle two's mean; minutes not read are passed over.
+    expect(drift(minutes([1, 10, 20, undefined, 30, 40, 50, 60, 70]))).toMatchObject({
+      early: 15,
+      late: 65,
+      earlyMinutes: [2, 3],
+      lateMinutes: [8, 9],
+    });
+    // Two minutes: nothing to leave out, a minute each.
+    expect(drift(minutes([40, 36]))).toMatchObject({ early: 40, late: 36, change: -10 });
+    expect(drift(minutes([0, 5]))).toMatchObject({ change: 0 });
+    expect(drift(minutes([40]))).toBeUndefined();
+    expect(drift(minutes([undefined, 40, undefined]))).toBeUndefined();
+    expect(minuteSpan([2, 4])).toBe('minutes 2-4');
+    expect(minuteSpan([3, 3])).toBe('minute 3');
   });
 });

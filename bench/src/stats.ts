@@ -74,3 +74,53 @@ export function metricValue(
 
 export const round = (value: number, digits = 1) =>
   Number.isFinite(value) ? Math.round(value * 10 ** digits) / 10 ** digits : value;
+
+/** How a figure read once a minute moved over a run: the median of its late minutes against its early ones. */
+export interface Drift {
+  /** The medians, in the figure's unit. */
+  readonly early: number;
+  readonly late: number;
+  /** The late against the early, in per cent (0 when the early is 0). */
+  readonly change: number;
+  /** The first and last minute of each end. */
+  readonly earlyMinutes: readonly [number, number];
+  readonly lateMinutes: readonly [number, number];
+}
+
+/**
+ * The drift of a figure over a run's minutes. The first minute (start-up: compilation, group joins, the
+ * first reads) is left out when three or more were read, and each end is a third of the rest (at least a
+ * minute), taken as its median so that one minute's collection or hiccup does not stand for its third.
+ * Undefined with fewer than two minutes read.
+ */
+export function drift(
+  minutes: readonly { readonly minute: number; readonly value: number | undefined }[],
+): Drift | undefined {
+  const read = minutes.flatMap(({ minute, value }) => (value === undefined ? [] : [{ minute, value }]));
+  const steady = read.length >= 3 && read[0]?.minute === 1 ? read.slice(1) : read;
+  if (steady.length < 2) return undefined;
+  const size = Math.max(1, Math.floor(steady.length / 3));
+  const early = steady.slice(0, size);
+  const late = steady.slice(-size);
+  const median = (part: readonly { value: number }[]) => {
+    const sorted = part.map(({ value }) => value).sort((a, b) => a - b);
+    const middle = Math.floor(sorted.length / 2);
+    return sorted.length % 2 === 1
+      ? (sorted[middle] as number)
+      : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+  };
+  const span = (part: readonly { minute: number }[]) =>
+    [part[0]?.minute ?? 0, part[part.length - 1]?.minute ?? 0] as const;
+  const [from, to] = [median(early), median(late)];
+  return {
+    early: from,
+    late: to,
+    change: from > 0 ? round((100 * (to - from)) / from, 1) : 0,
+    earlyMinutes: span(early),
+    lateMinutes: span(late),
+  };
+}
+
+/** "minutes 2-10", or "minute 2" for one. */
+export const minuteSpan = ([from, to]: readonly [number, number]) =>
+  from === to ? `minute ${from}` : `minutes ${from}-${to}`;

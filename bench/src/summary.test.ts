@@ -333,7 +333,7 @@ describe('the tables', () => {
     expect(ingress?.slice(1, 4)).toEqual(['ingress', '512 MB of 512 MiB, 100%, 1 killed', '-']);
   });
 
-  it('gives a soak: the rate held, each minute, and the last minute against the first, from the rows it writes', () => {
+  it('gives a soak: the rate held, each minute, how its figures moved, from the rows it writes', () => {
     const minute = (index: number, cpuMsPerDebit: number, tracker: number, p99: number) => ({
       minute: index,
       seconds: 60,
@@ -384,8 +384,8 @@ describe('the tables', () => {
         { minute: 1, rate: 30, p99: 600, cpu: 40 },
         { minute: 2, rate: 30, p99: 450, cpu: 36 },
       ],
-      cpuChange: -10,
-      p99Change: -25,
+      cpuDrift: { early: 40, late: 36, change: -10, earlyMinutes: [1, 1], lateMinutes: [2, 2] },
+      p99Drift: { early: 600, late: 450, change: -25, earlyMinutes: [1, 1], lateMinutes: [2, 2] },
       memory: [
         { service: 'tracker', first: 200, last: 230, change: 15, heap: { first: 40.5, last: 61.2 } },
         { service: 'ingress', first: 190, last: 190, change: 0, heap: { first: 20, last: 20.1 } },
@@ -398,8 +398,8 @@ describe('the tables', () => {
     const cells = (start: string) => cellsOf(text, start);
     expect(cells('debits offered steadily')).toEqual(['30/s for 2 min: nothing lost, in order', '-']);
     expect(cells('minute 2:')).toEqual(['30/s, 450 ms, 36 ms', '-']);
-    expect(cells('machine CPU a debit, the last minute')).toEqual(['-10%', '-']);
-    expect(cells('p99 202 to DEBIT_COMPLETED, the last minute')).toEqual(['-25%', '-']);
+    expect(cells('machine CPU a debit, the late minutes')).toEqual(['-10% (40 → 36 ms)', '-']);
+    expect(cells('p99 202 to DEBIT_COMPLETED, the late minutes')).toEqual(['-25% (600 → 450 ms)', '-']);
     expect(
       cells('resident memory (heap after a forced collection), the first minute → the last: tracker'),
     ).toEqual(['200 → 230 MB, +15% (heap 40.5 → 61.2 MB)', '-']);

@@ -20,6 +20,7 @@ import { parseArgs } from 'node:util';
 import { engineServices } from '@rp/contracts';
 import { invokedFrom, runAsProgram } from './program.ts';
 import type { Report, Row } from './report.ts';
+import { type Drift, drift } from './stats.ts';
 
 /** p50 / p95 / p99, ms. */
 export interface Percentiles {
@@ -55,7 +56,7 @@ export interface PodMemory {
   readonly killed: number;
 }
 
-/** A soak (`--only soak`): the rate held for its minutes, each minute, and the last against the first. */
+/** A soak (`--only soak`): the rate held for its minutes, each minute, and how its figures moved. */
 export interface SoakSummary {
   /** Debits a second offered, and the minutes they were offered for. */
   readonly rate: number;
@@ -71,9 +72,9 @@ export interface SoakSummary {
     /** The machine's CPU a debit in the minute, ms. */
     readonly cpu: number | undefined;
   }[];
-  /** The last minute against the first, in per cent. */
-  readonly cpuChange: number | undefined;
-  readonly p99Change: number | undefined;
+  /** The late minutes against the early ones (`drift`), from the minutes' own figures. */
+  readonly cpuDrift: Drift | undefined;
+  readonly p99Drift: Drift | undefined;
   readonly memory: readonly {
     readonly service: string;
     /** Resident set, MB, after the first minute and after the last. */
@@ -234,33 +235,31 @@ function soakOf(rows: readonly Row[]): SoakSummary | undefined {
     (row) => row.name === 'soak: on-us debits offered steadily through the whole journey',
   );
   if (whole === undefined) return undefined;
-  const offered = /sent evenly over ([\d.]+) min at ([\d.]+)\/s/.exec(whole.detail ?? '');
   const found = (pattern: RegExp, detail: string | undefined) => {
     const match = pattern.exec(detail ?? '');
     return match === null ? undefined : Number(match[1]);
   };
+  const perMinute = rows.flatMap((row) => {
+    const minute = /^soak minute (\d+): debits completed$/.exec(row.name);
+    if (minute === null) return [];
+    return [
+      {
+        minute: Number(minute[1]),
+        rate: row.value,
+        p99: found(/p50 \/ p95 \/ p99 \d+ \/ \d+ \/ (\d+) ms/, row.detail),
+        cpu: found(/, ([\d.]+) ms of its CPU a debit/, row.detail),
+      },
+    ];
+  });
+  const offered = /sent evenly over ([\d.]+) min at ([\d.]+)\/s/.exec(whole.detail ?? '');
   return {
     rate: Number(offered?.[2] ?? whole.value),
     minutes: Number(offered?.[1] ?? 0),
     lost: found(/, (\d+) missing\)/, whole.detail) ?? 0,
     inOrder: inOrder(whole.detail),
-    perMinute: rows.flatMap((row) => {
-      const minute = /^soak minute (\d+): debits completed$/.exec(row.name);
-      if (minute === null) return [];
-      return [
-        {
-          minute: Number(minute[1]),
-          rate: row.value,
-          p99: found(/p50 \/ p95 \/ p99 \d+ \/ \d+ \/ (\d+) ms/, row.detail),
-          cpu: found(/, ([\d.]+) ms of its CPU a debit/, row.detail),
-        },
-      ];
-    }),
-    cpuChange: rows.find((row) => row.name === 'soak: machine CPU a debit, the last minute against the first')
-      ?.value,
-    p99Change: rows.find(
-      (row) => row.name === 'soak: 202 to DEBIT_COMPLETED p99, the last minute against the first',
-    )?.value,
+    perMinute,
+    cpuDrift: drift(perMinute.map((entry) => ({ minute: entry.minute, value: entry.cpu }))),
+    p99Drift: drift(perMinute.map((entry) => ({ minute: entry.minute, value: entry.p99 }))),
     memory: rows.flatMap((row) => {
       if (!row.name.startsWith(soakMemoryPrefix)) return [];
       const service = row.name.slice(soakMemoryPrefix.length);
@@ -557,7 +556,7 @@ export type TableName = (typeof tableNames)[number];
 
 const isTableName = (name: string): name is TableName => (tableNames as readonly string[]).includes(name);
 
-const optional = (value: number | undefined, format: (value: number) => string) =>
+const optional = <T>(value: T | undefined, format: (value: T) => string) =>
   value === undefined ? dash : format(value);
 
 type Line = readonly string[];
@@ -828,6 +827,10 @@ const tables: Readonly<Record<TableName, Table>> = {
 
   soak: (runs) => {
     const row = lineOf(runs);
+    const driftLabel =
+      'the late minutes against the early (medians of the first and last third, minute 1 out)';
+    const movedBy = (moved: Drift, unit: string, digits?: number) =>
+      `${signed(moved.change)} (${number(moved.early, digits)} → ${number(moved.late, digits)} ${unit})`;
     // The first minute, every fifth and each run's last: a line a minute of a long soak is its JSON's.
     const lasts = new Set(runs.map((run) => run.soak?.perMinute.at(-1)?.minute));
     const minutes = [
@@ -861,11 +864,11 @@ const tables: Readonly<Record<TableName, Table>> = {
               : `${number(entry.rate)}/s, ${optional(entry.p99, (p99) => `${number(p99, 0)} ms`)}, ${optional(entry.cpu, (cpu) => `${number(cpu)} ms`)}`;
           }),
         ),
-        row('machine CPU a debit, the last minute against the first', (run) =>
-          optional(run.soak?.cpuChange, signed),
+        row(`machine CPU a debit, ${driftLabel}`, (run) =>
+          optional(run.soak?.cpuDrift, (moved) => movedBy(moved, 'ms')),
         ),
-        row('p99 202 to DEBIT_COMPLETED, the last minute against the first', (run) =>
-          optional(run.soak?.p99Change, signed),
+        row(`p99 202 to DEBIT_COMPLETED, ${driftLabel}`, (run) =>
+          optional(run.soak?.p99Drift, (moved) => movedBy(moved, 'ms', 0)),
         ),
         ...memory.lines.map(([service, ...cells]) => [
           `resident memory (heap after a forced collection), the first minute → the last: ${service}`,

@@ -28,9 +28,10 @@ function collector(): () => void {
  * `TRACKER_CACHE_SIZE` of them, 100,000 by default): `count` debits, each with its own UETR and message
  * ids, are sequenced through their nine changes as the tracker does it (each change decoded from Avro, so
  * that its strings are the ones a consumed record gives), with the messages their snapshot holds; the
- * heap in use after a full collection, less the heap before, over the count.
+ * heap in use after a full collection, less the heap before, over the count. And what its payload keeps
+ * while the payload cache holds it (the latest 10,000 transactions'), measured the same way.
  */
-export function trackerCacheBench(options: { root: string; count: number }): Row {
+export function trackerCacheBench(options: { root: string; count: number }): Row[] {
   const text = readFileSync(join(options.root, 'avro', 'examples', 'TransactionStateChanged.json'), 'utf8');
   const checked = validate('TransactionStateChanged', parseJsonExact(text));
   if (!checked.ok) throw new Error('TransactionStateChanged.json is not a valid TransactionStateChanged');
@@ -97,11 +98,31 @@ export function trackerCacheBench(options: { root: string; count: number }): Row
   // Read after the reading, so that the records stay alive through it and only the transactions count.
   if (journeys.length !== kept.length) throw new Error('a journey was lost');
   const sample = kept[kept.length - 1];
-  return {
+  // The payload cache: the transaction a debit's latest change carried, as decoded, a debit each.
+  gc();
+  const payloadsBefore = process.memoryUsage().heapUsed;
+  const payloads = journeys.map((journey) => {
+    const last = journey[journey.length - 1];
+    return last === undefined ? undefined : decodeAvro('TransactionStateChanged', last).transaction;
+  });
+  gc();
+  const payloadBytes = Math.round((process.memoryUsage().heapUsed - payloadsBefore) / payloads.length);
+  if (payloads.some((payload) => payload === undefined)) throw new Error('a change carried no payload');
+  const cacheRow: Row = {
     group: 'codec',
     name: "tracker: heap a completed debit keeps in the tracker's cache",
     value: bytes,
     unit: 'bytes',
     detail: `${kept.length} debits sequenced through their ${sample?.sequence ?? 0} changes, each decoded from Avro, with the ${(sample?.messages.length ?? 0) / 2} messages their snapshot holds; the heap after a full collection, less the heap before, a debit: ${Math.round((bytes * 100_000) / 1e6)} MB at the default TRACKER_CACHE_SIZE of 100,000`,
   };
+  return [
+    cacheRow,
+    {
+      group: 'codec',
+      name: "tracker: heap a debit's payload keeps in the tracker's payload cache",
+      value: payloadBytes,
+      unit: 'bytes',
+      detail: `the DirectDebit of each of ${payloads.length} debits' last change, decoded from Avro as the tracker holds it for the changes emitted without one; the heap after a full collection, less the heap before, a debit: ${Math.round((payloadBytes * 10_000) / 1e6)} MB at the payload cache's 10,000`,
+    },
+  ];
 }

@@ -13,7 +13,7 @@ export const trackerConfigSpec = defineConfig({
   TRACKER_CACHE_SIZE: int({
     default: 100_000,
     min: 1,
-    doc: 'Transactions kept in memory to sequence without a snapshot read (under 0.7 kB of heap each)',
+    doc: 'Transactions kept in memory to sequence without a snapshot read (under 0.7 kB of heap each), and as many snapshot positions and delivery outcomes remembered: the bound of what the tracker holds a transaction',
   }),
   TRACKER_PARTITIONS_CONCURRENTLY: int({
     default: 4,

@@ -66,6 +66,8 @@ try {
     appName: serviceName,
     logger,
     onCommand: storeCommandMetrics(metrics),
+    // The snapshot positions of the transactions the tracker keeps: one bound for its memory.
+    positionCacheSize: config.TRACKER_CACHE_SIZE,
   });
   lifecycle.onStop('store', 'mongodb', () => store.close());
   await store.ensureIndexes();

@@ -41,7 +41,10 @@ export const producedTopics = ['rp.events.v1'] as const satisfies readonly Topic
 export const stateRetryPolicy: RetryPolicy = { delaysMs: [1_000, 5_000, 30_000], maxAttempts: 100_000 };
 
 export interface TrackerOptions {
-  /** Transactions kept in memory (final ones are forgotten first). Default 100,000. */
+  /**
+   * Transactions kept in memory (final ones are forgotten first), and delivery outcomes remembered as
+   * recorded. Default 100,000.
+   */
   readonly cacheSize?: number;
   /**
    * Transaction payloads held for the changes emitted without one (the dispatcher's deliveries of the
@@ -121,7 +124,8 @@ export function createTrackerService(deps: TrackerDeps): TrackerService {
       `the tracker needs codecs for ${[...consumedTopics, ...producedTopics].join(', ')}`,
     );
   }
-  const cache = new TransactionCache(options.cacheSize ?? 100_000);
+  const cacheSize = options.cacheSize ?? 100_000;
+  const cache = new TransactionCache(cacheSize);
   const snapshots = new SnapshotWriter({
     transactions: deps.store.transactions,
     metrics,
@@ -141,7 +145,7 @@ export function createTrackerService(deps: TrackerDeps): TrackerService {
     metrics,
     readConcurrency: options.readConcurrency ?? 16,
     recordEventPostingAttempts: options.recordEventPostingAttempts ?? false,
-    recentOutcomes: new RecentKeys(100_000),
+    recentOutcomes: new RecentKeys(cacheSize),
     payloads: new RecentMap(options.payloadCacheSize ?? 10_000),
   });
   const common = {
