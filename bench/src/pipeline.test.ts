@@ -3,6 +3,7 @@ import type { Switches } from './cpu.ts';
 import { type PauseReading, pauseReading } from './path-times.ts';
 import {
   behindRows,
+  benchServicesEnvironment,
   cpuReferenceRows,
   cpuRows,
   fellBehindRows,
@@ -722,5 +723,21 @@ describe('the scheduler alone', () => {
     expect(rows[0]?.detail).toContain('every one of them at once;');
     expect(rows[0]?.detail).not.toContain('release rounds');
     expect(rows[0]?.detail).toContain('no drain of the queue (known empty)');
+  });
+});
+
+describe("the services' settings the bench names", () => {
+  it("names the bench's NODE_OPTIONS when its own options were added to them, and what was inherited as it is", () => {
+    const pipeline = { inheritedEnv: { TRACKER_CACHE_SIZE: '20000' } };
+    expect(benchServicesEnvironment(pipeline, { NODE_OPTIONS: '--max-semi-space-size=64' })).toEqual({
+      TRACKER_CACHE_SIZE: '20000',
+      NODE_OPTIONS: '--max-semi-space-size=64',
+    });
+    expect(benchServicesEnvironment(pipeline, {})).toEqual({ TRACKER_CACHE_SIZE: '20000' });
+    expect(benchServicesEnvironment(pipeline, { NODE_OPTIONS: '' })).toEqual({ TRACKER_CACHE_SIZE: '20000' });
+    // Inherited as it was (no profiler, no inspector): named once, as inherited.
+    expect(
+      benchServicesEnvironment({ inheritedEnv: { NODE_OPTIONS: '--a' } }, { NODE_OPTIONS: '--a' }),
+    ).toEqual({ NODE_OPTIONS: '--a' });
   });
 });

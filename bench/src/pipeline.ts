@@ -1108,6 +1108,20 @@ const eventPathPer: CpuPer = {
 };
 
 /**
+ * What the services were given from the bench's environment: what they inherit as it is, and the bench's
+ * NODE_OPTIONS where the profiler's or the inspector's options were added to it (`launchBenchPipeline`).
+ */
+export function benchServicesEnvironment(
+  pipeline: Pick<Pipeline, 'inheritedEnv'>,
+  parent: Readonly<Record<string, string | undefined>> = process.env,
+): Record<string, string> {
+  const nodeOptions = parent.NODE_OPTIONS;
+  return nodeOptions && pipeline.inheritedEnv.NODE_OPTIONS === undefined
+    ? { ...pipeline.inheritedEnv, NODE_OPTIONS: nodeOptions }
+    : { ...pipeline.inheritedEnv };
+}
+
+/**
  * The pipeline as the bench runs it: every service on the given endpoints, logging warnings only, the
  * bank answering at once and the windows open at any hour; each service in its memory cgroup, or under
  * the CPU profiler, when asked.
@@ -1118,8 +1132,11 @@ export function launchBenchPipeline(
     readonly inspectors?: Readonly<Record<string, number>>;
   },
 ): Promise<Pipeline> {
+  // The bench's own NODE_OPTIONS (a V8 flag under test) stay first: the profiler's and the inspector's
+  // options are added to them, not put in their place.
   const nodeOptions = (service: PipelineService) =>
     [
+      process.env.NODE_OPTIONS || undefined,
       options.profileDir === undefined
         ? undefined
         : `--cpu-prof --cpu-prof-dir=${options.profileDir} --cpu-prof-name=${service}.cpuprofile`,
@@ -1169,7 +1186,7 @@ export async function pipelineBench(
       method: 'POST',
       headers: { authorization: await pipeline.operatorAuthorization('operator.replay') },
     }).then((response) => response.text());
-  const environment = servicesEnvironmentRow(servicesEnvironment(pipeline.inheritedEnv));
+  const environment = servicesEnvironmentRow(servicesEnvironment(benchServicesEnvironment(pipeline)));
   rows.push(environment);
   log(`services' settings from the environment: ${environment.detail}`);
   let stopKeeper = () => {};

@@ -10,7 +10,7 @@ import {
 } from '@rp/launcher';
 import { connectStore } from '@rp/store';
 import { collectGarbage, freePort, inspectOption } from './inspector.ts';
-import { perRunningService, serviceMetrics, servicesMemory } from './pipeline.ts';
+import { benchServicesEnvironment, perRunningService, serviceMetrics, servicesMemory } from './pipeline.ts';
 import type { Row } from './report.ts';
 import { servicesEnvironment, servicesEnvironmentRow } from './service-env.ts';
 import { bounded, metricValue, percentile, round } from './stats.ts';
@@ -59,7 +59,10 @@ export async function queueMemoryBench(
       pipelineServices.map((service) => [
         service,
         {
-          NODE_OPTIONS: inspectOption(inspectors[service] as number),
+          // The bench's own NODE_OPTIONS first, as in every bench pipeline (`launchBenchPipeline`).
+          NODE_OPTIONS: [process.env.NODE_OPTIONS, inspectOption(inspectors[service] as number)]
+            .filter(Boolean)
+            .join(' '),
           ...(service === 'scheduler' ? { QUEUE_DEPTH_INTERVAL: '0' } : {}),
         },
       ]),
@@ -71,7 +74,7 @@ export async function queueMemoryBench(
     appName: 'bench-queue-seed',
   });
   const scheduler = pipeline.url('scheduler');
-  const rows: Row[] = [servicesEnvironmentRow(servicesEnvironment(pipeline.inheritedEnv))];
+  const rows: Row[] = [servicesEnvironmentRow(servicesEnvironment(benchServicesEnvironment(pipeline)))];
   try {
     const released = async () =>
       metricValue(await serviceMetrics(pipeline, 'scheduler'), 'rp_scheduler_debits_released_total');

@@ -3,6 +3,7 @@ import { freePort } from './inspector.ts';
 import { type LagWindow, watchLag } from './lag.ts';
 import type { MemoryCgroups } from './memory-limits.ts';
 import {
+  benchServicesEnvironment,
   consumerLag,
   cpuBetween,
   endBenchPipeline,
@@ -309,7 +310,7 @@ export async function soakBench(options: SoakOptions, log: (line: string) => voi
   const pipeline = await launchBenchPipeline({ ...options, inspectors });
   const probe = new Probe(pipeline, options.endpoints, options.postgres, options.kafkaLogDir);
   const infrastructure = options.infrastructure ?? new Map<string, number>();
-  const rows: Row[] = [servicesEnvironmentRow(servicesEnvironment(pipeline.inheritedEnv))];
+  const rows: Row[] = [servicesEnvironmentRow(servicesEnvironment(benchServicesEnvironment(pipeline)))];
   const keeper = pipelineWindowKeeper(pipeline, log);
   let stopKeeper = () => {};
   /** Each minute's journeys read back from the bank, after the minute. */
