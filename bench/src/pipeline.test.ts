@@ -3,6 +3,7 @@ import type { Switches } from './cpu.ts';
 import { type PauseReading, pauseReading } from './path-times.ts';
 import {
   behindRows,
+  benchNodeOptions,
   benchServicesEnvironment,
   cpuReferenceRows,
   cpuRows,
@@ -739,5 +740,13 @@ describe("the services' settings the bench names", () => {
     expect(
       benchServicesEnvironment({ inheritedEnv: { NODE_OPTIONS: '--a' } }, { NODE_OPTIONS: '--a' }),
     ).toEqual({ NODE_OPTIONS: '--a' });
+  });
+
+  it("puts the bench's own options after its NODE_OPTIONS, not in their place", () => {
+    expect(
+      benchNodeOptions(['--cpu-prof', undefined, '--inspect=127.0.0.1:9'], { NODE_OPTIONS: '--x' }),
+    ).toBe('--x --cpu-prof --inspect=127.0.0.1:9');
+    expect(benchNodeOptions(['--inspect=127.0.0.1:9'], { NODE_OPTIONS: '' })).toBe('--inspect=127.0.0.1:9');
+    expect(benchNodeOptions([undefined], {})).toBe('');
   });
 });

@@ -175,13 +175,17 @@ export function servicesMemory(pipeline: Pipeline): Promise<Record<string, numbe
 }
 
 /**
- * Seconds every service's main thread has stood still in V8's major collections (mark-compact) so far,
- * from its own `nodejs_gc_duration_seconds` (Node's performance observer): a stop of every message it holds.
+ * Every service's resident set (MB) and the seconds its main thread has stood still in V8's major
+ * collections (mark-compact) so far, from one reading of its own metrics (`nodejs_gc_duration_seconds`,
+ * Node's performance observer): a stop holds every message the service has.
  */
-export function servicesMajorCollections(pipeline: Pipeline): Promise<Record<string, number>> {
-  return perRunningService(pipeline, (metrics) =>
-    metricValue(metrics, 'nodejs_gc_duration_seconds_sum', { kind: 'major' }),
-  );
+export function servicesMemoryAndCollections(
+  pipeline: Pipeline,
+): Promise<Record<string, { readonly residentMb: number; readonly majorGcSeconds: number }>> {
+  return perRunningService(pipeline, (metrics) => ({
+    residentMb: residentMb(metrics),
+    majorGcSeconds: metricValue(metrics, 'nodejs_gc_duration_seconds_sum', { kind: 'major' }),
+  }));
 }
 
 /** MongoDB write and read commands a service has sent so far, from its own command metrics. */
@@ -1108,17 +1112,26 @@ const eventPathPer: CpuPer = {
 };
 
 /**
+ * A service's NODE_OPTIONS in a bench pipeline: the bench's own (a V8 flag under test) first, the
+ * bench's options for it (the profiler's, the inspector's) added after them rather than in their place.
+ */
+export function benchNodeOptions(
+  own: readonly (string | undefined)[],
+  parent: Readonly<Record<string, string | undefined>> = process.env,
+): string {
+  return [parent.NODE_OPTIONS, ...own].filter((option) => option !== undefined && option !== '').join(' ');
+}
+
+/**
  * What the services were given from the bench's environment: what they inherit as it is, and the bench's
- * NODE_OPTIONS where the profiler's or the inspector's options were added to it (`launchBenchPipeline`).
+ * NODE_OPTIONS, which reach them under the bench's own options when it adds any (`benchNodeOptions`).
  */
 export function benchServicesEnvironment(
   pipeline: Pick<Pipeline, 'inheritedEnv'>,
   parent: Readonly<Record<string, string | undefined>> = process.env,
 ): Record<string, string> {
   const nodeOptions = parent.NODE_OPTIONS;
-  return nodeOptions && pipeline.inheritedEnv.NODE_OPTIONS === undefined
-    ? { ...pipeline.inheritedEnv, NODE_OPTIONS: nodeOptions }
-    : { ...pipeline.inheritedEnv };
+  return { ...pipeline.inheritedEnv, ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}) };
 }
 
 /**
@@ -1132,18 +1145,13 @@ export function launchBenchPipeline(
     readonly inspectors?: Readonly<Record<string, number>>;
   },
 ): Promise<Pipeline> {
-  // The bench's own NODE_OPTIONS (a V8 flag under test) stay first: the profiler's and the inspector's
-  // options are added to them, not put in their place.
   const nodeOptions = (service: PipelineService) =>
-    [
-      process.env.NODE_OPTIONS || undefined,
+    benchNodeOptions([
       options.profileDir === undefined
         ? undefined
         : `--cpu-prof --cpu-prof-dir=${options.profileDir} --cpu-prof-name=${service}.cpuprofile`,
       options.inspectors?.[service] === undefined ? undefined : inspectOption(options.inspectors[service]),
-    ]
-      .filter((option) => option !== undefined)
-      .join(' ');
+    ]);
   return launchPipeline({
     root: options.root,
     endpoints: options.endpoints,

@@ -10,7 +10,13 @@ import {
 } from '@rp/launcher';
 import { connectStore } from '@rp/store';
 import { collectGarbage, freePort, inspectOption } from './inspector.ts';
-import { benchServicesEnvironment, perRunningService, serviceMetrics, servicesMemory } from './pipeline.ts';
+import {
+  benchNodeOptions,
+  benchServicesEnvironment,
+  perRunningService,
+  serviceMetrics,
+  servicesMemory,
+} from './pipeline.ts';
 import type { Row } from './report.ts';
 import { servicesEnvironment, servicesEnvironmentRow } from './service-env.ts';
 import { bounded, metricValue, percentile, round } from './stats.ts';
@@ -59,10 +65,7 @@ export async function queueMemoryBench(
       pipelineServices.map((service) => [
         service,
         {
-          // The bench's own NODE_OPTIONS first, as in every bench pipeline (`launchBenchPipeline`).
-          NODE_OPTIONS: [process.env.NODE_OPTIONS, inspectOption(inspectors[service] as number)]
-            .filter(Boolean)
-            .join(' '),
+          NODE_OPTIONS: benchNodeOptions([inspectOption(inspectors[service] as number)]),
           ...(service === 'scheduler' ? { QUEUE_DEPTH_INTERVAL: '0' } : {}),
         },
       ]),

@@ -100,6 +100,15 @@ describe('the soak', () => {
     const cpu = byName(rows, 'soak: machine CPU a debit, the late minutes against the early');
     expect(cpu).toMatchObject({ value: 6.5, unit: '% change' });
     expect(cpu?.detail).toMatch(/^33 ms in minute 3 against 31 ms in minute 2 \(medians of /);
+    expect(cpu?.detail).toContain('the first minute, start-up, left out');
+    // Two minutes are too few to leave the first out, and the row says so.
+    const short = byName(
+      soakRows(reading([minute(1), minute(2, { cpuMsPerDebit: 33 })])),
+      'soak: machine CPU a debit, the late minutes against the early',
+    );
+    expect(short?.detail).toMatch(
+      /^33 ms in minute 2 against 30 ms in minute 1 \(.*too few to leave the first out\)/,
+    );
     expect(cpu?.detail).toContain('by minute: 60, 31, 33 ms');
     expect(cpu?.detail).toContain('postgres 4 / 5');
     const p99 = byName(rows, 'soak: 202 to DEBIT_COMPLETED p99, the late minutes against the early');

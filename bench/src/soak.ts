@@ -13,7 +13,7 @@ import {
   orderChecked,
   Probe,
   type Sent,
-  servicesMajorCollections,
+  servicesMemoryAndCollections,
   settle,
   settleThreshold,
   warmUp,
@@ -22,7 +22,7 @@ import { type PostgresCounters, postgresRows } from './postgres.ts';
 import { type CollectedMemory, collectedMemory, signedPercent } from './queue-memory.ts';
 import type { Report, Row } from './report.ts';
 import { servicesEnvironment, servicesEnvironmentRow } from './service-env.ts';
-import { drift, minuteSpan, round, type Summary, summarize } from './stats.ts';
+import { type Drift, drift, minuteSpan, percentChange, round, type Summary, summarize } from './stats.ts';
 import { storageRow } from './storage.ts';
 
 export interface SoakOptions {
@@ -126,9 +126,11 @@ export interface SoakReading {
 }
 
 const ms = (value: number) => `${round(value, 0)} ms`;
-const change = (first: number, last: number) => (first > 0 ? round((100 * (last - first)) / first, 1) : 0);
-/** How `drift` reads a soak's minutes, said in the rows that use it. */
-const steadyNote = 'medians of the first and last third of the minutes, the first minute, start-up, left out';
+/** How `drift` read a soak's minutes, said in the rows that use it (too few minutes keep the first). */
+const steadyNote = (moved: Drift) =>
+  moved.earlyMinutes[0] === 1
+    ? 'medians of the first and last third of the minutes, too few to leave the first out'
+    : 'medians of the first and last third of the minutes, the first minute, start-up, left out';
 
 /**
  * The minute's row: its debits a second, with its latency, CPU, backlog and memory in the detail, and
@@ -217,7 +219,7 @@ export function soakRows(soak: SoakReading): Row[] {
       name: 'soak: machine CPU a debit, the late minutes against the early',
       value: cpu.change,
       unit: '% change',
-      detail: `${round(cpu.late, 1)} ms in ${minuteSpan(cpu.lateMinutes)} against ${round(cpu.early, 1)} ms in ${minuteSpan(cpu.earlyMinutes)} (${steadyNote}); by minute: ${minutes.map((minute) => (minute.cpuMsPerDebit === undefined ? '-' : round(minute.cpuMsPerDebit, 1))).join(', ')} ms; by process, the early and the late: ${processes.join(', ')} ms`,
+      detail: `${round(cpu.late, 1)} ms in ${minuteSpan(cpu.lateMinutes)} against ${round(cpu.early, 1)} ms in ${minuteSpan(cpu.earlyMinutes)} (${steadyNote(cpu)}); by minute: ${minutes.map((minute) => (minute.cpuMsPerDebit === undefined ? '-' : round(minute.cpuMsPerDebit, 1))).join(', ')} ms; by process, the early and the late: ${processes.join(', ')} ms`,
     });
   }
   const p99 = drift(
@@ -232,7 +234,7 @@ export function soakRows(soak: SoakReading): Row[] {
       name: 'soak: 202 to DEBIT_COMPLETED p99, the late minutes against the early',
       value: p99.change,
       unit: '% change',
-      detail: `${ms(p99.late)} in ${minuteSpan(p99.lateMinutes)} against ${ms(p99.early)} in ${minuteSpan(p99.earlyMinutes)} (${steadyNote}); p50 / p99 by minute: ${minutes
+      detail: `${ms(p99.late)} in ${minuteSpan(p99.lateMinutes)} against ${ms(p99.early)} in ${minuteSpan(p99.earlyMinutes)} (${steadyNote(p99)}); p50 / p99 by minute: ${minutes
         .map((minute) =>
           minute.toCompleted.count > 0
             ? `${round(minute.toCompleted.p50, 0)} / ${round(minute.toCompleted.p99, 0)}`
@@ -251,7 +253,7 @@ export function soakRows(soak: SoakReading): Row[] {
       name: `soak: major collections' stop a minute, the late minutes against the early: ${service}`,
       value: stopped.change,
       unit: '% change',
-      detail: `${ms(stopped.late)} a minute in ${minuteSpan(stopped.lateMinutes)} against ${ms(stopped.early)} in ${minuteSpan(stopped.earlyMinutes)} (${steadyNote}); by minute: ${minutes.map((minute) => (minute.majorGcMs?.[service] === undefined ? '-' : round(minute.majorGcMs[service], 0))).join(', ')} ms`,
+      detail: `${ms(stopped.late)} a minute in ${minuteSpan(stopped.lateMinutes)} against ${ms(stopped.early)} in ${minuteSpan(stopped.earlyMinutes)} (${steadyNote(stopped)}); by minute: ${minutes.map((minute) => (minute.majorGcMs?.[service] === undefined ? '-' : round(minute.majorGcMs[service], 0))).join(', ')} ms`,
     });
   }
   for (const service of Object.keys(last.memoryMb)) {
@@ -261,7 +263,7 @@ export function soakRows(soak: SoakReading): Row[] {
     rows.push({
       group: 'pipeline',
       name: `soak: resident memory, the last minute against the first: ${service}`,
-      value: change(was, now),
+      value: percentChange(was, now),
       unit: '% change',
       detail: `${round(was, 0)} MB after the first minute, ${round(now, 0)} MB after the last (${signedPercent(now, was)}); by minute: ${minutes.map((minute) => round(minute.memoryMb[service] ?? 0, 0)).join(', ')} MB; the most ${round(Math.max(...minutes.map((minute) => minute.memoryMb[service] ?? 0)), 0)} MB`,
     });
@@ -277,7 +279,7 @@ export function soakRows(soak: SoakReading): Row[] {
       rows.push({
         group: 'pipeline',
         name: `soak: V8 heap in use after a forced collection, the last minute against the first: ${service}`,
-        value: change(was.heap, now.heap),
+        value: percentChange(was.heap, now.heap),
         unit: '% change',
         detail: `${was.heap} MB after the first minute, ${now.heap} MB after the last; after the collections forced at the end of minutes ${forced.map((minute) => minute.minute).join(', ')}: heap ${forced.map((minute) => minute.collected?.[service]?.heap ?? '-').join(', ')} MB, resident ${forced.map((minute) => minute.collected?.[service]?.rss ?? '-').join(', ')} MB`,
       });
@@ -339,7 +341,7 @@ export async function soakBench(options: SoakOptions, log: (line: string) => voi
         at: performance.now(),
         completed: 0,
         cpu: await probe.cpu(infrastructure),
-        majorGc: await servicesMajorCollections(pipeline),
+        services: await servicesMemoryAndCollections(pipeline),
       };
       for (let minute = 1; minute <= options.minutes; minute += 1) {
         const lagWatch = watchLag(consumerLag(pipeline), lagSampleMs);
@@ -349,9 +351,11 @@ export async function soakBench(options: SoakOptions, log: (line: string) => voi
           at: performance.now(),
           completed: await probe.completed(),
           cpu: await probe.cpu(infrastructure),
-          majorGc: await servicesMajorCollections(pipeline),
+          services: await servicesMemoryAndCollections(pipeline),
         };
-        const memoryMb = await probe.memory();
+        const memoryMb = Object.fromEntries(
+          Object.entries(reading.services).map(([service, { residentMb }]) => [service, residentMb]),
+        );
         // After the minute's CPU reading: a forced collection's CPU falls in the next minute.
         const collected = collectedAt(minute, options.minutes)
           ? await collectedMemory(pipeline, inspectors)
@@ -373,9 +377,9 @@ export async function soakBench(options: SoakOptions, log: (line: string) => voi
           processMs: Object.fromEntries(processes.map(([name, cpuSeconds]) => [name, perDebit(cpuSeconds)])),
           memoryMb,
           majorGcMs: Object.fromEntries(
-            Object.entries(reading.majorGc).map(([service, seconds]) => [
+            Object.entries(reading.services).map(([service, { majorGcSeconds }]) => [
               service,
-              1000 * (seconds - (previous.majorGc[service] ?? 0)),
+              1000 * (majorGcSeconds - (previous.services[service]?.majorGcSeconds ?? 0)),
             ]),
           ),
           ...(collected === undefined ? {} : { collected }),

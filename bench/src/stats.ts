@@ -75,6 +75,10 @@ export function metricValue(
 export const round = (value: number, digits = 1) =>
   Number.isFinite(value) ? Math.round(value * 10 ** digits) / 10 ** digits : value;
 
+/** `to` against `from`, in per cent to 0.1 (0 when `from` is not above 0). */
+export const percentChange = (from: number, to: number) =>
+  from > 0 ? round((100 * (to - from)) / from, 1) : 0;
+
 /** How a figure read once a minute moved over a run: the median of its late minutes against its early ones. */
 export interface Drift {
   /** The medians, in the figure's unit. */
@@ -115,7 +119,7 @@ export function drift(
   return {
     early: from,
     late: to,
-    change: from > 0 ? round((100 * (to - from)) / from, 1) : 0,
+    change: percentChange(from, to),
     earlyMinutes: span(early),
     lateMinutes: span(late),
   };
