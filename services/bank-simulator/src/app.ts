@@ -170,6 +170,7 @@ export function registerSimulatorRoutes(app: Hono<AppEnv>, deps: SimulatorRouteD
       signatureVerified,
       headers,
       posting,
+      text: body,
     });
     const created = outcome !== 'duplicate';
     if (created) {
@@ -194,7 +195,7 @@ export function registerSimulatorRoutes(app: Hono<AppEnv>, deps: SimulatorRouteD
       return parsed.response;
     }
     const report = parsed.value;
-    storeMessage('outbound', 'outboundDirectDebitResponse', memberId, report);
+    storeMessage('outbound', 'outboundDirectDebitResponse', memberId, report, body);
     return c.json({ messageIdentification: report.messageIdentifiers.messageIdentification }, 202);
   });
 
@@ -207,7 +208,7 @@ export function registerSimulatorRoutes(app: Hono<AppEnv>, deps: SimulatorRouteD
     const debit = parsed.value;
     // A resent debit (same messageIdentification) is acknowledged again but answered once; under a
     // 'no-report' fault it is acknowledged and never answered.
-    if (storeMessage('inbound', 'inboundDirectDebit', memberId, debit)) {
+    if (storeMessage('inbound', 'inboundDirectDebit', memberId, debit, body)) {
       if (options.report) deps.responder.respond(memberId, { kind: 'inboundDirectDebit', message: debit });
       else
         transactionLogger(deps.logger, {
@@ -228,7 +229,9 @@ export function registerSimulatorRoutes(app: Hono<AppEnv>, deps: SimulatorRouteD
     const credit = parsed.value;
     // The engine redelivers a credit it got no 202 for (same webhook-id, same messageIdentification): the
     // bank acknowledges it again but credits, and reports, once.
-    if (storeMessage('credit', 'inboundCreditTransferAuthorization', memberId, credit, signatureVerified)) {
+    if (
+      storeMessage('credit', 'inboundCreditTransferAuthorization', memberId, credit, body, signatureVerified)
+    ) {
       if (options.report)
         deps.responder.respond(memberId, { kind: 'inboundCreditTransferAuthorization', message: credit });
       else
@@ -244,19 +247,20 @@ export function registerSimulatorRoutes(app: Hono<AppEnv>, deps: SimulatorRouteD
     route: FaultRoute,
     kind: MessageKind,
     memberId: string,
-    body: DirectDebit | CreditTransfer | PaymentStatusReport,
+    message: DirectDebit | CreditTransfer | PaymentStatusReport,
+    text: string,
     signatureVerified?: boolean,
   ): boolean {
-    const uetr = body.transactionIdentifiers.uetr;
-    const messageIdentification = body.messageIdentifiers.messageIdentification;
+    const uetr = message.transactionIdentifiers.uetr;
+    const messageIdentification = message.messageIdentifiers.messageIdentification;
     const { created } = records.addMessage({
       kind,
       memberId,
       uetr,
       messageIdentification,
       at: deps.clock.now().toISOString(),
-      body,
       ...(signatureVerified === undefined ? {} : { signatureVerified }),
+      text,
     });
     const log = transactionLogger(deps.logger, { uetr, messageIdentification });
     if (created) {
@@ -296,15 +300,13 @@ export function registerSimulatorRoutes(app: Hono<AppEnv>, deps: SimulatorRouteD
     const memberId = c.req.query('memberId');
     const filter = { uetr, ...(memberId ? { memberId } : {}) };
     const signal = AbortSignal.any([deps.stopping, c.req.raw.signal]);
+    // Counted on every change, decoded once: a kept posting is its text until it is read.
     const found = await records.waitFor(
-      () => {
-        const postings = records.postings(filter);
-        return postings.length >= count ? postings : undefined;
-      },
+      () => (records.postingCount(filter) >= count ? true : undefined),
       timeoutMs,
       signal,
     );
-    const postings = found ?? records.postings(filter);
+    const postings = records.postings(filter);
     return c.json({ complete: found !== undefined, count: postings.length, postings });
   });
 

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { type EventPosting, parseJsonExact, validate } from '@rp/contracts';
+import { type EventPosting, type PaymentStatusReport, parseJsonExact, toJson, validate } from '@rp/contracts';
 import { describe, expect, it } from 'vitest';
 import { type ReceivedPosting, SimulatorRecords } from './records.ts';
 
@@ -20,8 +20,11 @@ const posting = (
   receivedAt: new Date(0).toISOString(),
   signatureVerified: false,
   headers: {},
-  posting: { ...example, stageVersion } as EventPosting,
+  ...withText({ ...example, stageVersion } as EventPosting),
 });
+
+/** A posting with the JSON it would have come in as. */
+const withText = (posting: EventPosting) => ({ posting, text: toJson('EventPosting', posting) });
 
 const ids = (postings: readonly ReceivedPosting[]) => postings.map((entry) => entry.eventId);
 
@@ -47,6 +50,26 @@ describe('SimulatorRecords postings', () => {
     // A kept posting is still a duplicate; a forgotten one is not known any more.
     expect(records.addPosting(posting('a', 3))).toBe('duplicate');
     expect(records.addPosting(posting('a', 1, 'a-1'))).toBe('out-of-order');
+  });
+
+  it('keeps a posting as the text it came in as and reads it back as it was decoded, counted without decoding', () => {
+    const records = new SimulatorRecords();
+    records.addPosting(posting('a', 4));
+    records.addPosting(posting('b', 2, 'b-2', '210000'));
+    records.addPosting(posting('a', 5));
+    const [first] = records.postings({ uetr: 'a' });
+    expect(first?.posting).toEqual({ ...example, stageVersion: 4 });
+    expect(first).not.toHaveProperty('text');
+    expect(records.postings({ memberId: '210000' }).map((entry) => entry.posting)).toEqual([
+      { ...example, stageVersion: 2 },
+    ]);
+    expect(records.postingCount()).toBe(3);
+    expect(records.postingCount({ uetr: 'a' })).toBe(2);
+    expect(records.postingCount({ uetr: 'a', memberId: '210000' })).toBe(0);
+    expect(records.postingCount({ memberId: '210000' })).toBe(1);
+    // What a reader does with its copy does not reach the log.
+    records.postings({ uetr: 'a' }).pop();
+    expect(records.postingCount({ uetr: 'a' })).toBe(2);
   });
 
   it('forgets the oldest over a long run without keeping their slots or their transactions', () => {
@@ -80,16 +103,22 @@ describe('SimulatorRecords postings', () => {
 });
 
 describe('SimulatorRecords messages', () => {
-  const body = JSON.parse(
-    readFileSync(new URL('../../../avro/examples/PaymentStatusReport.acsc.json', import.meta.url), 'utf8'),
+  const report = validate(
+    'PaymentStatusReport',
+    parseJsonExact(
+      readFileSync(new URL('../../../avro/examples/PaymentStatusReport.acsc.json', import.meta.url), 'utf8'),
+    ),
   );
+  if (!report.ok) throw new Error(JSON.stringify(report.errors));
+  const body = report.value as PaymentStatusReport;
+  const text = toJson('PaymentStatusReport', body);
   const message = (uetr: string, messageIdentification: string, pending = false) => ({
     kind: 'inboundDirectDebitResponse' as const,
     memberId: '250655',
     uetr,
     messageIdentification,
     at: new Date(0).toISOString(),
-    body,
+    text,
     ...(pending ? { delivery: { attempts: 0, lastStatus: null, state: 'pending' as const } } : {}),
   });
   const identifications = (records: SimulatorRecords, filter: { uetr?: string } = {}) =>
@@ -114,6 +143,17 @@ describe('SimulatorRecords messages', () => {
     expect(again).toMatchObject({ created: false, message: { duplicates: 1 } });
     expect(records.addMessage(message('a', 'M1')).created).toBe(true);
     expect(identifications(records)).toEqual(['M3', 'M4', 'M1']);
+  });
+
+  it('keeps a message as its text and reads its body back as it was sent, its delivery the live one', () => {
+    const records = new SimulatorRecords();
+    const { message: stored } = records.addMessage(message('a', 'R1', true));
+    expect(stored).not.toHaveProperty('body');
+    const [read] = records.messages({ uetr: 'a' });
+    expect(read?.body).toEqual(body);
+    expect(read).not.toHaveProperty('text');
+    records.responseSettled(stored.delivery as NonNullable<typeof stored.delivery>, 'acknowledged');
+    expect(records.messages({ uetr: 'a' })[0]?.delivery?.state).toBe('done');
   });
 
   it('counts the reports pending whether or not they are still kept, until they settle or a reset', () => {

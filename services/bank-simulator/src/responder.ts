@@ -265,8 +265,8 @@ export class InboundResponder {
       uetr: report.transactionIdentifiers.uetr,
       messageIdentification: report.messageIdentifiers.messageIdentification,
       at: clock.now().toISOString(),
-      body: report,
       delivery,
+      text: body,
     });
     records.responseSent();
     const url = `${this.#options.engineUrl?.replace(/\/+$/, '')}${path}`;
