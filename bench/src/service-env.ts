@@ -22,8 +22,11 @@ export const serviceSpecs: readonly VariableSpecs[] = [
   ingressConfigSpec,
 ];
 
-/** Read by Node itself in every process. */
-const nodeVariables = ['NODE_OPTIONS', 'UV_THREADPOOL_SIZE'];
+/**
+ * Read by Node itself in every process, and by the launcher for the flags on each service's node command
+ * line (`RP_NODE_FLAGS`, in place of its young generation's defaults).
+ */
+const nodeVariables = ['NODE_OPTIONS', 'UV_THREADPOOL_SIZE', 'RP_NODE_FLAGS'];
 
 /**
  * Of what the services inherit from the bench's environment, the variables one of them reads: a run

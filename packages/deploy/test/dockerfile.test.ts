@@ -221,7 +221,7 @@ describe('the entry point rp-service', () => {
     main,
     [
       "process.on('SIGTERM', () => { console.log('SIGTERM ' + process.pid); process.exit(0); });",
-      "console.log('started ' + process.pid + ' ' + process.argv[1]);",
+      "console.log('started ' + process.pid + ' ' + process.argv[1] + ' ' + process.execArgv.join(' '));",
       'setTimeout(() => process.exit(3), 20000);',
     ].join('\n'),
   );
@@ -247,10 +247,25 @@ describe('the entry point rp-service', () => {
     const run = start(['alpha']);
     await expect.poll(run.out, { timeout: 10_000 }).toContain('started');
     // exec: the process the container runtime signals is Node itself, not a shell in front of it.
-    expect(run.out()).toBe(`started ${run.child.pid} ${main}\n`);
+    expect(run.out()).toBe(
+      `started ${run.child.pid} ${main} --min-semi-space-size=16 --max-semi-space-size=16\n`,
+    );
     run.child.kill('SIGTERM');
     expect(await run.exited).toBe(0);
     expect(run.out()).toContain(`SIGTERM ${run.child.pid}`);
+  });
+
+  it("starts node with RP_NODE_FLAGS in place of the young generation's flags, none when it is empty", async () => {
+    for (const [flags, expected] of [
+      ['--max-semi-space-size=32  --stack-size=2000', '--max-semi-space-size=32 --stack-size=2000'],
+      ['', ''],
+    ]) {
+      const run = start(['alpha'], { RP_NODE_FLAGS: flags as string });
+      await expect.poll(run.out, { timeout: 10_000 }).toContain('started');
+      expect(run.out()).toBe(`started ${run.child.pid} ${main} ${expected}\n`);
+      run.child.kill('SIGTERM');
+      expect(await run.exited).toBe(0);
+    }
   });
 
   it('takes the service from SERVICE when there is no argument', async () => {

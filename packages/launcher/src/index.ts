@@ -2,6 +2,7 @@ export {
   anyTimeWindows,
   bankTokens,
   defaultBank,
+  defaultServiceNodeFlags,
   freePort,
   type InstanceOptions,
   inheritedEnvironment,
@@ -16,6 +17,7 @@ export {
   pipelineServices,
   type ServiceInstance,
   type SimulatedBank,
+  serviceNodeFlags,
   stopAndDrop,
 } from './launch.ts';
 export {

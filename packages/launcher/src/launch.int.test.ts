@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchPipeline, type Pipeline } from './launch.ts';
+import { launchPipeline, type Pipeline, serviceNodeFlags } from './launch.ts';
 
 // Runs the built bank simulator only (it needs no Kafka, registry or MongoDB), so the endpoints are never
 // dialled. Needs `services/bank-simulator/dist` (the build).
@@ -98,6 +98,20 @@ describe('extra instances', () => {
   });
 });
 
+describe("a service's node", () => {
+  it('starts with the flags of serviceNodeFlags before its main module', () => {
+    const pid = pipeline.pid('bank-simulator');
+    const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8')
+      .split('\u0000')
+      .filter((arg) => arg !== '');
+    expect(pipeline.nodeFlags).toEqual(serviceNodeFlags());
+    expect(argv.slice(1)).toEqual([
+      ...serviceNodeFlags(),
+      join(root, 'services', 'bank-simulator', 'dist', 'main.js'),
+    ]);
+  });
+});
+
 describe('a service started under a command', () => {
   it('runs the service through the command, which execs it: the process signalled is the service', async () => {
     const marker = join(logDir, 'wrapped');
@@ -118,7 +132,13 @@ describe('a service started under a command', () => {
       expect(await answers(wrapped.url('bank-simulator'))).toBe(200);
       const pid = wrapped.pid('bank-simulator');
       expect(Number(readFileSync(`${marker}-bank-simulator`, 'utf8'))).toBe(pid);
-      expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8')).toContain('bank-simulator/dist/main.js');
+      const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8')
+        .split('\u0000')
+        .filter((arg) => arg !== '');
+      expect(argv.slice(1)).toEqual([
+        ...serviceNodeFlags(),
+        join(root, 'services', 'bank-simulator', 'dist', 'main.js'),
+      ]);
     } finally {
       await wrapped.stop();
     }
