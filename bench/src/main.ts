@@ -42,6 +42,7 @@ import { postgresReader } from './postgres.ts';
 import { queueMemoryBench } from './queue-memory.ts';
 import { startCpuReferences } from './reference.ts';
 import { formatTable, type Report, type Row, writeReport } from './report.ts';
+import { bankSimulatorLogBench } from './simulator-memory.ts';
 import { soakBench, soakRate } from './soak.ts';
 import { trackerCacheBench } from './tracker-memory.ts';
 
@@ -258,6 +259,9 @@ if (settings.only === 'all' || settings.only === 'codec') {
   rows.push(...codecBench({ root, calls: quick ? 2_000 : 20_000, rounds: 5 }));
   log("codec: the heap a debit keeps in the tracker's caches");
   rows.push(...trackerCacheBench({ root, count: quick ? 1_000 : 10_000 }));
+  log("codec: the heap the bank simulator's logs keep");
+  // 5,556 debits' postings fill the default POSTING_LOG_SIZE of 100,000.
+  rows.push(...bankSimulatorLogBench({ root, debits: quick ? 556 : 5_556 }));
 }
 if (settings.only === 'all' || settings.only === 'limits') {
   log(`kafka: ${settings.kafkaRecords} records`);

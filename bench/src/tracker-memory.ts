@@ -18,7 +18,7 @@ import type { Row } from './report.ts';
 const reportsAt: readonly string[] = ['DEBIT_REQUEST_ACCEPTED', 'DEBIT_RESPONSE_ACCEPTED'];
 
 /** A full, compacting collection: `gc` taken from a fresh context once the flag that exposes it is set. */
-function collector(): () => void {
+export function collector(): () => void {
   setFlagsFromString('--expose-gc');
   return runInNewContext('gc') as () => void;
 }
