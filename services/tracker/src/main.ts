@@ -84,6 +84,7 @@ try {
     metrics,
     options: {
       cacheSize: config.TRACKER_CACHE_SIZE,
+      payloadCacheSize: config.TRACKER_PAYLOAD_CACHE_SIZE,
       partitionsConsumedConcurrently: config.TRACKER_PARTITIONS_CONCURRENTLY,
       snapshotIntervalMs: config.TRACKER_SNAPSHOT_INTERVAL,
       recordEventPostingAttempts: config.TRACKER_RECORD_EVENT_DELIVERIES,
