@@ -277,13 +277,15 @@ async function waitReady(
 }
 
 /**
- * The young generation every service's V8 starts with and keeps: 16 MB a semi-space, the most V8 gives it
- * on a large machine. Left to itself V8 starts at 1 MB and grows it only while much of it survives, which
- * a service's traffic (short-lived objects a request or a record) never makes it do: the dispatcher, the
- * scheduler and the ingress then scavenged 15-20 times a second and promoted what was still in flight,
- * which later mark-compacts collected (bench/FINDINGS.md, "The young generation"). NODE_OPTIONS refuses
- * these flags, so they go on node's command line: here, and in the image's entry point
- * (infra/docker/rp-service.sh), both replaced by `RP_NODE_FLAGS` when it is set ("" for none).
+ * The young generation every service's V8 starts with and keeps: 16 MB a semi-space. Left to itself V8
+ * starts at 1 MB and grows it only while much of it survives, which a service's traffic (short-lived
+ * objects a request or a record) never makes it do, and under a pod's memory limit it also lowers the
+ * ceiling: the dispatcher, the scheduler and the ingress then scavenged 15-20 times a second and promoted
+ * what was still in flight, which later mark-compacts collected. A higher ceiling (V8's 64 MB on a large
+ * machine) left the old generation less of a pod's heap and was worse (bench/FINDINGS.md, "The young
+ * generation"). NODE_OPTIONS refuses these flags, so they go on node's command line: here, and in the
+ * image's entry point (infra/docker/rp-service.sh), both replaced by `RP_NODE_FLAGS` when it is set (""
+ * for none).
  */
 export const defaultServiceNodeFlags: readonly string[] = [
   '--min-semi-space-size=16',
