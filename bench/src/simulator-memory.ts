@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { type MessageKind, SimulatorRecords } from '@rp/bank-simulator';
-import { type MessageName, parseJsonExact, validate } from '@rp/contracts';
+import { type MessageName, type Messages, parseJsonExact, validate } from '@rp/contracts';
 import type { Row } from './report.ts';
 import { collector } from './tracker-memory.ts';
 
@@ -28,7 +28,7 @@ const debitMessages: readonly { kind: MessageKind; name: MessageName; example: s
 const messageId = () => `RP${randomUUID().replaceAll('-', '').slice(0, 22)}`;
 
 /** A JSON text as it comes in: parsed and checked as the simulator does, or refused here. */
-function checked(name: MessageName, text: string) {
+function checked<N extends MessageName>(name: N, text: string): Messages[N] {
   const result = validate(name, parseJsonExact(text));
   if (!result.ok) throw new Error(`the ${name} example is not valid: ${JSON.stringify(result.errors)}`);
   return result.value;
@@ -76,7 +76,7 @@ export function bankSimulatorLogBench(options: { root: string; debits: number })
           'webhook-timestamp': String(Math.floor(now / 1000)),
           traceparent: `00-${randomUUID().replaceAll('-', '')}-${randomUUID().replaceAll('-', '').slice(0, 16)}-01`,
         },
-        posting: checked('EventPosting', text) as Parameters<SimulatorRecords['addPosting']>[0]['posting'],
+        posting: checked('EventPosting', text),
         text,
       });
       if (outcome !== 'stored') throw new Error(`a posting was ${outcome}`);
