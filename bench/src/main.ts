@@ -70,6 +70,10 @@ const usage = `Usage: npm run bench -- [options]
   --soak-minutes M      minutes of steady load in --only soak, each read on its own (default 15)
   --profile             every service under node --cpu-prof: its CPU by package, and the busiest
                         service's top functions, in the table (profiles in bench/results/profiles/)
+  --heap-sample S,...   with --only soak: these services' heaps sampled in the middle minute (V8's sampling
+                        heap profiler over their inspectors): what each allocates a second and what
+                        outlives its scavenges, by package and by function, in the table (profiles in
+                        bench/results/profiles/, for Chrome's DevTools)
   --k8s-memory          every service of the pipeline phases in a memory cgroup of its Kubernetes
                         manifest's limit (infra/k8s/base), started inside it as in a pod so that V8 sizes
                         its heap from it: what each held at most and any kill, in the table (Linux with
@@ -107,6 +111,7 @@ function parseOptions() {
       scheduler: { type: 'string' },
       profile: { type: 'boolean', default: false },
       'k8s-memory': { type: 'boolean', default: false },
+      'heap-sample': { type: 'string' },
     },
   });
 }
@@ -143,6 +148,7 @@ const settings = {
   scheduler: Math.floor(number(values.scheduler, quick ? 200 : 1_500, 'scheduler')),
   profile: values.profile === true,
   k8sMemory: values['k8s-memory'] === true,
+  heapSample: values['heap-sample']?.split(',').filter((service) => service !== ''),
   kafkaRecords: quick ? 20_000 : 200_000,
   mongoOperations: quick ? 1_000 : 5_000,
   mongoConcurrency: 16,
@@ -158,6 +164,15 @@ if (settings.k8sMemory && !['all', 'pipeline', 'soak'].includes(settings.only)) 
   refuse(
     `--k8s-memory: the pipeline phases' and the soak's services run under the limits; --only ${settings.only} runs none`,
   );
+}
+if (settings.heapSample !== undefined) {
+  if (settings.only !== 'soak') refuse('--heap-sample: the soak samples heaps; add --only soak');
+  const unknown = settings.heapSample.filter(
+    (service) => !(pipelineServices as readonly string[]).includes(service),
+  );
+  if (settings.heapSample.length === 0 || unknown.length > 0) {
+    refuse(`--heap-sample: services of ${pipelineServices.join(', ')}, not "${values['heap-sample']}"`);
+  }
 }
 const needsStack = settings.only !== 'codec';
 
@@ -364,6 +379,9 @@ if (soak !== undefined) {
         ...(usedLocally.has('kafka') ? { kafkaLogDir: kafkaLogDir(resolveStackConfig()) } : {}),
         ...(postgres === undefined ? {} : { postgres }),
         ...(memoryLimits === undefined ? {} : { memoryLimits }),
+        ...(settings.heapSample === undefined
+          ? {}
+          : { heapSample: { services: settings.heapSample, dir: profileDir() } }),
       },
       log,
     )),

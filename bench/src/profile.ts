@@ -51,7 +51,8 @@ export function packageOf(url: string): string {
   return url;
 }
 
-function shortUrl(url: string): string {
+/** A script's URL as a profile names it: from its package, or from the workspace's services/ or packages/. */
+export function shortUrl(url: string): string {
   const modules = url.lastIndexOf('/node_modules/');
   if (modules >= 0) return url.slice(modules + '/node_modules/'.length);
   const workspace = /\/((?:services|packages)\/.*)$/.exec(url);

@@ -5,7 +5,7 @@ import type { Machine } from './machine.ts';
 /** One measured figure. */
 export interface Row {
   /**
-   * `limit` (the yardstick), `pipeline` (the product measured beside it), `profile` (where its CPU went)
+   * `limit` (the yardstick), `pipeline` (the product measured beside it), `profile` (where its CPU or its allocations went)
    * or `codec` (what one message costs to encode and decode).
    */
   readonly group: 'limit' | 'pipeline' | 'profile' | 'codec';

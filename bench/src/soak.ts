@@ -1,4 +1,5 @@
 import { type PipelineEndpoints, pipelineServices, pipelineWindowKeeper } from '@rp/launcher';
+import { heapProfileRows, heapSampleMinute } from './heap-profile.ts';
 import { freePort } from './inspector.ts';
 import { type LagWindow, watchLag } from './lag.ts';
 import type { MemoryCgroups } from './memory-limits.ts';
@@ -44,6 +45,11 @@ export interface SoakOptions {
   readonly postgres?: () => Promise<PostgresCounters | undefined>;
   /** Each service in a memory cgroup of its Kubernetes limit (`--k8s-memory`); none when undefined. */
   readonly memoryLimits?: MemoryCgroups;
+  /**
+   * Services whose heaps are sampled from 5 s into the middle minute (`heapSampleMinute`, `heapProfileRows`);
+   * each one's profiles are written to `dir` when it is given.
+   */
+  readonly heapSample?: { readonly services: readonly string[]; readonly dir?: string };
 }
 
 /** One minute of the soak: what was offered and done in it, and the readings at its end. */
@@ -416,12 +422,27 @@ export async function soakBench(options: SoakOptions, log: (line: string) => voi
     const readings = readMinutes();
     // Its failure is the soak's, awaited once the load is sent; not an unhandled rejection meanwhile.
     readings.catch(() => undefined);
+    const heapSample = options.heapSample;
+    const heapMinute = heapSampleMinute(options.minutes);
+    const heapProfiles =
+      heapSample === undefined
+        ? Promise.resolve([])
+        : sleepUntil(start + (heapMinute - 1) * 60_000 + 5_000)
+            .then(() =>
+              heapProfileRows(inspectors, heapSample.services, heapMinute, options.rate, heapSample.dir),
+            )
+            .then((profiled) => {
+              log(`  minute ${heapMinute}: heaps sampled (${heapSample.services.join(', ')})`);
+              return profiled;
+            });
+    heapProfiles.catch(() => undefined);
     for (let index = 0; index < total; index += 1) {
       await sleepUntil(start + index * interval);
       inFlight.push(probe.send(options.root).then((entry) => void sent.push(entry)));
     }
     await Promise.all(inFlight);
     await readings;
+    const heapRows = await heapProfiles;
     const loadEnd = Date.now();
     const seconds = (performance.now() - start) / 1000;
     await probe.journeysDone('every journey of the soak done', 0, sent.length, 3_600_000);
@@ -443,7 +464,7 @@ export async function soakBench(options: SoakOptions, log: (line: string) => voi
       outOfOrder: stats.outOfOrder,
       minutes,
     };
-    rows.push(...soakRows(soak));
+    rows.push(...soakRows(soak), ...heapRows);
     rows.push({
       ...storageRow(storageBefore, storageAfter, sent.length),
       name: 'soak: storage kept per debit: mongodb data and indexes',
