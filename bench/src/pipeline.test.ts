@@ -11,6 +11,7 @@ import {
   idleCpuRows,
   kafkaRequestsBetween,
   kafkaRequestsRow,
+  keptJourneys,
   mongoStatementsBetween,
   mongoStatementsOf,
   mongoStatementsRow,
@@ -748,5 +749,34 @@ describe("the services' settings the bench names", () => {
     ).toBe('--x --cpu-prof --inspect=127.0.0.1:9');
     expect(benchNodeOptions(['--inspect=127.0.0.1:9'], { NODE_OPTIONS: '' })).toBe('--inspect=127.0.0.1:9');
     expect(benchNodeOptions([undefined], {})).toBe('');
+  });
+});
+
+describe("the journeys followed when the bank no longer keeps all of a window's postings", () => {
+  // 60 journeys over 60 s from t = 1,000,000 ms, one a second.
+  const sent = Array.from({ length: 60 }, (_, second) => ({
+    uetr: `u${second}`,
+    sentAt: 1_000_000 + second * 1000,
+    acceptedAt: 1_000_000 + second * 1000 + 10,
+  }));
+  const window = { startedAt: 1_000_000, seconds: 60 };
+
+  it('follows every journey while the bank keeps every posting', () => {
+    expect(keptJourneys(sent, window, { accepted: 1080, kept: 1080 })).toEqual({
+      journeys: sent,
+      fromSeconds: 0,
+    });
+  });
+
+  it('leaves out those of the share of the window whose postings are gone, and two seconds more', () => {
+    // A quarter of the postings gone: the first 15 s, then 2 s more.
+    const { journeys, fromSeconds } = keptJourneys(sent, window, { accepted: 1080, kept: 810 });
+    expect(fromSeconds).toBe(17);
+    expect(journeys).toHaveLength(43);
+    expect(journeys[0]?.uetr).toBe('u17');
+  });
+
+  it('never starts past the window', () => {
+    expect(keptJourneys(sent, window, { accepted: 1080, kept: 1 }).fromSeconds).toBe(60);
   });
 });

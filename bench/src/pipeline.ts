@@ -652,6 +652,25 @@ export function publisherConsumerRow(
   };
 }
 
+/**
+ * The journeys of a window (the bank reset at its start) whose postings the bank simulator still keeps
+ * when they are read back: it keeps the latest `kept` of them (`POSTING_LOG_SIZE`), so when a window
+ * delivers more, its oldest are gone and a journey of its first seconds would read as incomplete. A steady
+ * window's postings come at an even rate, so the journeys accepted in the share of its time that the gone
+ * postings took, and two seconds more, are left out; `fromSeconds` says from when the rest were accepted.
+ */
+export function keptJourneys(
+  sent: readonly Sent[],
+  window: { readonly startedAt: number; readonly seconds: number },
+  postings: { readonly accepted: number; readonly kept: number },
+): { readonly journeys: readonly Sent[]; readonly fromSeconds: number } {
+  const gone = postings.accepted - postings.kept;
+  if (gone <= 0 || postings.accepted <= 0) return { journeys: sent, fromSeconds: 0 };
+  const fromSeconds = Math.min(window.seconds, Math.ceil((window.seconds * gone) / postings.accepted) + 2);
+  const from = window.startedAt + fromSeconds * 1000;
+  return { journeys: sent.filter((entry) => entry.acceptedAt >= from), fromSeconds };
+}
+
 /** Order and latency of a sample of transactions, from the postings the bank received. */
 export async function examine(probe: Probe, sent: readonly Sent[], sampleSize: number) {
   const step = Math.max(1, Math.floor(sent.length / sampleSize));
@@ -1466,9 +1485,19 @@ export async function pipelineBench(
       pausesBefore,
       await perRunningService(pipeline, pauseReading),
     );
-    // Every journey of the phase, not a sample: its p99 is then the phase's, not the third worst of 300.
-    const latency = await examine(probe, paced, paced.length);
+    // Every journey of the phase the bank still keeps the postings of, not a sample: its p99 is then the
+    // phase's, not the third worst of 300.
     const latencyBank = await probe.bank.stats();
+    const latencyKept = keptJourneys(
+      paced,
+      { startedAt: pacedSince, seconds: options.durationSeconds },
+      { accepted: latencyBank.routes.events.accepted, kept: latencyBank.postingsKept },
+    );
+    const latency = await examine(probe, latencyKept.journeys, latencyKept.journeys.length);
+    const keptFrom =
+      latencyKept.fromSeconds > 0
+        ? ` (those accepted ${latencyKept.fromSeconds} s or more into the phase: the bank simulator keeps the latest ${latencyBank.postingsKept} postings)`
+        : '';
     // The split is a diagnosis: a failure to read the topics or the log costs its row, not the run.
     const splitRow = await splitLatency(probe, pacedSince, latency.firstReceived).then(
       (split) => {
@@ -1494,7 +1523,7 @@ export async function pipelineBench(
         name: '202 to the first posting at the bank, p50 / p95 / p99',
         value: ms(latency.firstPosting.p99),
         unit: 'ms (p99)',
-        detail: `${ms(latency.firstPosting.p50)} / ${ms(latency.firstPosting.p95)} / ${ms(latency.firstPosting.p99)} ms over ${latency.firstPosting.count}`,
+        detail: `${ms(latency.firstPosting.p50)} / ${ms(latency.firstPosting.p95)} / ${ms(latency.firstPosting.p99)} ms over ${latency.firstPosting.count}${keptFrom}`,
       },
       splitRow,
       pauses,
@@ -1503,7 +1532,7 @@ export async function pipelineBench(
         name: '202 to DEBIT_COMPLETED at the bank, p50 / p95 / p99',
         value: ms(latency.toCompleted.p99),
         unit: 'ms (p99)',
-        detail: `${ms(latency.toCompleted.p50)} / ${ms(latency.toCompleted.p95)} / ${ms(latency.toCompleted.p99)} ms over ${latency.toCompleted.count}; ${latency.outOfOrder} out of order; ${orderChecked(latencyBank.routes.events.accepted, latencyBank.outOfOrder)}`,
+        detail: `${ms(latency.toCompleted.p50)} / ${ms(latency.toCompleted.p95)} / ${ms(latency.toCompleted.p99)} ms over ${latency.toCompleted.count}${keptFrom}; ${latency.outOfOrder} out of order; ${orderChecked(latencyBank.routes.events.accepted, latencyBank.outOfOrder)}`,
       },
     );
 
@@ -1702,6 +1731,8 @@ export interface SteadyWindow {
     readonly after: Readonly<Record<string, PauseReading>>;
   };
   readonly examined: Awaited<ReturnType<typeof examine>>;
+  /** When the bank no longer kept the window's first postings: the followed were accepted this late on. */
+  readonly followedFrom?: { readonly seconds: number; readonly kept: number };
   /** Each consumer group's records waiting while debits were offered: the most, and at the window's end. */
   readonly lag: LagWindow;
   /** The event publisher's own metrics before the window and after its last journey. */
@@ -1760,6 +1791,7 @@ async function offerSteady(
   const total = Math.round(rate * options.durationSeconds);
   const lagWatch = watchLag(consumerLag(probe.pipeline), lagSampleMs);
   const start = performance.now();
+  const startedAt = Date.now();
   const inFlight: Promise<void>[] = [];
   for (let index = 0; index < total; index += 1) {
     const wait = start + index * interval - performance.now();
@@ -1784,7 +1816,12 @@ async function offerSteady(
   const postgresAfter = await probe.postgres();
   const storageAfter = await probe.storage();
   const stats = await probe.bank.stats();
-  const examined = await examine(probe, sent, options.sample);
+  const kept = keptJourneys(
+    sent,
+    { startedAt, seconds },
+    { accepted: stats.routes.events.accepted, kept: stats.postingsKept },
+  );
+  const examined = await examine(probe, kept.journeys, options.sample);
   return {
     rate,
     seconds,
@@ -1827,6 +1864,9 @@ async function offerSteady(
       ? {}
       : { reference: { before: referenceBefore, after: referenceAfter } }),
     examined,
+    ...(kept.fromSeconds > 0
+      ? { followedFrom: { seconds: kept.fromSeconds, kept: stats.postingsKept } }
+      : {}),
     lag,
     publisher: {
       before: before.services['event-publisher']?.metrics ?? new Map(),
@@ -1948,7 +1988,7 @@ function windowRows(window: SteadyWindow): Row[] {
       name: 'event postings delivered at the sustained rate (both classes)',
       value: round(window.postings / elapsed, 1),
       unit: 'postings/s',
-      detail: `${window.postings} postings, ${window.duplicates} duplicates, ${window.signatureFailures} signature failures; ${orderChecked(window.postings, window.outOfOrder)}; ${window.examined.sampled} transactions followed: ${window.examined.outOfOrder} out of order, ${window.examined.incomplete} incomplete`,
+      detail: `${window.postings} postings, ${window.duplicates} duplicates, ${window.signatureFailures} signature failures; ${orderChecked(window.postings, window.outOfOrder)}; ${window.examined.sampled} transactions followed${window.followedFrom === undefined ? '' : ` (accepted ${window.followedFrom.seconds} s or more into the window: the bank simulator keeps the latest ${window.followedFrom.kept} postings)`}: ${window.examined.outOfOrder} out of order, ${window.examined.incomplete} incomplete`,
     },
     {
       group: 'pipeline',
