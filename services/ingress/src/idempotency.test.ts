@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parseJsonExact, validateDirectDebit } from '@rp/contracts';
 import { describe, expect, test } from 'vitest';
-import { canonicalJson, idempotencyKey, payloadHash, producedMarkerKey } from './idempotency.ts';
+import { canonicalJson, idempotencyKey, payloadHash, producedMarkerKey, sortNames } from './idempotency.ts';
 
 const exampleText = readFileSync(
   new URL('../../../avro/examples/DirectDebit.za-eft-on-us.json', import.meta.url),
@@ -35,6 +35,20 @@ describe('payload hash', () => {
 
   test('canonical JSON sorts members at every depth and keeps array order', () => {
     expect(canonicalJson({ b: [{ y: 1, x: 2 }, 3], a: 'z' })).toBe('{"a":"z","b":[{"x":2,"y":1},3]}');
+  });
+
+  test("member names sort as the built-in sort sorts them, few or many (a stored claim's hash stays valid)", () => {
+    const awkward = ['b', 'a', '10', '2', 'é', 'Z', '_', 'aa', 'a\u0000', '\u{1F600}', '\uFFFF', ''];
+    expect(sortNames([...awkward])).toEqual([...awkward].sort());
+    const many = Array.from({ length: 80 }, (_, index) => `m${(index * 37) % 80}`);
+    expect(sortNames([...many])).toEqual([...many].sort());
+    // The same message with its members in either order: one canonical text.
+    const forward = Object.fromEntries(awkward.map((name, index) => [name, index]));
+    const backward = Object.fromEntries([...awkward].reverse().map((name) => [name, forward[name]]));
+    expect(canonicalJson(backward)).toBe(canonicalJson(forward));
+    expect(canonicalJson(forward)).toBe(
+      JSON.stringify(Object.fromEntries([...awkward].sort().map((name) => [name, forward[name]]))),
+    );
   });
 });
 

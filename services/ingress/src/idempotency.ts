@@ -40,11 +40,34 @@ function sortMembers(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortMembers);
   if (value === null || typeof value !== 'object' || isExactNumber(value)) return value;
   const sorted: Record<string, unknown> = {};
-  for (const name of Object.keys(value).sort()) {
+  for (const name of sortNames(Object.keys(value))) {
     const member = (value as Record<string, unknown>)[name];
     if (member !== undefined) sorted[name] = sortMembers(member);
   }
   return sorted;
+}
+
+/** Names up to which `sortNames` sorts by insertion; a message's objects have a handful of members. */
+const insertionSortLimit = 32;
+
+/**
+ * `names` sorted in place as `Array.prototype.sort` sorts them (by UTF-16 code units, as `<` compares
+ * strings; an object's names are distinct), by insertion while they are few: the built-in sort allocates
+ * a work copy for every call, a tenth of what the ingress allocated for all its messages, and V8 kept the
+ * copies past its scavenges.
+ */
+export function sortNames(names: string[]): string[] {
+  if (names.length > insertionSortLimit) return names.sort();
+  for (let index = 1; index < names.length; index += 1) {
+    const name = names[index] as string;
+    let at = index - 1;
+    while (at >= 0 && (names[at] as string) > name) {
+      names[at + 1] = names[at] as string;
+      at -= 1;
+    }
+    names[at + 1] = name;
+  }
+  return names;
 }
 
 /** SHA-256 (hex) of the canonical JSON: the payload hash an idempotency claim carries. */
