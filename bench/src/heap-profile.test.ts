@@ -5,6 +5,7 @@ import {
   type HeapProfile,
   type HeapProfileNode,
   heapProfileRow,
+  heapProfilesMissing,
   heapSampleMinute,
   sampleHeap,
   summarizeHeapProfile,
@@ -78,6 +79,18 @@ describe('a heap profile summarised', () => {
     expect(outlived.name).toBe(
       'soak: heap that outlived the scavenges a second in minute 3: event-publisher',
     );
+  });
+});
+
+describe('heap profiles that could not be taken', () => {
+  it('leave a row saying why in their place', () => {
+    expect(heapProfilesMissing(3, 'no inspector of the tracker to sample')).toEqual({
+      group: 'profile',
+      name: 'soak: heap profiles in minute 3',
+      value: 0,
+      unit: 'profiles',
+      detail: 'none taken: no inspector of the tracker to sample',
+    });
   });
 });
 

@@ -172,6 +172,17 @@ export function heapProfileRow(service: string, minute: number, summary: HeapSum
   };
 }
 
+/** The row in place of a soak's heap profiles that could not be taken, saying why. */
+export function heapProfilesMissing(minute: number, reason: string): Row {
+  return {
+    group: 'profile',
+    name: `soak: heap profiles in minute ${minute}`,
+    value: 0,
+    unit: 'profiles',
+    detail: `none taken: ${reason}`,
+  };
+}
+
 /** Seconds each profile of `heapProfileRows` takes, one after the other: 50 s of a minute in all. */
 export const heapProfileSeconds: Readonly<Record<HeapProfileKind, number>> = {
   allocated: 20,

@@ -81,7 +81,13 @@ export async function inspectorSession(port: number): Promise<InspectorSession> 
           reject: (error) => reject(new Error(`${method}: ${error.message}`)),
           timer,
         });
-        socket.send(JSON.stringify({ id, method, params }));
+        try {
+          socket.send(JSON.stringify({ id, method, params }));
+        } catch (error) {
+          pending.delete(id);
+          clearTimeout(timer);
+          reject(error);
+        }
       });
     },
     close: () => socket.close(),

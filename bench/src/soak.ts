@@ -1,5 +1,5 @@
 import { type PipelineEndpoints, pipelineServices, pipelineWindowKeeper } from '@rp/launcher';
-import { heapProfileRows, heapSampleMinute } from './heap-profile.ts';
+import { heapProfileRows, heapProfilesMissing, heapSampleMinute } from './heap-profile.ts';
 import { freePort } from './inspector.ts';
 import { type LagWindow, watchLag } from './lag.ts';
 import type { MemoryCgroups } from './memory-limits.ts';
@@ -431,10 +431,18 @@ export async function soakBench(options: SoakOptions, log: (line: string) => voi
             .then(() =>
               heapProfileRows(inspectors, heapSample.services, heapMinute, options.rate, heapSample.dir),
             )
-            .then((profiled) => {
-              log(`  minute ${heapMinute}: heaps sampled (${heapSample.services.join(', ')})`);
-              return profiled;
-            });
+            .then(
+              (profiled) => {
+                log(`  minute ${heapMinute}: heaps sampled (${heapSample.services.join(', ')})`);
+                return profiled;
+              },
+              // A diagnosis: a profile that cannot be taken costs its rows, not the soak.
+              (error: unknown) => {
+                const reason = error instanceof Error ? error.message : String(error);
+                log(`  minute ${heapMinute}: heaps not sampled: ${reason}`);
+                return [heapProfilesMissing(heapMinute, reason)];
+              },
+            );
     heapProfiles.catch(() => undefined);
     for (let index = 0; index < total; index += 1) {
       await sleepUntil(start + index * interval);
