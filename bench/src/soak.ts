@@ -443,7 +443,6 @@ export async function soakBench(options: SoakOptions, log: (line: string) => voi
                 return [heapProfilesMissing(heapMinute, reason)];
               },
             );
-    heapProfiles.catch(() => undefined);
     for (let index = 0; index < total; index += 1) {
       await sleepUntil(start + index * interval);
       inFlight.push(probe.send(options.root).then((entry) => void sent.push(entry)));
