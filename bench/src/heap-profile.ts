@@ -7,17 +7,11 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { inspectorSession } from './inspector.ts';
-import { packageOf, shortUrl } from './profile.ts';
+import { type CallFrame, frameName, packageOf } from './profile.ts';
 import type { Row } from './report.ts';
 
-interface HeapCallFrame {
-  readonly functionName: string;
-  readonly url: string;
-  readonly lineNumber: number;
-}
-
 export interface HeapProfileNode {
-  readonly callFrame: HeapCallFrame;
+  readonly callFrame: CallFrame;
   /** Bytes allocated at this frame itself, as V8 estimates them from its samples. */
   readonly selfSize: number;
   readonly children: readonly HeapProfileNode[];
@@ -77,10 +71,7 @@ export async function sampleHeap(
 }
 
 /** A frame of the engine's built-ins (`Map.set`, `RegExp.exec`) or of Node's own modules. */
-const isRuntime = (frame: HeapCallFrame) => frame.url === '' || frame.url.startsWith('node:');
-
-const frameName = (frame: HeapCallFrame) =>
-  `${frame.functionName || '(anonymous)'}${frame.url ? ` ${shortUrl(frame.url)}:${frame.lineNumber + 1}` : ''}`;
+const isRuntime = (frame: CallFrame) => frame.url === '' || frame.url.startsWith('node:');
 
 function top(totals: Map<string, number>, bytes: number, count: number): HeapShare[] {
   return [...totals]
@@ -109,7 +100,7 @@ export function summarizeHeapProfile(
   let bytes = 0;
   const add = (totals: Map<string, number>, name: string, size: number) =>
     totals.set(name, (totals.get(name) ?? 0) + size);
-  const stack: { node: HeapProfileNode; caller: HeapCallFrame | undefined }[] = [
+  const stack: { node: HeapProfileNode; caller: CallFrame | undefined }[] = [
     { node: profile.head, caller: undefined },
   ];
   for (let entry = stack.pop(); entry !== undefined; entry = stack.pop()) {

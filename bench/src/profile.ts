@@ -5,7 +5,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-interface CallFrame {
+/** A function as a V8 profile (CPU or heap) names it. */
+export interface CallFrame {
   readonly functionName: string;
   readonly url: string;
   readonly lineNumber: number;
@@ -51,12 +52,16 @@ export function packageOf(url: string): string {
   return url;
 }
 
-/** A script's URL as a profile names it: from its package, or from the workspace's services/ or packages/. */
-export function shortUrl(url: string): string {
+function shortUrl(url: string): string {
   const modules = url.lastIndexOf('/node_modules/');
   if (modules >= 0) return url.slice(modules + '/node_modules/'.length);
   const workspace = /\/((?:services|packages)\/.*)$/.exec(url);
   return workspace?.[1] ?? url.replace(/^file:\/\//, '');
+}
+
+/** A function by its name and where it is: `encode avsc/lib/types.js:10`. */
+export function frameName(frame: CallFrame): string {
+  return `${frame.functionName || '(anonymous)'}${frame.url ? ` ${shortUrl(frame.url)}:${frame.lineNumber + 1}` : ''}`;
 }
 
 const idle = new Set(['(idle)']);
@@ -78,7 +83,7 @@ export function summarizeProfile(profile: CpuProfile, count = 10): ProfileSummar
     const micros = profile.timeDeltas[index] ?? 0;
     if (!frame || idle.has(frame.functionName) || micros <= 0) return;
     busyMicros += micros;
-    const name = `${frame.functionName || '(anonymous)'}${frame.url ? ` ${shortUrl(frame.url)}:${frame.lineNumber + 1}` : ''}`;
+    const name = frameName(frame);
     functions.set(name, (functions.get(name) ?? 0) + micros / 1000);
     const owner = frame.url ? packageOf(frame.url) : frame.functionName;
     packages.set(owner, (packages.get(owner) ?? 0) + micros / 1000);
