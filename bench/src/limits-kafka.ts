@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { patchKafkajs } from '@rp/kafka';
 import { CompressionTypes, Kafka, logLevel } from 'kafkajs';
 import { limitCpuRows, type MachineCpu, machineCpu } from './cpu.ts';
 import type { Row } from './report.ts';
@@ -15,6 +16,8 @@ export async function kafkaLimits(options: {
   batch: number;
   recordBytes: number;
 }): Promise<Row[]> {
+  // The kafkajs the services run: with @rp/kafka's changes to its internals.
+  patchKafkajs();
   const kafka = new Kafka({
     clientId: `bench-${options.run}`,
     brokers: [...options.brokers],

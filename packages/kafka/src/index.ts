@@ -28,7 +28,7 @@ export {
   kafkaErrorReasons,
 } from './errors.ts';
 export type { BatchContext, BatchHandler, ConsumedRecord, HandlerContext, RecordHandler } from './handler.ts';
-export { createKafka, type KafkaClient, type KafkaOptions, type TopicSpec } from './kafka.ts';
+export { createKafka, type KafkaClient, type KafkaOptions, patchKafkajs, type TopicSpec } from './kafka.ts';
 export type { Logger } from './logger.ts';
 export {
   clientIdFor,
@@ -46,7 +46,6 @@ export {
   type StoredRecord,
 } from './reader.ts';
 export { type KafkaRequestEvent, kafkaRequestMetrics } from './request-metrics.ts';
-export { patchRequestQueue } from './request-queue.ts';
 export { retryHeader } from './retry-headers.ts';
 export {
   type DeadLetterReason,

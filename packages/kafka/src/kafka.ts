@@ -3,6 +3,7 @@ import { type Admin, Kafka as KafkaJs, type Producer as KafkaJsProducer, logLeve
 import { type ConsumerOptions, type ConsumerRunner, startConsumer } from './consumer.ts';
 import type { ConsumerObserver } from './consumer-metrics.ts';
 import { createDeadLetterAdmin, type DeadLetterAdmin } from './dead-letters.ts';
+import { patchEncoder } from './encoder-buffers.ts';
 import { fromKafkaJsError, KafkaError } from './errors.ts';
 import { filterTimeoutNegativeWarning, kafkaJsLogCreator, type Logger, silentLogger } from './logger.ts';
 import { isLegalTopicName } from './names.ts';
@@ -88,8 +89,17 @@ export interface KafkaClient {
   close(): Promise<void>;
 }
 
-export function createKafka(options: KafkaOptions): KafkaClient {
+/**
+ * This package's changes to kafkajs's internals (the request queue's idle polling, the encoders' buffers),
+ * once per process: every client, producer and consumer in it has them, those made before the call too.
+ */
+export function patchKafkajs(): void {
   patchRequestQueue();
+  patchEncoder();
+}
+
+export function createKafka(options: KafkaOptions): KafkaClient {
+  patchKafkajs();
   filterTimeoutNegativeWarning();
   const logger = options.logger ?? silentLogger;
   const kafka = reportingRequests(
