@@ -41,7 +41,13 @@ const writes: fc.Arbitrary<Write> = fc.oneof(
   ...(['writeBytes', 'writeVarIntBytes', 'writeUVarIntBytes'] as const).map((method) =>
     fc.tuple(
       fc.constant(method),
-      fc.option(fc.oneof(fc.uint8Array({ maxLength: 6_000 }).map(Buffer.from), fc.string({ maxLength: 40 }))),
+      fc.option(
+        fc.oneof(
+          fc.uint8Array({ maxLength: 600 }).map(Buffer.from),
+          fc.uint8Array({ minLength: 4_000, maxLength: 9_000 }).map(Buffer.from),
+          fc.string({ maxLength: 40 }),
+        ),
+      ),
     ),
   ),
   fc.tuple(fc.constant('writeBuffer'), fc.uint8Array({ maxLength: 600 }).map(Buffer.from)),
