@@ -46,7 +46,7 @@ export function microseconds(work: () => void, calls: number, rounds: number): n
 }
 
 /** The example of each message of a journey, valid, with its Avro encoding. */
-function loadExamples(root: string) {
+export function loadExamples(root: string) {
   return examples.map(([name, file]) => {
     const text = readFileSync(join(root, 'avro', 'examples', file), 'utf8');
     const checked = validate(name, parseJsonExact(text));

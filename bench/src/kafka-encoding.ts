@@ -1,10 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
-import { encodeAvro, type Messages, parseJsonExact, validate } from '@rp/contracts';
 import { patchKafkajs } from '@rp/kafka';
-import { microseconds } from './codec.ts';
+import { loadExamples, microseconds } from './codec.ts';
 import type { Row } from './report.ts';
+import { round } from './stats.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -106,7 +104,9 @@ export async function kafkaEncodingBench(options: {
       maxBytes: 1_048_576,
     })),
   }));
-  const posting = examplePosting(options.root);
+  // An event record's value: the example posting's Avro encoding.
+  const posting = loadExamples(options.root).find(({ name }) => name === 'TransactionStatePosting')?.bytes;
+  if (posting === undefined) throw new Error('the codec examples hold no TransactionStatePosting');
   const key = Buffer.from('eb6305c9-1f7c-4bbd-a7c0-a2cc1cd13e8c');
   const headers = { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' };
   const postings = 18;
@@ -127,9 +127,9 @@ export async function kafkaEncodingBench(options: {
     rows.push({
       group: 'codec',
       name,
-      value: Math.round(changedMicros * 10) / 10,
+      value: round(changedMicros),
       unit: 'µs',
-      detail: `${Math.round(shippedMicros * 10) / 10} µs as kafkajs ships it (${Math.round((changedMicros / shippedMicros) * 100)}%); ${what}; the same bytes either way; best of ${options.rounds} rounds of ${options.calls}`,
+      detail: `${round(shippedMicros)} µs as kafkajs ships it (${round((changedMicros / shippedMicros) * 100, 0)}%); ${what}; the same bytes either way; best of ${options.rounds} rounds of ${options.calls}`,
     });
   };
   measure(
@@ -148,15 +148,4 @@ export async function kafkaEncodingBench(options: {
     `a batch of ${postings} records of ${posting.length} bytes (an event record) with a key and a traceparent, the batch's checksum included, a record's share`,
   );
   return rows;
-}
-
-/** The Avro encoding of the example posting: the size of an rp.events.v1 record's value. */
-function examplePosting(root: string): Buffer {
-  const text = readFileSync(
-    join(root, 'avro', 'examples', 'TransactionStatePosting.debit-queued.json'),
-    'utf8',
-  );
-  const checked = validate('TransactionStatePosting', parseJsonExact(text));
-  if (!checked.ok) throw new Error('the example posting is not valid');
-  return encodeAvro('TransactionStatePosting', checked.value as Messages['TransactionStatePosting']);
 }
