@@ -7,6 +7,7 @@ export {
   createAvroSerde,
   type DecodeOutcome,
 } from './avro-serde.ts';
+export { patchBatchChecksum } from './batch-checksum.ts';
 export type { ConsumerOptions, ConsumerRunner } from './consumer.ts';
 export {
   type ConsumerObserver,

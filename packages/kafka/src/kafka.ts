@@ -1,5 +1,6 @@
 import type { Tracing } from '@rp/runtime';
 import { type Admin, Kafka as KafkaJs, type Producer as KafkaJsProducer, logLevel } from 'kafkajs';
+import { patchBatchChecksum } from './batch-checksum.ts';
 import { type ConsumerOptions, type ConsumerRunner, startConsumer } from './consumer.ts';
 import type { ConsumerObserver } from './consumer-metrics.ts';
 import { createDeadLetterAdmin, type DeadLetterAdmin } from './dead-letters.ts';
@@ -90,12 +91,16 @@ export interface KafkaClient {
 }
 
 /**
- * This package's changes to kafkajs's internals (the request queue's idle polling, the encoders' buffers),
- * once per process: every client, producer and consumer in it has them, those made before the call too.
+ * This package's changes to kafkajs's internals (the request queue's idle polling, the encoders' buffers,
+ * the record batches' checksum), once per process: every client, producer and consumer in it has them,
+ * those made before the call too, but for the checksum, which kafkajs takes when it first produces or
+ * fetches (so `createKafka` makes the changes before its client does either). Each leaves the bytes on the
+ * wire as they were.
  */
 export function patchKafkajs(): void {
   patchRequestQueue();
   patchEncoder();
+  patchBatchChecksum();
 }
 
 export function createKafka(options: KafkaOptions): KafkaClient {
