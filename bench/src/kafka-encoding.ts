@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { patchBatchChecksum, patchKafkajs } from '@rp/kafka';
+import { patchBatchChecksum, patchKafkajs, withShippedKafkajs } from '@rp/kafka';
 import { loadExamples, microseconds } from './codec.ts';
 import type { Row } from './report.ts';
 import { round } from './stats.ts';
@@ -55,21 +55,7 @@ function loadProtocol(): Protocol {
  * Encoder and their checksum are new objects that none of @rp/kafka's changes reached. The cache is put back after.
  */
 function loadShippedProtocol(): Protocol {
-  const cached = new Map<string, NodeJS.Module>();
-  const protocolDir = require.resolve(`${protocolRoot}encoder.js`).replace(/encoder\.js$/, '');
-  for (const [path, module] of Object.entries(require.cache)) {
-    if (module !== undefined && path.startsWith(protocolDir)) {
-      cached.set(path, module);
-      delete require.cache[path];
-    }
-  }
-  try {
-    return loadProtocol();
-  } finally {
-    for (const path of Object.keys(require.cache))
-      if (path.startsWith(protocolDir)) delete require.cache[path];
-    for (const [path, module] of cached) require.cache[path] = module;
-  }
+  return withShippedKafkajs(loadProtocol);
 }
 
 /** Bytes of the encodings the two protocols make for the same work; they must be the same. */

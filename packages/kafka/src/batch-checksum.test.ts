@@ -2,26 +2,13 @@ import { createRequire } from 'node:module';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { checksumModule, crc32c, patchBatchChecksum, recordBatchModule } from './batch-checksum.ts';
+import { withShippedKafkajs } from './shipped-kafkajs.ts';
 
 const require = createRequire(import.meta.url);
 
 /** kafkajs's checksum as shipped: its modules evaluated again, outside the require cache. */
 function shippedChecksum(): (buffer: Buffer) => number {
-  const paths = [
-    require.resolve(checksumModule),
-    require.resolve(checksumModule.replace(/index\.js$/, 'crc32C.js')),
-  ];
-  const cached = paths.map((path) => require.cache[path]);
-  for (const path of paths) delete require.cache[path];
-  try {
-    return require(paths[0]!) as (buffer: Buffer) => number;
-  } finally {
-    paths.forEach((path, index) => {
-      const module = cached[index];
-      if (module === undefined) delete require.cache[path];
-      else require.cache[path] = module;
-    });
-  }
+  return withShippedKafkajs(() => require(checksumModule) as (buffer: Buffer) => number);
 }
 
 describe("a record batch's checksum", () => {

@@ -2,19 +2,13 @@ import { createRequire } from 'node:module';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { type EncoderClass, type EncoderInternals, encoderClass, patchEncoder } from './encoder-buffers.ts';
+import { withShippedKafkajs } from './shipped-kafkajs.ts';
 
 const require = createRequire(import.meta.url);
 
 /** A copy of kafkajs's Encoder as shipped: the module evaluated again, outside the require cache. */
 function shippedEncoderClass(): EncoderClass {
-  const path = require.resolve('kafkajs/src/protocol/encoder.js');
-  const cached = require.cache[path];
-  delete require.cache[path];
-  try {
-    return require(path) as EncoderClass;
-  } finally {
-    if (cached !== undefined) require.cache[path] = cached;
-  }
+  return withShippedKafkajs(() => require('kafkajs/src/protocol/encoder.js') as EncoderClass);
 }
 
 /** The writes kafkajs makes, by name and argument, for an encoder of either class to replay. */

@@ -55,3 +55,4 @@ export {
   outageRetryPolicy,
   type RetryPolicy,
 } from './retry-policy.ts';
+export { withShippedKafkajs } from './shipped-kafkajs.ts';
