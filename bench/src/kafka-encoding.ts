@@ -6,9 +6,8 @@ import { round } from './stats.ts';
 
 const require = createRequire(import.meta.url);
 
-/** kafkajs's protocol modules the two figures use: a fetch request and a record batch with its records. */
+/** kafkajs's protocol modules the figure uses: a record batch and its records. */
 interface Protocol {
-  fetchRequest(topics: readonly FetchTopic[]): { encode(): Promise<{ buffer: Buffer }> };
   recordBatch(records: readonly unknown[]): Promise<{ buffer: Buffer }>;
   record(fields: {
     offsetDelta: number;
@@ -18,26 +17,16 @@ interface Protocol {
   }): unknown;
 }
 
-interface FetchTopic {
-  topic: string;
-  partitions: { partition: number; fetchOffset: string; maxBytes: number }[];
-}
-
 const protocolRoot = 'kafkajs/src/protocol/';
 /** The batches' timestamp (epoch ms). */
 const batchTime = Date.UTC(2026, 0, 1);
 
 function loadProtocol(): Protocol {
-  const fetch = require(`${protocolRoot}requests/fetch/v11/request.js`) as (request: object) => {
-    encode(): Promise<{ buffer: Buffer }>;
-  };
   const { RecordBatch } = require(`${protocolRoot}recordBatch/v0/index.js`) as {
     RecordBatch(batch: object): Promise<{ buffer: Buffer }>;
   };
   const record = require(`${protocolRoot}recordBatch/record/v0/index.js`) as Protocol['record'];
   return {
-    fetchRequest: (topics) =>
-      fetch({ replicaId: -1, maxWaitTime: 100, minBytes: 1, maxBytes: 10_485_760, topics }),
     // A fixed time: kafkajs would take Date.now(), and the two encodings compared would differ by it.
     recordBatch: (records) =>
       RecordBatch({
@@ -58,22 +47,12 @@ function loadShippedProtocol(): Protocol {
   return withShippedKafkajs(loadProtocol);
 }
 
-/** Bytes of the encodings the two protocols make for the same work; they must be the same. */
-async function bytesOf(protocol: Protocol, topics: readonly FetchTopic[], records: () => unknown[]) {
-  const fetch = (await protocol.fetchRequest(topics).encode()).buffer;
-  const batch = (await protocol.recordBatch(records())).buffer;
-  return Buffer.concat([fetch, batch]).toString('hex');
-}
-
 /**
- * What kafkajs costs to encode a service's requests, as shipped and with @rp/kafka's changes to its
- * encoder and its batches' checksum (`packages/kafka/src/encoder-buffers.ts`, `batch-checksum.ts`), side
- * by side in one process on one hour: a fetch
- * request naming a consumer's 48 partitions (its source topic and three retry tiers, 12 partitions each,
- * as every consumer of the pipeline fetches them), and a record batch of a debit's 18 postings (the
- * tracker's produce), each posting an event record of the example's size with a key and a traceparent.
- * Both encodings are checked to be the same bytes first. kafkajs's encode functions are async but do
- * their work before they return, so the loop times the work itself.
+ * What kafkajs costs to encode a produced record, as shipped and with @rp/kafka's change to its batches'
+ * checksum (`packages/kafka/src/batch-checksum.ts`), side by side in one process on one hour: a record
+ * batch of a debit's 18 postings (the tracker's produce), each posting an event record of the example's
+ * size with a key and a traceparent. Both encodings are checked to be the same bytes first. kafkajs's
+ * encode functions are async but do their work before they return, so the loop times the work itself.
  */
 export async function kafkaEncodingBench(options: {
   root: string;
@@ -86,14 +65,6 @@ export async function kafkaEncodingBench(options: {
   const checksumChanged = patchBatchChecksum();
   const changed = loadProtocol();
   const shipped = loadShippedProtocol();
-  const topics: FetchTopic[] = ['rp.transaction.state.v1', 'retry.1', 'retry.2', 'retry.3'].map((name) => ({
-    topic: `tracker.bench.${name}`,
-    partitions: Array.from({ length: 12 }, (_, partition) => ({
-      partition,
-      fetchOffset: String(1_000_000 + partition),
-      maxBytes: 1_048_576,
-    })),
-  }));
   // An event record's value: the example posting's Avro encoding.
   const posting = loadExamples(options.root).find(({ name }) => name === 'TransactionStatePosting')?.bytes;
   if (posting === undefined) throw new Error('the codec examples hold no TransactionStatePosting');
@@ -104,38 +75,25 @@ export async function kafkaEncodingBench(options: {
     Array.from({ length: postings }, (_, offsetDelta) =>
       protocol.record({ offsetDelta, key, value: posting, headers }),
     );
-  if (
-    (await bytesOf(changed, topics, recordsOf(changed))) !==
-    (await bytesOf(shipped, topics, recordsOf(shipped)))
-  )
+  const bytesOf = async (protocol: Protocol) =>
+    (await protocol.recordBatch(recordsOf(protocol)())).buffer.toString('hex');
+  if ((await bytesOf(changed)) !== (await bytesOf(shipped)))
     throw new Error('kafkajs as changed wrote other bytes than as shipped');
 
-  const rows: Row[] = [];
-  const measure = (name: string, each: number, work: (protocol: Protocol) => () => void, what: string) => {
-    const shippedMicros = microseconds(work(shipped), options.calls, options.rounds) / each;
-    const changedMicros = microseconds(work(changed), options.calls, options.rounds) / each;
-    rows.push({
+  const timed = (protocol: Protocol) => {
+    const records = recordsOf(protocol);
+    const micros = microseconds(() => void protocol.recordBatch(records()), options.calls, options.rounds);
+    return micros / postings;
+  };
+  const shippedMicros = timed(shipped);
+  const changedMicros = timed(changed);
+  return [
+    {
       group: 'codec',
-      name,
+      name: 'kafkajs: a produced record, encoded in its batch',
       value: round(changedMicros),
       unit: 'µs',
-      detail: `${round(shippedMicros)} µs as kafkajs ships it (${round((changedMicros / shippedMicros) * 100, 0)}%); ${what}; the same bytes either way; best of ${options.rounds} rounds of ${options.calls}`,
-    });
-  };
-  measure(
-    "kafkajs: a consumer's fetch request, encoded",
-    1,
-    (protocol) => () => void protocol.fetchRequest(topics).encode(),
-    `48 partitions named (a source topic and its three retry tiers, 12 partitions each)`,
-  );
-  measure(
-    'kafkajs: a produced record, encoded in its batch',
-    postings,
-    (protocol) => {
-      const records = recordsOf(protocol);
-      return () => void protocol.recordBatch(records());
+      detail: `${round(shippedMicros)} µs as kafkajs ships it (${round((changedMicros / shippedMicros) * 100, 0)}%); a batch of ${postings} records of ${posting.length} bytes (an event record) with a key and a traceparent, the batch's checksum included (${checksumChanged ? 'changed' : 'as shipped in both: kafkajs had loaded its record batch before the change'}), a record's share; the same bytes either way; best of ${options.rounds} rounds of ${options.calls}`,
     },
-    `a batch of ${postings} records of ${posting.length} bytes (an event record) with a key and a traceparent, the batch's checksum included (${checksumChanged ? 'changed too' : 'as shipped in both: kafkajs had loaded its record batch before the change'}), a record's share`,
-  );
-  return rows;
+  ];
 }

@@ -273,7 +273,7 @@ const rows: Row[] = [];
 if (settings.only === 'all' || settings.only === 'codec') {
   log('codec: encoding and decoding the messages of a journey');
   rows.push(...codecBench({ root, calls: quick ? 2_000 : 20_000, rounds: 5 }));
-  log("codec: kafkajs's encoding of a fetch request and of produced records, as shipped and as changed");
+  log("codec: kafkajs's encoding of produced records, as shipped and as changed");
   rows.push(...(await kafkaEncodingBench({ root, calls: quick ? 500 : 5_000, rounds: 5 })));
   log("codec: the heap a debit keeps in the tracker's caches");
   rows.push(...trackerCacheBench({ root, count: quick ? 1_000 : 10_000 }));

@@ -4,7 +4,6 @@ import { patchBatchChecksum } from './batch-checksum.ts';
 import { type ConsumerOptions, type ConsumerRunner, startConsumer } from './consumer.ts';
 import type { ConsumerObserver } from './consumer-metrics.ts';
 import { createDeadLetterAdmin, type DeadLetterAdmin } from './dead-letters.ts';
-import { patchEncoder } from './encoder-buffers.ts';
 import { fromKafkaJsError, KafkaError } from './errors.ts';
 import { filterTimeoutNegativeWarning, kafkaJsLogCreator, type Logger, silentLogger } from './logger.ts';
 import { isLegalTopicName } from './names.ts';
@@ -91,15 +90,13 @@ export interface KafkaClient {
 }
 
 /**
- * This package's changes to kafkajs's internals (the request queue's idle polling, the encoders' buffers,
- * the record batches' checksum), once per process: every client, producer and consumer in it has them,
- * those made before the call too, but for the checksum, which kafkajs takes when it first produces or
- * fetches (so `createKafka` makes the changes before its client does either). Each leaves the bytes on the
- * wire as they were.
+ * This package's changes to kafkajs's internals (the request queue's idle polling, the record batches'
+ * checksum), once per process: every client, producer and consumer in it has them, those made before the
+ * call too, but for the checksum, which kafkajs takes when it first produces or fetches (so `createKafka`
+ * makes the changes before its client does either). Neither changes the bytes on the wire.
  */
 export function patchKafkajs(): void {
   patchRequestQueue();
-  patchEncoder();
   patchBatchChecksum();
 }
 
