@@ -40,14 +40,6 @@ function loadProtocol(): Protocol {
 }
 
 /**
- * kafkajs's protocol modules as shipped: evaluated again outside the require cache, so that they, their
- * Encoder and their checksum are new objects that none of @rp/kafka's changes reached. The cache is put back after.
- */
-function loadShippedProtocol(): Protocol {
-  return withShippedKafkajs(loadProtocol);
-}
-
-/**
  * What kafkajs costs to encode a produced record, as shipped and with @rp/kafka's change to its batches'
  * checksum (`packages/kafka/src/batch-checksum.ts`), side by side in one process on one hour: a record
  * batch of a debit's 18 postings (the tracker's produce), each posting an event record of the example's
@@ -64,7 +56,8 @@ export async function kafkaEncodingBench(options: {
   // fetched before, the changed figures keep the shipped checksum, and the detail says so.
   const checksumChanged = patchBatchChecksum();
   const changed = loadProtocol();
-  const shipped = loadShippedProtocol();
+  // As shipped: the modules evaluated again outside the require cache, which is put back after.
+  const shipped = withShippedKafkajs(loadProtocol);
   // An event record's value: the example posting's Avro encoding.
   const posting = loadExamples(options.root).find(({ name }) => name === 'TransactionStatePosting')?.bytes;
   if (posting === undefined) throw new Error('the codec examples hold no TransactionStatePosting');

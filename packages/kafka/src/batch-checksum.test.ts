@@ -28,9 +28,10 @@ describe("a record batch's checksum", () => {
         (bytes, cutStart, cutEnd) => {
           const buffer = Buffer.from(bytes);
           expect(crc32c(buffer)).toBe(shipped(buffer));
+          // A view that starts and ends inside its buffer, as a batch's body within an encoder's.
           const start = Math.min(cutStart, buffer.length);
-          const end = Math.max(start, buffer.length - cutEnd);
-          expect(crc32c(buffer, start, end)).toBe(shipped(buffer.subarray(start, end)));
+          const view = buffer.subarray(start, Math.max(start, buffer.length - cutEnd));
+          expect(crc32c(view)).toBe(shipped(view));
         },
       ),
       { numRuns: 300 },
