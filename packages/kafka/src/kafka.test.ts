@@ -46,7 +46,7 @@ describe("the client's consumer settings", () => {
 });
 
 describe("a producer's batching", () => {
-  test('lingers as the producer says, else as the client says, else 2 ms; the rest from the producer or the defaults', () => {
+  test('lingers as the producer says, else as the client says, else 5 ms; the rest from the producer or the defaults', () => {
     expect(outboundOptions({ lingerMs: 0, deliveryTimeoutMs: 5_000 }, { lingerMs: 8 })).toEqual({
       lingerMs: 0,
       limits: { maxRecords: 2_000, maxBytes: 512 * 1024 },
@@ -56,6 +56,6 @@ describe("a producer's batching", () => {
       lingerMs: 8,
       limits: { maxRecords: 100 },
     });
-    expect(outboundOptions({}, {})).toMatchObject({ lingerMs: 2, deliveryTimeoutMs: 10_000 });
+    expect(outboundOptions({}, {})).toMatchObject({ lingerMs: 5, deliveryTimeoutMs: 10_000 });
   });
 });

@@ -44,7 +44,7 @@ export interface KafkaOptions {
   fetch?: { minBytes?: number; maxWaitMs?: number };
   /**
    * `lingerMs` of every producer that does not set its own: how long a send waits for others to share its
-   * produce request. Default 2 ms.
+   * produce request. Default 5 ms.
    */
   lingerMs?: number;
   /** Told of every request a producer, consumer or admin of this client sends (see `kafkaRequestMetrics`). */
