@@ -39,7 +39,13 @@ export {
   valueSubject,
 } from './names.ts';
 export { type OneOffReadOptions, readOnce } from './one-off-read.ts';
-export type { Producer, ProducerOptions, ProducerRecord, TopicCodecs } from './producer.ts';
+export {
+  defaultLingerMs,
+  type Producer,
+  type ProducerOptions,
+  type ProducerRecord,
+  type TopicCodecs,
+} from './producer.ts';
 export {
   positionKey,
   type ReadAtOptions,

@@ -55,8 +55,11 @@ export interface OutboundOptions {
   deliveryTimeoutMs: number;
 }
 
+/** How long a send waits for company by default: Kafka's own producer default since 4.0. */
+export const defaultLingerMs = 5;
+
 export const defaultOutboundOptions: OutboundOptions = {
-  lingerMs: 5,
+  lingerMs: defaultLingerMs,
   limits: { maxRecords: 2_000, maxBytes: 512 * 1024 },
   deliveryTimeoutMs: 10_000,
 };

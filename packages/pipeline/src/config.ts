@@ -1,3 +1,4 @@
+import { defaultLingerMs } from '@rp/kafka';
 import { duration, int, list, logLevels, oneOf, str, tracingConfig, url } from '@rp/runtime';
 
 /**
@@ -38,7 +39,7 @@ export function streamConfig() {
       doc: "Longest wait before a consumer commits what it handled, every partition's offsets in one request (0: after every batch); a crash re-delivers up to this much",
     }),
     KAFKA_LINGER: duration({
-      default: 5,
+      default: defaultLingerMs,
       doc: "Longest a produced record waits for others to share its produce request: higher, fewer and larger requests (less CPU per record in the broker and in every service that reads them, most of all near the machine's limit), each hop (and the ingress's 202) waiting up to this long",
     }),
     KAFKA_FETCH_MIN_BYTES: int({
