@@ -427,6 +427,7 @@ describe('when no rate tried kept up', () => {
       firstPosting: summarize([10, 20]),
       firstReceived: [],
       toCompleted: summarize([9_000, 12_000]),
+      toCompletedMs: [9_000, 12_000],
     },
     lag: {
       groups: { 'tracker.rp.transaction.state.v1': { peak: debits, atEnd: debits / 2 } },

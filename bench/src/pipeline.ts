@@ -717,6 +717,8 @@ export async function examine(probe: Probe, sent: readonly Sent[], sampleSize: n
     firstPosting: summarize(firstPosting),
     firstReceived,
     toCompleted: summarize(toCompleted),
+    /** The same, each journey's own, for a summary over several samples (the soak's minute). */
+    toCompletedMs: toCompleted,
   };
 }
 

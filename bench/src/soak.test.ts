@@ -3,6 +3,7 @@ import type { Row } from './report.ts';
 import {
   collectedAt,
   followSeconds,
+  minuteParts,
   type SoakMinute,
   type SoakReading,
   soakMinuteRow,
@@ -139,7 +140,7 @@ describe('the soak', () => {
     );
     const detail = byName(rows, 'soak: on-us debits offered steadily through the whole journey')?.detail;
     expect(detail).toContain('5390 completed (10 missing)');
-    expect(detail).toContain(`not done within ${followSeconds} s in minutes 2, 3`);
+    expect(detail).toContain(`not done within ${followSeconds} s of their quarter's end in minutes 2, 3`);
   });
 
   it('forces a collection after the first minute, every fifteenth and the last, and compares the heap it leaves', () => {
@@ -173,7 +174,7 @@ describe('the soak', () => {
     const row = soakMinuteRow(minute(4, { completed: 1_770, notDone: 2, outOfOrder: 1 }));
     expect(row).toMatchObject({ name: 'soak minute 4: debits completed', value: 29.5, unit: 'debits/s' });
     expect(row.detail).toContain('p50 / p95 / p99 400 / 900 / 900 ms over 4 followed');
-    expect(row.detail).toContain(`2 of 4 not done ${followSeconds} s after the minute`);
+    expect(row.detail).toContain(`2 of 4 not done ${followSeconds} s after their quarter of the minute`);
     expect(row.detail).toContain('1 postings out of order');
     expect(row.detail).toContain(
       'the machine 50% busy, 30 ms of its CPU a debit (postgres 4, event-publisher 3.5, tracker 3, kafka 2)',
@@ -199,5 +200,25 @@ describe('the soak', () => {
     expect(soakMinuteRow(minute(16), true).detail).toMatch(
       /; the collections forced after minute 15 stopped every service in this one$/,
     );
+  });
+});
+
+describe('the parts of a minute followed each on its own', () => {
+  it('splits the minute into consecutive parts that cover it, each with its share of the sample', () => {
+    const parts = minuteParts(60_000, 120_000, 4, 300);
+    expect(parts.map((part) => [part.start, part.end])).toEqual([
+      [60_000, 75_000],
+      [75_000, 90_000],
+      [90_000, 105_000],
+      [105_000, 120_000],
+    ]);
+    expect(parts.map((part) => part.sample)).toEqual([75, 75, 75, 75]);
+  });
+
+  it('ends the last part at the minute end, and follows one journey a part at least', () => {
+    const parts = minuteParts(0, 1_000, 3, 2);
+    expect(parts.at(-1)?.end).toBe(1_000);
+    expect(parts.map((part) => part.sample)).toEqual([1, 1, 1]);
+    expect(parts[1]?.start).toBe(parts[0]?.end);
   });
 });
