@@ -1,5 +1,6 @@
 import { BankSimulatorClient, type SimulatorStats } from '@rp/bank-simulator';
 import { eventPublisherConfigSpec } from '@rp/event-publisher';
+import { registerZstd } from '@rp/kafka';
 import {
   anyTimeWindows,
   defaultBank,
@@ -386,6 +387,8 @@ export class Probe {
     this.#postgres = postgres;
     this.#kafkaLogDir = kafkaLogDir;
     this.brokers = endpoints.kafkaBrokers;
+    // The run's topics hold zstd batches when the services are set to write them (KAFKA_COMPRESSION).
+    registerZstd();
     this.#kafka = new Kafka({
       clientId: 'bench-probe',
       brokers: [...endpoints.kafkaBrokers],

@@ -12,6 +12,7 @@ import type {
 } from 'kafkajs';
 import { coPartitionedAssigner } from './assigner.ts';
 import type { AvroCodec } from './avro-serde.ts';
+import { defaultCompression, type KafkaCompression } from './compression.ts';
 import type { ConsumerObserver, LagReading } from './consumer-metrics.ts';
 import { dispose } from './dispositions.ts';
 import { describeError, fromKafkaJsError, isRetriableFailure, KafkaError } from './errors.ts';
@@ -74,6 +75,8 @@ interface ConsumerOptionsBase<T> {
    * it is there. More makes a busy consumer's batches larger and its fetches fewer.
    */
   fetchMinBytes?: number;
+  /** How the records it writes to its retry tiers and dead-letter topic are compressed. Default `none`. */
+  compression?: KafkaCompression;
   /**
    * How long a ready source partition with records waiting may go without a record handled before the
    * runner logs it as stalled and resumes it: a pause whose resume was lost, whatever lost it, costs this
@@ -246,7 +249,7 @@ export async function startConsumer<T>(
 
   const outbound = new OutboundQueue(
     () => deps.createKafkaJsProducer(),
-    { ...defaultOutboundOptions, lingerMs: 1 },
+    { ...defaultOutboundOptions, lingerMs: 1, compression: options.compression ?? defaultCompression },
     logger,
   );
   await outbound.connect();

@@ -8,6 +8,13 @@ export {
   type DecodeOutcome,
 } from './avro-serde.ts';
 export { patchBatchChecksum } from './batch-checksum.ts';
+export {
+  compressionType,
+  defaultCompression,
+  type KafkaCompression,
+  kafkaCompressions,
+  registerZstd,
+} from './compression.ts';
 export type { ConsumerOptions, ConsumerRunner } from './consumer.ts';
 export {
   type ConsumerObserver,

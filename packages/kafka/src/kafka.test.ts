@@ -20,8 +20,14 @@ describe("the client's consumer settings", () => {
       clientId: 'test',
       commitIntervalMs: 250,
       fetch: { minBytes: 65_536, maxWaitMs: 50 },
+      compression: 'zstd',
     });
-    expect(options).toMatchObject({ commitIntervalMs: 250, fetchMinBytes: 65_536, maxWaitTimeMs: 50 });
+    expect(options).toMatchObject({
+      commitIntervalMs: 250,
+      fetchMinBytes: 65_536,
+      maxWaitTimeMs: 50,
+      compression: 'zstd',
+    });
   });
 
   test("give way to the consumer's own", () => {
@@ -42,6 +48,7 @@ describe("the client's consumer settings", () => {
     expect(options).toMatchObject({ maxWaitTimeMs: 100 });
     expect(options).not.toHaveProperty('fetchMinBytes');
     expect(options).not.toHaveProperty('commitIntervalMs');
+    expect(options).not.toHaveProperty('compression');
   });
 });
 
@@ -51,11 +58,18 @@ describe("a producer's batching", () => {
       lingerMs: 0,
       limits: { maxRecords: 2_000, maxBytes: 512 * 1024 },
       deliveryTimeoutMs: 5_000,
+      compression: 'none',
     });
     expect(outboundOptions({ maxBatchRecords: 100 }, { lingerMs: 8 })).toMatchObject({
       lingerMs: 8,
       limits: { maxRecords: 100 },
     });
     expect(outboundOptions({}, {})).toMatchObject({ lingerMs: 5, deliveryTimeoutMs: 10_000 });
+  });
+
+  test('compresses as the producer says, else as the client says, else not at all', () => {
+    expect(outboundOptions({ compression: 'gzip' }, { compression: 'zstd' }).compression).toBe('gzip');
+    expect(outboundOptions({}, { compression: 'zstd' }).compression).toBe('zstd');
+    expect(outboundOptions({}, {}).compression).toBe('none');
   });
 });

@@ -1,6 +1,7 @@
 import type { Tracing } from '@rp/runtime';
 import { type Admin, Kafka as KafkaJs, type Producer as KafkaJsProducer, logLevel } from 'kafkajs';
 import { patchBatchChecksum } from './batch-checksum.ts';
+import { type KafkaCompression, registerZstd } from './compression.ts';
 import { type ConsumerOptions, type ConsumerRunner, startConsumer } from './consumer.ts';
 import type { ConsumerObserver } from './consumer-metrics.ts';
 import { createDeadLetterAdmin, type DeadLetterAdmin } from './dead-letters.ts';
@@ -47,6 +48,11 @@ export interface KafkaOptions {
    * produce request. Default 5 ms.
    */
   lingerMs?: number;
+  /**
+   * `compression` of every producer that does not set its own, and of what consumers write to their retry
+   * tiers and dead-letter topics. Default `none`. Consumers read every compression whatever this is.
+   */
+  compression?: KafkaCompression;
   /** Told of every request a producer, consumer or admin of this client sends (see `kafkaRequestMetrics`). */
   onRequest?: (event: KafkaRequestEvent) => void;
   /** Told of every consumer's dead letters, stalls, crashes and lag (see `kafkaConsumerMetrics`). */
@@ -91,13 +97,15 @@ export interface KafkaClient {
 
 /**
  * This package's changes to kafkajs's internals (the request queue's idle polling, the record batches'
- * checksum), once per process: every client, producer and consumer in it has them, those made before the
- * call too, but for the checksum, which kafkajs takes when it first produces or fetches (so `createKafka`
- * makes the changes before its client does either). Neither changes the bytes on the wire.
+ * checksum) and its zstd codec, once per process: every client, producer and consumer in it has them,
+ * those made before the call too, but for the checksum, which kafkajs takes when it first produces or
+ * fetches (so `createKafka` makes the changes before its client does either). The changes leave the bytes
+ * on the wire as they were; the codec lets consumers read zstd batches and producers write them.
  */
 export function patchKafkajs(): void {
   patchRequestQueue();
   patchBatchChecksum();
+  registerZstd();
 }
 
 export function createKafka(options: KafkaOptions): KafkaClient {
@@ -256,10 +264,11 @@ export function createKafka(options: KafkaOptions): KafkaClient {
 /** A producer's batching and delivery settings: its own, else the client's linger, else the defaults. */
 export function outboundOptions(
   producer: Omit<ProducerOptions<never>, 'codecs'>,
-  client: Pick<KafkaOptions, 'lingerMs'>,
+  client: Pick<KafkaOptions, 'lingerMs' | 'compression'>,
 ): OutboundOptions {
   return {
     lingerMs: producer.lingerMs ?? client.lingerMs ?? defaultOutboundOptions.lingerMs,
+    compression: producer.compression ?? client.compression ?? defaultOutboundOptions.compression,
     limits: {
       maxRecords: producer.maxBatchRecords ?? defaultOutboundOptions.limits.maxRecords,
       maxBytes: producer.maxBatchBytes ?? defaultOutboundOptions.limits.maxBytes,
@@ -277,6 +286,7 @@ export function withConsumerDefaults<T>(
     ...(client.commitIntervalMs === undefined ? {} : { commitIntervalMs: client.commitIntervalMs }),
     ...(client.fetch?.minBytes === undefined ? {} : { fetchMinBytes: client.fetch.minBytes }),
     ...(client.fetch?.maxWaitMs === undefined ? {} : { maxWaitTimeMs: client.fetch.maxWaitMs }),
+    ...(client.compression === undefined ? {} : { compression: client.compression }),
     ...consumer,
   };
 }

@@ -1,5 +1,13 @@
 import { connect, type Socket } from 'node:net';
-import { type ISocketFactory, Kafka, type KafkaConfig, logLevel, Partitioners } from 'kafkajs';
+import {
+  CompressionCodecs,
+  CompressionTypes,
+  type ISocketFactory,
+  Kafka,
+  type KafkaConfig,
+  logLevel,
+  Partitioners,
+} from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import {
   avroOptions,
@@ -10,6 +18,7 @@ import {
   uniqueName,
 } from '../test/fixtures.ts';
 import { type AvroCodec, createAvroSerde } from './avro-serde.ts';
+import { type KafkaCompression, registerZstd, zstdCodec } from './compression.ts';
 import { KafkaError } from './errors.ts';
 import { createKafka, type KafkaClient } from './kafka.ts';
 import { silentLogger } from './logger.ts';
@@ -74,6 +83,46 @@ describe('producer', () => {
       );
       expect(sequences).toEqual(Array.from({ length: 50 }, (_, index) => index + 1));
       expect(mine.every((record) => record.headers.trace === key)).toBe(true);
+    }
+  });
+
+  test('compresses its batches with zstd when asked, and a consumer reads them as written', async () => {
+    // Every zstd batch a consumer of this process fetches passes through this count.
+    let zstdBatchesRead = 0;
+    (CompressionCodecs as Record<number, () => unknown>)[CompressionTypes.ZSTD] = () => ({
+      compress: zstdCodec.compress,
+      async decompress(buffer: Buffer) {
+        zstdBatchesRead += 1;
+        return zstdCodec.decompress(buffer);
+      },
+    });
+    try {
+      const written = async (compression: KafkaCompression) => {
+        const topic = uniqueName(`compressed-${compression}`);
+        await kafka.ensureTopics([{ topic, partitions: 2 }]);
+        const producer = kafka.createProducer<{ [topic]: PaymentStep }>({
+          codecs: { [topic]: codec },
+          compression,
+        });
+        await producer.send(
+          topic,
+          Array.from({ length: 40 }, (_, index) => ({
+            key: `uetr-${index % 4}`,
+            value: { uetr: `uetr-${index % 4}`, sequence: index, amount: `${index}.50` },
+          })),
+        );
+        await producer.disconnect();
+        const records = await readTopic(brokers, topic, 40);
+        const values = await Promise.all(records.map((record) => codec.decode(record.value as Buffer)));
+        return values.map((value) => value.sequence).sort((a, b) => a - b);
+      };
+      const all = Array.from({ length: 40 }, (_, index) => index);
+      expect(await written('none')).toEqual(all);
+      expect(zstdBatchesRead).toBe(0);
+      expect(await written('zstd')).toEqual(all);
+      expect(zstdBatchesRead).toBeGreaterThan(0);
+    } finally {
+      registerZstd();
     }
   });
 

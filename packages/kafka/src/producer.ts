@@ -9,6 +9,7 @@ import {
   type QueuedSend,
   takeBatch,
 } from './batching.ts';
+import { compressionType, defaultCompression, type KafkaCompression } from './compression.ts';
 import { fromKafkaJsError, KafkaError } from './errors.ts';
 import type { Logger } from './logger.ts';
 
@@ -47,12 +48,15 @@ export interface ProducerOptions<M> {
   maxBatchBytes?: number;
   /** A send not acknowledged within this time fails with KAFKA_SEND_TIMEOUT (retriable). Default 10 s. */
   deliveryTimeoutMs?: number;
+  /** How its record batches are compressed. Default `none`. */
+  compression?: KafkaCompression;
 }
 
 export interface OutboundOptions {
   lingerMs: number;
   limits: BatchLimits;
   deliveryTimeoutMs: number;
+  compression: KafkaCompression;
 }
 
 /** How long a send waits for company by default: Kafka's own producer default since 4.0. */
@@ -62,6 +66,7 @@ export const defaultOutboundOptions: OutboundOptions = {
   lingerMs: defaultLingerMs,
   limits: { maxRecords: 2_000, maxBytes: 512 * 1024 },
   deliveryTimeoutMs: 10_000,
+  compression: defaultCompression,
 };
 
 interface Entry extends QueuedSend {
@@ -201,7 +206,11 @@ export class OutboundQueue {
     const live = batch.filter((entry) => !entry.settled);
     if (live.length === 0) return;
     try {
-      await this.#producer.sendBatch({ topicMessages: groupByTopic(live), acks: -1 });
+      await this.#producer.sendBatch({
+        topicMessages: groupByTopic(live),
+        acks: -1,
+        compression: compressionType(this.#options.compression),
+      });
       for (const entry of batch) this.#settle(entry);
     } catch (error) {
       const refused = lostProducerState(error);

@@ -55,6 +55,7 @@ try {
     logger,
     ...kafkaMetrics(metrics),
     lingerMs: config.KAFKA_LINGER,
+    compression: config.KAFKA_COMPRESSION,
   });
   lifecycle.onStop('other', 'kafka', () => kafka.close());
   await kafka.ensureTopics(

@@ -58,6 +58,7 @@ try {
     ...kafkaMetrics(metrics),
     commitIntervalMs: config.KAFKA_COMMIT_INTERVAL,
     lingerMs: config.KAFKA_LINGER,
+    compression: config.KAFKA_COMPRESSION,
     fetch: { minBytes: config.KAFKA_FETCH_MIN_BYTES, maxWaitMs: config.KAFKA_FETCH_MAX_WAIT },
   });
   lifecycle.onStop('other', 'kafka', () => kafka.close());

@@ -90,7 +90,7 @@ export function buildAsyncApiDocument(set: SchemaSet): Json {
       title: 'Regulated Payments engine: Kafka topics',
       version: eventsApiVersion,
       description:
-        'Every hop between the services of the payments engine. Every record is keyed by the transaction UETR so that one transaction lives on one partition, and its value is Avro in the Confluent wire format, registered in the schema registry under <topic>-value with BACKWARD compatibility.',
+        'Every hop between the services of the payments engine. Every record is keyed by the transaction UETR so that one transaction lives on one partition, and its value is Avro in the Confluent wire format, registered in the schema registry under <topic>-value with BACKWARD compatibility. Record batches are compressed as the producing service is configured (KAFKA_COMPRESSION: none by default, zstd in the Kubernetes base); every current Kafka client reads zstd, and a kafkajs consumer needs a zstd codec registered.',
       license: { name: 'Apache 2.0', url: 'https://www.apache.org/licenses/LICENSE-2.0' },
     },
     defaultContentType: 'application/vnd.apache.avro+binary',
