@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { zstdCompressSync, zstdDecompressSync } from 'node:zlib';
 import { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
 import type { PipelineService } from '@rp/launcher';
 import { type ComponentName, killComponent, readStackEnv, stackUp } from '@rp/local-stack';
-import { Kafka, logLevel } from 'kafkajs';
+import { CompressionCodecs, CompressionTypes, Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   booksOf,
@@ -52,8 +53,12 @@ let e2e: EndToEnd;
 const rows: FaultRow[] = [];
 
 beforeAll(async () => {
-  // Production's bank request timeout (10 s): a slow bank is one slower than that.
-  e2e = await startEndToEnd({ serviceEnv: { dispatcher: { BANK_REQUEST_TIMEOUT: '10s' } } });
+  // Production's bank request timeout (10 s): a slow bank is one slower than that. Records in zstd
+  // batches, as the Kubernetes base writes them: every hop, retry tier and dead letter through the faults.
+  e2e = await startEndToEnd({
+    env: { KAFKA_COMPRESSION: 'zstd' },
+    serviceEnv: { dispatcher: { BANK_REQUEST_TIMEOUT: '10s' } },
+  });
   // The infrastructure faults kill and restart the local stack's processes: the suite runs on it.
   const stack = readStackEnv();
   if (!stack || e2e.endpoints.mongodbUri !== stack.mongodbUri) {
@@ -524,4 +529,38 @@ describe(`faults under load: ${transactions} transactions a round (on-us debits 
       await round(fault);
     });
   }
+
+  it('the rounds ran on zstd batches: the postings the tracker wrote are compressed as the services were set', async () => {
+    // Every zstd batch this process's own consumer fetches passes through this count.
+    let zstdBatches = 0;
+    (CompressionCodecs as Record<number, () => unknown>)[CompressionTypes.ZSTD] = () => ({
+      async compress(encoder: { buffer: Buffer }) {
+        return zstdCompressSync(encoder.buffer);
+      },
+      async decompress(buffer: Buffer) {
+        zstdBatches += 1;
+        return zstdDecompressSync(buffer);
+      },
+    });
+    const kafka = new Kafka({
+      brokers: [...e2e.endpoints.kafkaBrokers],
+      clientId: 'fault-suite-compression',
+      logLevel: logLevel.NOTHING,
+    });
+    const consumer = kafka.consumer({ groupId: `fault-suite-compression-${randomUUID()}` });
+    let records = 0;
+    await consumer.connect();
+    try {
+      await consumer.subscribe({ topics: [`${e2e.pipeline.run}.rp.events.v1`], fromBeginning: true });
+      await consumer.run({
+        eachBatch: async ({ batch }) => {
+          records += batch.messages.length;
+        },
+      });
+      await waitUntil(async () => (records >= 100 ? true : undefined), '100 postings read back', 60_000);
+    } finally {
+      await consumer.disconnect();
+    }
+    expect(zstdBatches).toBeGreaterThan(0);
+  });
 });
