@@ -1,5 +1,18 @@
+import { createRequire } from 'node:module';
 import { constants, zstdCompressSync, zstdDecompressSync } from 'node:zlib';
-import { CompressionCodecs, CompressionTypes } from 'kafkajs';
+import { CompressionTypes } from 'kafkajs';
+
+const require = createRequire(import.meta.url);
+
+/**
+ * kafkajs's codecs by compression type, as its record batches look them up (its `CompressionCodecs`,
+ * which Node's ESM loader does not find among kafkajs's named exports).
+ */
+const codecs = (
+  require('kafkajs/src/protocol/message/compression/index.js') as {
+    Codecs: Record<number, () => unknown>;
+  }
+).Codecs;
 
 /**
  * How the services compress the record batches they produce. `none` is Kafka's own producer default;
@@ -44,5 +57,5 @@ export const zstdCodec = {
  * zstd batches, whichever compression its own producers use, and producers may write them.
  */
 export function registerZstd(): void {
-  (CompressionCodecs as Record<number, () => typeof zstdCodec>)[CompressionTypes.ZSTD] = () => zstdCodec;
+  codecs[CompressionTypes.ZSTD] = () => zstdCodec;
 }
