@@ -303,9 +303,10 @@ describe('the alerts that wait for their condition to last, on the live series',
     waitUntil(async () => ((await alertsOf(rule)).length === 0 ? true : undefined), `${rule} cleared`);
 
   it('a bank whose /events keeps failing: RpBankEventsPaused and RpEventPostingsWaiting pending on the bank, the parked postings on the dashboard, and both cleared once it answers', async () => {
-    for (const rule of ['RpBankEventsPaused', 'RpEventPostingsWaiting']) {
-      expect(await alertsOf(rule), rule).toEqual([]);
-    }
+    // None from the journey before: its one failed posting parked the debit's lane, and the publisher
+    // refreshes its parked gauges every 5 s, so a lane that drained just now may still count for a
+    // scrape or two.
+    for (const rule of ['RpBankEventsPaused', 'RpEventPostingsWaiting']) await cleared(rule);
     // Every posting to the bank fails until the rule is cleared: the publisher pauses the bank after
     // EVENTS_BREAKER_THRESHOLD failures in a row and parks its postings.
     await e2e.bank.setFault({ memberId: bank, route: 'events', mode: 'error', status: 503 });
