@@ -16,8 +16,8 @@ const codecs = (
 
 /**
  * How the services compress the record batches they produce. `none` is Kafka's own producer default;
- * `zstd` makes a journey's records 3.7 times smaller (in Kafka's log, on the network to the brokers and
- * between replicas, in every fetch) for about 3% more CPU a debit on a host that runs everything
+ * `zstd` makes a journey's records 3.7-4.5 times smaller (in Kafka's log, on the network to the brokers
+ * and between replicas, in every fetch) for 3-6% more CPU a debit on a host that runs everything
  * (BENCHMARKS.md); `gzip` is there for clients that read no zstd.
  */
 export const kafkaCompressions = ['none', 'gzip', 'zstd'] as const;

@@ -44,7 +44,7 @@ export function streamConfig() {
     }),
     KAFKA_COMPRESSION: oneOf(kafkaCompressions, {
       default: defaultCompression,
-      doc: "How the record batches a service produces are compressed: zstd makes a journey's records 3.7 times smaller in Kafka's log, on the network and between replicas, for about 3% more CPU a debit where everything shares one host; the services read every compression whatever this is",
+      doc: "How the record batches a service produces are compressed: zstd makes a journey's records 3.7-4.5 times smaller in Kafka's log, on the network and between replicas, for 3-6% more CPU a debit where everything shares one host; the services read every compression whatever this is",
     }),
     KAFKA_FETCH_MIN_BYTES: int({
       default: 1,
