@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { zstdCompressSync, zstdDecompressSync } from 'node:zlib';
 import { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
+import { zstdCodec } from '@rp/kafka';
 import type { PipelineService } from '@rp/launcher';
 import { type ComponentName, killComponent, readStackEnv, stackUp } from '@rp/local-stack';
 import { CompressionCodecs, CompressionTypes, Kafka, logLevel } from 'kafkajs';
@@ -58,12 +58,10 @@ const rows: FaultRow[] = [];
  */
 let zstdBatchesRead = 0;
 (CompressionCodecs as Record<number, () => unknown>)[CompressionTypes.ZSTD] = () => ({
-  async compress(encoder: { buffer: Buffer }) {
-    return zstdCompressSync(encoder.buffer);
-  },
+  compress: zstdCodec.compress,
   async decompress(buffer: Buffer) {
     zstdBatchesRead += 1;
-    return zstdDecompressSync(buffer);
+    return zstdCodec.decompress(buffer);
   },
 });
 

@@ -14,6 +14,7 @@ export {
   type KafkaCompression,
   kafkaCompressions,
   registerZstd,
+  zstdCodec,
 } from './compression.ts';
 export type { ConsumerOptions, ConsumerRunner } from './consumer.ts';
 export {
