@@ -5,6 +5,7 @@ export * from './config.ts';
 export * from './dotenv.ts';
 export * from './errors.ts';
 export * from './health.ts';
+export * from './hosting.ts';
 export * from './http.ts';
 export * from './instant.ts';
 export * from './lifecycle.ts';

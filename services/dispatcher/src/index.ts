@@ -39,3 +39,4 @@ export {
   signingKey,
   traceparentFor,
 } from './signing.ts';
+export { startDispatcher } from './start.ts';

@@ -50,4 +50,5 @@ export {
   serviceName,
 } from './service.ts';
 export { BankSigner, parseSigningSecrets, type SigningSecrets, signingKey } from './signing.ts';
+export { startEventPublisher } from './start.ts';
 export { eventsEndpoint, type Subscriber, Subscriptions } from './subscribers.ts';

@@ -25,3 +25,4 @@ export {
   producedTopics,
   serviceName,
 } from './service.ts';
+export { startIngress } from './start.ts';

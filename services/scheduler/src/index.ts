@@ -16,6 +16,7 @@ export {
   schedulerRetryPolicy,
   serviceName,
 } from './service.ts';
+export { startScheduler } from './start.ts';
 export {
   anyCreditsGate,
   type CreditsGate,

@@ -42,3 +42,4 @@ export {
   type TrackerOptions,
   type TrackerService,
 } from './service.ts';
+export { startTracker } from './start.ts';

@@ -29,3 +29,4 @@ export {
   type ValidatorOptions,
   type ValidatorService,
 } from './service.ts';
+export { startValidator } from './start.ts';

@@ -1,0 +1,224 @@
+import { describe, expect, it } from 'vitest';
+import { AppError } from './errors.ts';
+import { createHealth } from './health.ts';
+import {
+  type Environment,
+  type HostProcess,
+  runAlone,
+  runTogether,
+  type ServiceStarter,
+  ServiceStartFailed,
+  type StartOptions,
+  serviceScope,
+} from './hosting.ts';
+import { createLifecycle } from './lifecycle.ts';
+import { memoryLogger } from './memory-logger.ts';
+
+/** A process whose exits, reports and signal handlers are kept for the test to read and fire. */
+function fakeProcess() {
+  const exits: number[] = [];
+  const reports: string[] = [];
+  let handler: ((signal: NodeJS.Signals) => void) | undefined;
+  const host: HostProcess = {
+    exit: (code) => exits.push(code),
+    report: (text) => reports.push(text),
+    onSignal: (installed) => {
+      handler = installed;
+      return () => {
+        handler = undefined;
+      };
+    },
+  };
+  return {
+    host,
+    exits,
+    reports,
+    signal: (signal: NodeJS.Signals) => handler?.(signal),
+    installed: () => handler !== undefined,
+  };
+}
+
+interface Calls {
+  readonly events: string[];
+  readonly options: Record<string, StartOptions>;
+  readonly envs: Record<string, Environment>;
+}
+
+/** A service that records its start and the stops of its lifecycle's hooks. */
+function service(
+  name: string,
+  calls: Calls,
+  behaviour: { fail?: 'logged' | 'config'; stopFails?: boolean } = {},
+) {
+  const start: ServiceStarter = async (env, options) => {
+    calls.events.push(`start ${name}`);
+    calls.options[name] = options;
+    calls.envs[name] = env;
+    if (behaviour.fail === 'config') throw new AppError('CONFIG_INVALID', `${name}: PORT: not a port`);
+    const { logger } = memoryLogger();
+    const lifecycle = createLifecycle({ logger, health: createHealth(), exit: () => undefined });
+    lifecycle.onStop('consumers', 'consumer', () => {
+      calls.events.push(`stop ${name}`);
+      if (behaviour.stopFails) throw new Error('commit refused');
+    });
+    if (behaviour.fail === 'logged') {
+      await lifecycle.shutdown('start-up failed');
+      throw new ServiceStartFailed(name, new Error('broker unreachable'));
+    }
+    return { name, logger, lifecycle };
+  };
+  return { name, start, env: { PORT: name } };
+}
+
+const newCalls = (): Calls => ({ events: [], options: {}, envs: {} });
+
+describe('runAlone', () => {
+  it('starts the service with its own signal handling and the environment given', async () => {
+    const calls = newCalls();
+    const proc = fakeProcess();
+    const { start } = service('tracker', calls);
+    const running = await runAlone(start, { PORT: '8085' }, proc.host);
+    expect(running?.name).toBe('tracker');
+    expect(calls.options.tracker).toEqual({ signals: true });
+    expect(calls.envs.tracker).toEqual({ PORT: '8085' });
+    expect(proc.exits).toEqual([]);
+  });
+
+  it('exits with 1 when the start fails, writing the error only when the service could not log it', async () => {
+    const logged = fakeProcess();
+    await runAlone(service('tracker', newCalls(), { fail: 'logged' }).start, {}, logged.host);
+    expect(logged.exits).toEqual([1]);
+    expect(logged.reports).toEqual([]);
+
+    const unlogged = fakeProcess();
+    await runAlone(service('tracker', newCalls(), { fail: 'config' }).start, {}, unlogged.host);
+    expect(unlogged.exits).toEqual([1]);
+    expect(unlogged.reports.join('\n')).toContain('PORT: not a port');
+  });
+});
+
+describe('runTogether', () => {
+  it('starts the services one after another, each with its environment and no signal handling of its own', async () => {
+    const calls = newCalls();
+    const proc = fakeProcess();
+    const { logger, lines } = memoryLogger();
+    const running = await runTogether(
+      [service('tracker', calls), service('validator', calls), service('ingress', calls)],
+      logger,
+      proc.host,
+    );
+    expect(running.started.map((started) => started.name)).toEqual(['tracker', 'validator', 'ingress']);
+    expect(calls.events).toEqual(['start tracker', 'start validator', 'start ingress']);
+    expect(Object.values(calls.options)).toEqual([
+      { signals: false },
+      { signals: false },
+      { signals: false },
+    ]);
+    expect(calls.envs.validator).toEqual({ PORT: 'validator' });
+    expect(proc.installed()).toBe(true);
+    expect(lines.some((line) => line.msg === 'all services started')).toBe(true);
+  });
+
+  it('on a signal stops them the last started first, then exits with 0; a second signal exits at once', async () => {
+    const calls = newCalls();
+    const proc = fakeProcess();
+    const { logger } = memoryLogger();
+    const running = await runTogether(
+      [service('tracker', calls), service('validator', calls), service('ingress', calls)],
+      logger,
+      proc.host,
+    );
+    proc.signal('SIGTERM');
+    proc.signal('SIGTERM');
+    expect(proc.exits).toEqual([1]);
+    const result = await running.stop('SIGTERM');
+    expect(result).toEqual({ ok: true, failures: [] });
+    expect(calls.events.slice(3)).toEqual(['stop ingress', 'stop validator', 'stop tracker']);
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    expect(proc.exits).toEqual([1, 0]);
+  });
+
+  it('exits with 1 when a service fails to stop, naming it', async () => {
+    const calls = newCalls();
+    const proc = fakeProcess();
+    const { logger } = memoryLogger();
+    const running = await runTogether(
+      [service('tracker', calls, { stopFails: true }), service('ingress', calls)],
+      logger,
+      proc.host,
+    );
+    proc.signal('SIGINT');
+    const result = await running.stop('SIGINT');
+    expect(result.ok).toBe(false);
+    expect(result.failures).toEqual(['tracker: consumers/consumer: commit refused']);
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    expect(proc.exits).toEqual([1]);
+  });
+
+  it('when one cannot start, starts none after it, stops those before it in reverse and exits with 1', async () => {
+    const calls = newCalls();
+    const proc = fakeProcess();
+    const { logger, lines } = memoryLogger();
+    const running = await runTogether(
+      [
+        service('tracker', calls),
+        service('validator', calls),
+        service('scheduler', calls, { fail: 'config' }),
+        service('ingress', calls),
+      ],
+      logger,
+      proc.host,
+    );
+    expect(calls.events).toEqual([
+      'start tracker',
+      'start validator',
+      'start scheduler',
+      'stop validator',
+      'stop tracker',
+    ]);
+    expect(running.started.map((started) => started.name)).toEqual(['tracker', 'validator']);
+    expect(proc.exits).toEqual([1]);
+    expect(proc.reports.join('\n')).toContain('scheduler: PORT: not a port');
+    expect(proc.installed()).toBe(false);
+    expect(lines.find((line) => line.msg === 'a service failed to start; stopping the others')?.service).toBe(
+      'scheduler',
+    );
+  });
+
+  it('a signal during a start stops that service too once it is up, and starts none after it', async () => {
+    const calls = newCalls();
+    const proc = fakeProcess();
+    const { logger } = memoryLogger();
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const slow = service('validator', calls);
+    const slowStart: ServiceStarter = async (env, options) => {
+      const running = await slow.start(env, options);
+      await gate;
+      return running;
+    };
+    const together = runTogether(
+      [service('tracker', calls), { ...slow, start: slowStart }, service('ingress', calls)],
+      logger,
+      proc.host,
+    );
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    expect(calls.events).toEqual(['start tracker', 'start validator']);
+    proc.signal('SIGTERM');
+    release();
+    const running = await together;
+    await running.stop('SIGTERM');
+    expect(calls.events).toEqual(['start tracker', 'start validator', 'stop validator', 'stop tracker']);
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    expect(proc.exits).toEqual([0]);
+  });
+});
+
+describe('serviceScope', () => {
+  it("is a service's name in capitals, dashes as underscores, and two underscores", () => {
+    expect(serviceScope('event-publisher')).toBe('EVENT_PUBLISHER__');
+    expect(serviceScope('tracker')).toBe('TRACKER__');
+  });
+});

@@ -1,0 +1,164 @@
+import { errorMessage } from './errors.ts';
+import type { Lifecycle, ShutdownResult } from './lifecycle.ts';
+import type { Logger } from './logging.ts';
+
+/** The variables a service reads its configuration from. */
+export type Environment = Readonly<Record<string, string | undefined>>;
+
+/** How a service is started: alone in its process (`runAlone`), or beside others in one (`runTogether`). */
+export interface StartOptions {
+  /** Whether the service answers SIGTERM and SIGINT itself (it does alone; beside others the host does). */
+  readonly signals: boolean;
+}
+
+/** A service started in this process: its name, its logger, and the lifecycle that drains and stops it. */
+export interface StartedService {
+  readonly name: string;
+  readonly logger: Logger;
+  readonly lifecycle: Lifecycle;
+}
+
+/**
+ * Starts a service from its environment and resolves once it answers ready. When it cannot start it
+ * stops whatever it had started and rejects: with `ServiceStartFailed` once it has logged why, with the
+ * configuration's own error when it had no logger yet.
+ */
+export type ServiceStarter = (env: Environment, options: StartOptions) => Promise<StartedService>;
+
+/** A service's start-up failed, and the service has logged why already. */
+export class ServiceStartFailed extends Error {
+  readonly service: string;
+
+  constructor(service: string, cause: unknown) {
+    super(`${service} failed to start: ${errorMessage(cause)}`, { cause });
+    this.name = 'ServiceStartFailed';
+    this.service = service;
+  }
+}
+
+/** What hosting needs of the process: replaced in tests. */
+export interface HostProcess {
+  exit(code: number): void;
+  /** Writes a failure no logger has written. */
+  report(text: string): void;
+  onSignal(handler: (signal: NodeJS.Signals) => void): () => void;
+}
+
+const realProcess: HostProcess = {
+  exit: (code) => process.exit(code),
+  report: (text) => process.stderr.write(`${text}\n`),
+  onSignal: (handler) => {
+    process.on('SIGTERM', handler);
+    process.on('SIGINT', handler);
+    return () => {
+      process.off('SIGTERM', handler);
+      process.off('SIGINT', handler);
+    };
+  },
+};
+
+function reportUnlogged(host: HostProcess, error: unknown): void {
+  if (error instanceof ServiceStartFailed) return;
+  host.report(error instanceof Error ? (error.stack ?? error.message) : String(error));
+}
+
+/** Runs one service as its process: it answers the signals itself; a failed start exits with 1. */
+export async function runAlone(
+  start: ServiceStarter,
+  env: Environment = process.env,
+  host: HostProcess = realProcess,
+): Promise<StartedService | undefined> {
+  try {
+    return await start(env, { signals: true });
+  } catch (error) {
+    reportUnlogged(host, error);
+    host.exit(1);
+    return undefined;
+  }
+}
+
+/**
+ * The prefix of a service's own variables where it runs beside others (`runTogether`): its name in
+ * capitals, dashes as underscores, and two underscores: `EVENT_PUBLISHER__PORT` is the event publisher's
+ * `PORT`.
+ */
+export function serviceScope(service: string): string {
+  return `${service.toUpperCase().replaceAll('-', '_')}__`;
+}
+
+/** A service to run beside others: its name, how it starts and the environment it reads. */
+export interface HostedService {
+  readonly name: string;
+  readonly start: ServiceStarter;
+  readonly env: Environment;
+}
+
+/** What `runTogether` started, and how to stop it. */
+export interface RunningTogether {
+  readonly started: readonly StartedService[];
+  /** Stops every service, the last started first; calling it again returns the first call's promise. */
+  stop(reason: string): Promise<ShutdownResult>;
+}
+
+/**
+ * Runs several services in this process, one after another in the order given, each with its own
+ * configuration, logger, metrics, HTTP port and clients: they share the process, its event loop and
+ * its heap, and nothing else. On SIGTERM or SIGINT, and when one of them cannot start, they are stopped
+ * one at a time in the reverse order (the last started, usually the one taking requests, first), each
+ * draining as it would alone; the process then exits, with 1 if a start or a stop failed. A second
+ * signal exits at once.
+ */
+export async function runTogether(
+  services: readonly HostedService[],
+  logger: Logger,
+  host: HostProcess = realProcess,
+): Promise<RunningTogether> {
+  const started: StartedService[] = [];
+  // The start in progress: a stop waits for it, so that a service that comes up meanwhile is stopped too.
+  let starting: Promise<unknown> = Promise.resolve();
+  let stopping: Promise<ShutdownResult> | undefined;
+  const stop = (reason: string): Promise<ShutdownResult> => {
+    stopping ??= (async () => {
+      await starting.catch(() => undefined);
+      logger.info(
+        { reason, services: started.map((service) => service.name).reverse() },
+        'stopping services',
+      );
+      const failures: string[] = [];
+      for (const service of [...started].reverse()) {
+        const result = await service.lifecycle.shutdown(reason);
+        for (const failure of result.failures) failures.push(`${service.name}: ${failure}`);
+      }
+      return { ok: failures.length === 0, failures };
+    })();
+    return stopping;
+  };
+  const uninstall = host.onSignal((signal) => {
+    if (stopping) {
+      logger.warn({ signal }, 'second signal while stopping, exiting now');
+      host.exit(1);
+      return;
+    }
+    void stop(signal).then((result) => host.exit(result.ok ? 0 : 1));
+  });
+  for (const service of services) {
+    if (stopping) break;
+    try {
+      const attempt = service.start(service.env, { signals: false }).then((running) => {
+        started.push(running);
+      });
+      starting = attempt;
+      await attempt;
+      logger.info({ service: service.name }, 'service started');
+    } catch (error) {
+      reportUnlogged(host, error);
+      logger.fatal({ service: service.name, err: error }, 'a service failed to start; stopping the others');
+      await stop(`${service.name} failed to start`);
+      uninstall();
+      host.exit(1);
+      return { started, stop };
+    }
+  }
+  if (!stopping) logger.info({ services: started.map((service) => service.name) }, 'all services started');
+  return { started, stop };
+}

@@ -1,0 +1,142 @@
+import { avroTypeOptions } from '@rp/contracts';
+import { clientIdFor, createAvroSerde, createKafka, kafkaMetrics } from '@rp/kafka';
+import {
+  createPipelineProducer,
+  createPlainCodecs,
+  loadParticipants,
+  resolveTopicNames,
+  topicSpecs,
+} from '@rp/pipeline';
+import {
+  AppError,
+  type Clock,
+  createHealth,
+  createHttpApp,
+  createLifecycle,
+  createLogger,
+  createMetrics,
+  describeConfig,
+  type Environment,
+  loadConfig,
+  parseDuration,
+  ScaledClock,
+  ServiceStartFailed,
+  type StartedService,
+  type StartOptions,
+  serviceTracing,
+  startHttpServer,
+  systemClock,
+  watchEventLoopStalls,
+} from '@rp/runtime';
+import { WindowCalendar, windowSettingsFromConfig } from '@rp/scheduler/windows';
+import { dispatcherConfigSpec } from './config.ts';
+import { consumedTopics, createDispatcherService, producedTopics, serviceName } from './service.ts';
+import { parseSigningSecrets } from './signing.ts';
+
+/**
+ * Starts the dispatcher from `env` and resolves once it answers ready: alone in its process (`main.ts`), or
+ * beside the other services in the engine's (`@rp/engine`).
+ */
+export async function startDispatcher(env: Environment, options: StartOptions): Promise<StartedService> {
+  const config = loadConfig(dispatcherConfigSpec, env);
+  const logger = createLogger({ service: serviceName, level: config.LOG_LEVEL });
+  logger.info({ config: describeConfig(dispatcherConfigSpec, config) }, 'configuration');
+  const health = createHealth();
+  const metrics = createMetrics({ service: serviceName });
+  const lifecycle = createLifecycle({ logger, health, hookTimeoutMs: config.SHUTDOWN_TIMEOUT });
+  lifecycle.onStop('other', 'stall-watch', watchEventLoopStalls({ metrics, logger }).stop);
+  const tracing = serviceTracing(serviceName, config.OTEL_EXPORTER_OTLP_ENDPOINT);
+  lifecycle.onStop('other', 'tracing', () => tracing.shutdown());
+  if (options.signals) lifecycle.installSignalHandlers();
+
+  try {
+    const participants = loadParticipants(config.PARTICIPANTS);
+    const signingKeys =
+      config.BANK_SIGNING_SECRETS === undefined
+        ? new Map()
+        : parseSigningSecrets(config.BANK_SIGNING_SECRETS.reveal());
+    const windows = windowSettingsFromConfig(config);
+    new WindowCalendar(windows);
+    const retryTierDelaysMs = config.RETRY_TIERS.map((text) => {
+      const ms = parseDuration(text);
+      if (ms === undefined) throw new AppError('CONFIG_INVALID', `RETRY_TIERS: '${text}' is not a duration`);
+      return ms;
+    });
+    const clock: Clock =
+      config.CLOCK_START === undefined
+        ? systemClock
+        : new ScaledClock(config.CLOCK_START, config.CLOCK_FACTOR);
+
+    const names = resolveTopicNames(config.TOPIC_NAMESPACE);
+    const kafka = createKafka({
+      tracing,
+      brokers: config.KAFKA_BROKERS,
+      clientId: clientIdFor(serviceName, 'main'),
+      logger,
+      ...kafkaMetrics(metrics),
+      commitIntervalMs: config.KAFKA_COMMIT_INTERVAL,
+      lingerMs: config.KAFKA_LINGER,
+      compression: config.KAFKA_COMPRESSION,
+      fetch: { minBytes: config.KAFKA_FETCH_MIN_BYTES, maxWaitMs: config.KAFKA_FETCH_MAX_WAIT },
+    });
+    lifecycle.onStop('other', 'kafka', () => kafka.close());
+    await kafka.ensureTopics(
+      topicSpecs(names, config.TOPIC_PARTITIONS === undefined ? {} : { partitions: config.TOPIC_PARTITIONS }),
+    );
+    const serde = createAvroSerde({ registryUrl: config.SCHEMA_REGISTRY_URL, avro: avroTypeOptions() });
+    const codecs = await createPlainCodecs(serde, names, [...consumedTopics, ...producedTopics], {
+      registryUrl: config.SCHEMA_REGISTRY_URL,
+    });
+    const producer = createPipelineProducer(kafka, names, codecs, {
+      deliveryTimeoutMs: config.KAFKA_DELIVERY_TIMEOUT,
+    });
+    lifecycle.onStop('producers', 'producer', () => producer.disconnect());
+
+    const service = createDispatcherService({
+      tracing,
+      kafka,
+      names,
+      codecs,
+      producer,
+      participants,
+      windows,
+      signingKeys,
+      logger,
+      metrics,
+      clock,
+      options: {
+        requestTimeoutMs: config.BANK_REQUEST_TIMEOUT,
+        connectTimeoutMs: config.BANK_CONNECT_TIMEOUT,
+        bankConcurrency: config.BANK_CONCURRENCY,
+        bankQueueWaitMs: config.BANK_QUEUE_WAIT,
+        bankCooldownMs: config.BANK_COOLDOWN,
+        bankFailureThreshold: config.BANK_FAILURE_THRESHOLD,
+        keepAliveMs: config.BANK_KEEPALIVE,
+        backoffBaseMs: config.RETRY_BACKOFF_BASE,
+        backoffMaxMs: config.RETRY_BACKOFF_MAX,
+        maxRetryAfterMs: config.RETRY_AFTER_MAX,
+        retryTierDelaysMs,
+        keyConcurrency: config.DISPATCHER_KEY_CONCURRENCY,
+        partitionsConsumedConcurrently: config.DISPATCHER_PARTITIONS_CONCURRENTLY,
+      },
+    });
+    const app = createHttpApp({ health, metrics, logger, tracing });
+    const server = await startHttpServer(app, { port: config.PORT });
+    lifecycle.onStop('http', 'server', () => server.close());
+    await service.start();
+    lifecycle.onStop('consumers', 'dispatcher', () => service.stop());
+    health.addCheck('consumers', async () => {
+      if (!service.isRunning()) throw new AppError('SHUTTING_DOWN', 'a consumer is not running');
+    });
+    health.markReady();
+    logger.info(
+      { url: server.url, participants: participants.size, signed: signingKeys.size },
+      'dispatcher ready',
+    );
+    return { name: serviceName, logger, lifecycle };
+  } catch (error) {
+    logger.fatal({ err: error }, 'dispatcher failed to start');
+    await lifecycle.shutdown('start-up failed');
+    throw new ServiceStartFailed(serviceName, error);
+  }
+}

@@ -1,0 +1,8 @@
+export { engineConfigSpec } from './config.ts';
+export {
+  type EngineService,
+  engineServices,
+  hostedServices,
+  selectServices,
+  serviceEnvironment,
+} from './services.ts';

@@ -1,0 +1,165 @@
+import { avroTypeOptions } from '@rp/contracts';
+import { clientIdFor, createAvroSerde, createKafka, kafkaMetrics } from '@rp/kafka';
+import {
+  createPipelineProducer,
+  createPlainCodecs,
+  loadParticipants,
+  resolveTopicNames,
+  topicSpecs,
+} from '@rp/pipeline';
+import {
+  AppError,
+  createHealth,
+  createLifecycle,
+  createLogger,
+  createMetrics,
+  describeConfig,
+  type Environment,
+  loadConfig,
+  ServiceStartFailed,
+  type StartedService,
+  type StartOptions,
+  serviceTracing,
+  startHttpServer,
+  watchEventLoopStalls,
+} from '@rp/runtime';
+import { connectStore, storeCommandMetrics } from '@rp/store';
+import { ingressConfigSpec } from './config.ts';
+import { loadSchemeClients } from './schemes.ts';
+import { createIngressService, producedTopics, serviceName } from './service.ts';
+
+/**
+ * Starts the ingress from `env` and resolves once it answers ready: alone in its process (`main.ts`), or
+ * beside the other services in the engine's (`@rp/engine`).
+ */
+export async function startIngress(env: Environment, options: StartOptions): Promise<StartedService> {
+  const config = loadConfig(ingressConfigSpec, env);
+  const logger = createLogger({ service: serviceName, level: config.LOG_LEVEL });
+  logger.info({ config: describeConfig(ingressConfigSpec, config) }, 'configuration');
+  const health = createHealth();
+  const metrics = createMetrics({ service: serviceName });
+  const lifecycle = createLifecycle({ logger, health, hookTimeoutMs: config.SHUTDOWN_TIMEOUT });
+  lifecycle.onStop('other', 'stall-watch', watchEventLoopStalls({ metrics, logger }).stop);
+  const tracing = serviceTracing(serviceName, config.OTEL_EXPORTER_OTLP_ENDPOINT);
+  lifecycle.onStop('other', 'tracing', () => tracing.shutdown());
+  if (options.signals) lifecycle.installSignalHandlers();
+
+  try {
+    const participants = loadParticipants(config.PARTICIPANTS);
+    const schemes = loadSchemeClients(config.SCHEME_CLIENTS);
+    if (schemes.length === 0) {
+      logger.warn(
+        'no SCHEME_CLIENTS configured: every credit transfer authorisation and inbound off-us direct debit will be refused (401)',
+      );
+    }
+    const names = resolveTopicNames(config.TOPIC_NAMESPACE);
+    const kafka = createKafka({
+      tracing,
+      brokers: config.KAFKA_BROKERS,
+      clientId: clientIdFor(serviceName, 'http'),
+      logger,
+      ...kafkaMetrics(metrics),
+      lingerMs: config.KAFKA_LINGER,
+      compression: config.KAFKA_COMPRESSION,
+    });
+    lifecycle.onStop('other', 'kafka', () => kafka.close());
+    await kafka.ensureTopics(
+      topicSpecs(names, config.TOPIC_PARTITIONS === undefined ? {} : { partitions: config.TOPIC_PARTITIONS }),
+    );
+    const serde = createAvroSerde({ registryUrl: config.SCHEMA_REGISTRY_URL, avro: avroTypeOptions() });
+    const codecs = await createPlainCodecs(serde, names, producedTopics, {
+      registryUrl: config.SCHEMA_REGISTRY_URL,
+    });
+    const producer = createPipelineProducer(kafka, names, codecs, {
+      deliveryTimeoutMs: config.KAFKA_DELIVERY_TIMEOUT,
+    });
+    lifecycle.onStop('producers', 'producer', () => producer.disconnect());
+
+    const store = await connectStore({
+      uri: config.MONGODB_URI,
+      database: config.MONGODB_DATABASE,
+      appName: serviceName,
+      logger,
+      onCommand: storeCommandMetrics(metrics),
+    });
+    lifecycle.onStop('store', 'mongodb', () => store.close());
+    await store.ensureIndexes();
+    health.addCheck('mongodb', async () => {
+      await store.ping();
+    });
+
+    const service = createIngressService({
+      tracing,
+      ...(config.BANK_AUTH === 'oauth2'
+        ? {
+            bankAuth: {
+              jwks: new URL(required(config.BANK_AUTH_JWKS_URL, 'BANK_AUTH_JWKS_URL')),
+              issuer: required(config.BANK_AUTH_ISSUER, 'BANK_AUTH_ISSUER'),
+              audience: config.BANK_AUTH_AUDIENCE,
+            },
+          }
+        : {}),
+      maxInFlight: config.MAX_IN_FLIGHT,
+      claimCacheSize: config.CLAIM_CACHE_SIZE,
+      acceptedCacheSize: config.ACCEPTED_CACHE_SIZE,
+      ...(config.IDEMPOTENCY_RETENTION === undefined
+        ? {}
+        : { idempotencyRetentionMs: config.IDEMPOTENCY_RETENTION }),
+      ...(config.SENDER_RATE_LIMIT === undefined
+        ? {}
+        : {
+            rateLimit: {
+              perSecond: config.SENDER_RATE_LIMIT,
+              burst: config.SENDER_RATE_BURST ?? config.SENDER_RATE_LIMIT,
+            },
+          }),
+      producer,
+      store,
+      participants,
+      schemes,
+      logger,
+      metrics,
+      health,
+      retryAfterSeconds: Math.ceil(config.RETRY_AFTER / 1000),
+    });
+    await service.start();
+    const server = await startHttpServer(service.app, {
+      port: config.PORT,
+      closeTimeoutMs: config.SHUTDOWN_TIMEOUT,
+    });
+    lifecycle.onStop('http', 'server', async () => {
+      await service.stop();
+      await server.close();
+    });
+    health.markReady();
+    logger.info(
+      {
+        url: server.url,
+        participants: participants.size,
+        schemes: schemes.map((scheme) => scheme.id),
+        bankAuth: config.BANK_AUTH,
+      },
+      'ingress ready',
+    );
+    if (config.BANK_AUTH === 'message') {
+      logger.warn(
+        'BANK_AUTH=message: banks are named by their messages and nothing proves it; development only',
+      );
+    }
+    return { name: serviceName, logger, lifecycle };
+  } catch (error) {
+    logger.fatal({ err: error }, 'ingress failed to start');
+    await lifecycle.shutdown('start-up failed');
+    throw new ServiceStartFailed(serviceName, error);
+  }
+}
+
+function required(value: string | undefined, name: string): string {
+  if (value === undefined) {
+    throw new AppError(
+      'CONFIG_INVALID',
+      `${name} is required with BANK_AUTH=oauth2 (BANK_AUTH=message identifies banks by their messages, for development only)`,
+    );
+  }
+  return value;
+}
