@@ -22,7 +22,7 @@ RUN npm install --global --no-audit --no-fund turbo@2.11.11
 COPY . .
 # Workspace devDependencies name workspaces the prune leaves out (@rp/testkit): npm would look for those on
 # the public registry. No build or service needs a workspace devDependency, so they are dropped.
-RUN turbo prune @rp/bank-simulator @rp/console @rp/dispatcher @rp/event-publisher @rp/ingress @rp/scheduler @rp/tracker @rp/validator \
+RUN turbo prune @rp/bank-simulator @rp/console @rp/dispatcher @rp/engine @rp/event-publisher @rp/ingress @rp/scheduler @rp/tracker @rp/validator \
       --docker --production --out-dir /pruned \
  && for dir in /pruned/json /pruned/full; do (cd "$dir" && npm pkg delete devDependencies --workspaces); done
 

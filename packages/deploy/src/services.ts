@@ -12,6 +12,18 @@ export function serviceNames(): string[] {
     .sort();
 }
 
+/**
+ * The folders under services/ whose process runs other services' code: the engine (`@rp/engine`) runs the
+ * pipeline's services together in one process, each on its own port. The image carries it; the
+ * Kubernetes base deploys each service in pods of its own instead, so it has no manifest there.
+ */
+export const hostServices: readonly string[] = ['engine'];
+
+/** The services deployed each in pods of its own: every folder under services/ but the hosts. */
+export function deployedServiceNames(): string[] {
+  return serviceNames().filter((service) => !hostServices.includes(service));
+}
+
 export function servicePackage(service: string): {
   name: string;
   scripts?: Record<string, string>;

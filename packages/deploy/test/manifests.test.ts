@@ -8,7 +8,7 @@ import { parseDockerfile } from '../src/dockerfile.ts';
 import { defaultKafkaTopicOptions } from '../src/kafka-topics.ts';
 import { k8sDir, type Overlay, overlayDir, overlays, repoRoot } from '../src/paths.ts';
 import { describeProblems, type K8sObject } from '../src/render.ts';
-import { consumedTopics, partitionCap, serviceNames } from '../src/services.ts';
+import { consumedTopics, deployedServiceNames, partitionCap } from '../src/services.ts';
 import { at, byKind, named, render } from './helpers.ts';
 import { serviceSpecs } from './service-specs.ts';
 
@@ -54,10 +54,10 @@ const configMapExamples: Readonly<Record<string, Record<string, string>>> = {
 const expected: Record<Overlay, { namespace: string; services: string[]; topicReplicas: number }> = {
   production: {
     namespace: 'rp',
-    services: serviceNames().filter((s) => !simulators.includes(s)),
+    services: deployedServiceNames().filter((s) => !simulators.includes(s)),
     topicReplicas: defaultKafkaTopicOptions.replicas,
   },
-  demo: { namespace: 'rp-demo', services: serviceNames(), topicReplicas: 1 },
+  demo: { namespace: 'rp-demo', services: deployedServiceNames(), topicReplicas: 1 },
 };
 
 const dockerfile = parseDockerfile(readFileSync(join(repoRoot, 'Dockerfile'), 'utf8'));

@@ -3,6 +3,7 @@ export {
   bankTokens,
   defaultBank,
   defaultServiceNodeFlags,
+  type EngineService,
   freePort,
   type InstanceOptions,
   inheritedEnvironment,

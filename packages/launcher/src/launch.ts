@@ -5,7 +5,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { type Dropped, dropOwned } from '@rp/local-stack';
 import type { Participant } from '@rp/pipeline';
-import { clientCredentialsTokens, type OperatorRole } from '@rp/runtime';
+import { clientCredentialsTokens, type OperatorRole, serviceScope } from '@rp/runtime';
 
 /** Every service of the pipeline, in start order (the bank simulator first, the ingress last). */
 export const pipelineServices = [
@@ -18,6 +18,8 @@ export const pipelineServices = [
   'ingress',
 ] as const;
 export type PipelineService = (typeof pipelineServices)[number];
+/** The services the engine can run together in one process: all but the bank simulator. */
+export type EngineService = Exclude<PipelineService, 'bank-simulator'>;
 
 /** Where the infrastructure lives (the local stack's, a test run's or an operator's own). */
 export interface PipelineEndpoints {
@@ -59,6 +61,14 @@ export interface LaunchOptions {
   readonly wrap?: (service: PipelineService) => readonly string[] | undefined;
   /** Which services to start now (default: all); the others can be started later with `start`. */
   readonly services?: readonly PipelineService[];
+  /**
+   * Services run together in one process, the engine's (`services/engine/dist/main.js`), each on its own
+   * port as alone, their lines in `engine.log`. Starting one of them starts them all, and stopping,
+   * killing or signalling one of them does it to them all; `serviceEnv` reaches each as its own scoped
+   * variables (`<SERVICE>__<NAME>`), and `wrap` does not apply. Default: none, each service in a process
+   * of its own.
+   */
+  readonly together?: readonly EngineService[];
   readonly readyTimeoutMs?: number;
   /** Told when each service answers ready, with the time it took. */
   readonly onReady?: (service: PipelineService, port: number, ms: number) => void;
@@ -414,6 +424,37 @@ export async function launchPipeline(options: LaunchOptions): Promise<Pipeline> 
   const running = (service: PipelineService) => alive(children.get(service));
   const readyTimeoutMs = options.readyTimeoutMs ?? 120_000;
 
+  const together = new Set<PipelineService>(options.together ?? []);
+  const logFileOf = (service: PipelineService) =>
+    join(logDir, together.has(service) ? 'engine.log' : `${service}.log`);
+  /** The engine's process, running every service of `together`, while it runs. */
+  let engine: ChildProcess | undefined;
+  const spawnEngine = (): ChildProcess => {
+    if (engine !== undefined && alive(engine)) return engine;
+    const main = join(options.root, 'services', 'engine', 'dist', 'main.js');
+    if (!existsSync(main)) throw new Error(`the engine is not built (${main} missing); run the build first`);
+    const scoped: Record<string, string> = {};
+    for (const service of options.together ?? []) {
+      const scope = serviceScope(service);
+      scoped[`${scope}PORT`] = String(ports[service]);
+      for (const [name, value] of Object.entries(options.serviceEnv?.[service] ?? {})) {
+        scoped[`${scope}${name}`] = value;
+      }
+    }
+    const { PORT: _port, ...shared } = common;
+    const log = createWriteStream(join(logDir, 'engine.log'), { flags: 'a' });
+    const child = spawn(process.execPath, [...nodeFlags, main], {
+      env: { ...shared, ...scoped, RP_SERVICES: [...together].join(',') },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout?.pipe(log);
+    child.stderr?.pipe(log);
+    spawned.add(child);
+    child.once('exit', () => spawned.delete(child));
+    engine = child;
+    return child;
+  };
+
   const spawnService = (
     service: PipelineService,
     port: number,
@@ -451,18 +492,27 @@ export async function launchPipeline(options: LaunchOptions): Promise<Pipeline> 
 
   const start = async (service: PipelineService) => {
     if (running(service)) return;
-    const logFile = join(logDir, `${service}.log`);
-    const child = spawnService(service, ports[service], logFile, undefined);
-    children.set(service, child);
+    const logFile = logFileOf(service);
+    // A service run together starts with the engine, and with it every service it runs, each waited for
+    // in the engine's order (another instance of one of them is a process of its own).
+    const child = together.has(service)
+      ? spawnEngine()
+      : spawnService(service, ports[service], logFile, undefined);
+    const started = together.has(service)
+      ? pipelineServices.filter((member) => together.has(member))
+      : [service];
+    for (const member of started) children.set(member, child);
     const t0 = Date.now();
-    await waitReady(
-      `${url(service)}/health/${readyPath(service)}`,
-      Date.now() + readyTimeoutMs,
-      () => running(service),
-      service,
-      logFile,
-    );
-    options.onReady?.(service, ports[service], Date.now() - t0);
+    for (const member of started) {
+      await waitReady(
+        `${url(member)}/health/${readyPath(member)}`,
+        Date.now() + readyTimeoutMs,
+        () => running(member),
+        member,
+        logFile,
+      );
+      options.onReady?.(member, ports[member], Date.now() - t0);
+    }
   };
 
   const kill = async (service: PipelineService, signal: NodeJS.Signals = 'SIGKILL') => {
