@@ -14,7 +14,8 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { pipelineServices } from '@rp/launcher';
+import { engineServices } from '@rp/engine';
+import { type EngineService, pipelineServices } from '@rp/launcher';
 import {
   ferretdbBackendDatabase,
   findPostgresBindir,
@@ -79,6 +80,9 @@ const usage = `Usage: npm run bench -- [options]
                         manifest's limit (infra/k8s/base), started inside it as in a pod so that V8 sizes
                         its heap from it: what each held at most and any kill, in the table (Linux with
                         the memory controller, as root; such a run is never the run of record)
+  --together S,...      the pipeline phases with these services together in one process, the engine's
+                        (services/engine; "all" for the six it runs), each on its own port, instead of a
+                        process each; the scheduler alone is skipped (its CPU would be the engine's)
   --help                this text
 
 Uses KAFKA_BROKERS (with SCHEMA_REGISTRY_URL) and MONGODB_URI when set, each on its own, and starts the
@@ -113,6 +117,7 @@ function parseOptions() {
       profile: { type: 'boolean', default: false },
       'k8s-memory': { type: 'boolean', default: false },
       'heap-sample': { type: 'string' },
+      together: { type: 'string' },
     },
   });
 }
@@ -150,6 +155,10 @@ const settings = {
   profile: values.profile === true,
   k8sMemory: values['k8s-memory'] === true,
   heapSample: values['heap-sample']?.split(',').filter((service) => service !== ''),
+  together:
+    values.together === 'all'
+      ? [...engineServices]
+      : values.together?.split(',').filter((service) => service !== ''),
   kafkaRecords: quick ? 20_000 : 200_000,
   mongoOperations: quick ? 1_000 : 5_000,
   mongoConcurrency: 16,
@@ -165,6 +174,22 @@ if (settings.k8sMemory && !['all', 'pipeline', 'soak'].includes(settings.only)) 
   refuse(
     `--k8s-memory: the pipeline phases' and the soak's services run under the limits; --only ${settings.only} runs none`,
   );
+}
+if (settings.together !== undefined) {
+  if (settings.only !== 'all' && settings.only !== 'pipeline') {
+    refuse(`--together: the pipeline phases run services together, and --only ${settings.only} runs none`);
+  }
+  if (settings.profile || settings.k8sMemory) {
+    refuse(
+      '--together: each service is profiled or limited in a process of its own; not with --profile or --k8s-memory',
+    );
+  }
+  const unknown = settings.together.filter(
+    (service) => !(engineServices as readonly string[]).includes(service),
+  );
+  if (settings.together.length < 2 || unknown.length > 0) {
+    refuse(`--together: two or more of ${engineServices.join(', ')}, or all, not "${values.together}"`);
+  }
 }
 if (settings.heapSample !== undefined) {
   if (settings.only !== 'soak') refuse('--heap-sample: the soak samples heaps; add --only soak');
@@ -335,7 +360,8 @@ if (settings.only === 'all' || settings.only === 'pipeline') {
         outageSeconds: settings.outageSeconds,
         sample: settings.sample,
         postings: settings.postings,
-        scheduler: settings.scheduler,
+        scheduler: settings.together === undefined ? settings.scheduler : 0,
+        ...(settings.together === undefined ? {} : { together: settings.together as EngineService[] }),
         infrastructure: await localInfrastructure(),
         ...(usedLocally.has('kafka') ? { kafkaLogDir: kafkaLogDir(resolveStackConfig()) } : {}),
         ...(postgres === undefined ? {} : { postgres }),

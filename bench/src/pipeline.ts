@@ -4,6 +4,7 @@ import { registerZstd } from '@rp/kafka';
 import {
   anyTimeWindows,
   defaultBank,
+  type EngineService,
   launchPipeline,
   type Pipeline,
   type PipelineEndpoints,
@@ -78,6 +79,8 @@ export interface PipelineBenchOptions {
   readonly profileDir?: string;
   /** Processes of the infrastructure on this machine (the local stack's), by name, for CPU accounting. */
   readonly infrastructure?: ReadonlyMap<string, number>;
+  /** Services run together in one process, the engine's (`LaunchOptions.together`); default none. */
+  readonly together?: readonly EngineService[];
   /** The broker's log directory, when it is on this machine (the local stack's): what a debit keeps in Kafka. */
   readonly kafkaLogDir?: string;
   /**
@@ -152,7 +155,34 @@ export async function holdService(pipeline: Pipeline, service: PipelineService):
   };
 }
 
-/** A figure of every running service, read from its own `/metrics`. */
+/**
+ * The processes of the running services, each named and read through one of its services: a service's
+ * own process by the service's name, the engine's (the services run together) as `engine (tracker,
+ * validator, ...)`, read through the first of them (each of them reports the whole process).
+ */
+export function serviceProcesses(
+  pipeline: Pipeline,
+): { readonly name: string; readonly service: PipelineService; readonly pid: number | undefined }[] {
+  const byPid = new Map<number, PipelineService[]>();
+  const processes: { name: string; service: PipelineService; pid: number | undefined }[] = [];
+  for (const service of pipelineServices) {
+    if (!pipeline.isRunning(service)) continue;
+    const pid = pipeline.pid(service);
+    const sharing = pid === undefined ? undefined : byPid.get(pid);
+    if (sharing !== undefined) {
+      sharing.push(service);
+      continue;
+    }
+    if (pid !== undefined) byPid.set(pid, [service]);
+    processes.push({ name: service, service, pid });
+  }
+  return processes.map((process) => {
+    const services = process.pid === undefined ? [] : (byPid.get(process.pid) ?? []);
+    return services.length > 1 ? { ...process, name: `engine (${services.join(', ')})` } : process;
+  });
+}
+
+/** A figure of every running service, read from its own `/metrics`: its own counts, not its process's. */
 export async function perRunningService<T>(
   pipeline: Pipeline,
   read: (metrics: Map<string, number>) => T,
@@ -165,6 +195,22 @@ export async function perRunningService<T>(
   return Object.fromEntries(entries);
 }
 
+/**
+ * A figure of every running service's process (its memory, collections, event loop), read from the
+ * `/metrics` of one of its services, by the process's name (see `serviceProcesses`).
+ */
+export async function perRunningProcess<T>(
+  pipeline: Pipeline,
+  read: (metrics: Map<string, number>) => T,
+): Promise<Record<string, T>> {
+  const entries = await Promise.all(
+    serviceProcesses(pipeline).map(
+      async ({ name, service }) => [name, read(await serviceMetrics(pipeline, service))] as const,
+    ),
+  );
+  return Object.fromEntries(entries);
+}
+
 /** A service's resident set (MB), from one reading of its own process metrics. */
 function residentMb(metrics: ReadonlyMap<string, number>): number {
   return round(metricValue(metrics, 'process_resident_memory_bytes') / 2 ** 20, 0);
@@ -172,7 +218,7 @@ function residentMb(metrics: ReadonlyMap<string, number>): number {
 
 /** Resident set (MB) of every running service, from each one's own process metrics. */
 export function servicesMemory(pipeline: Pipeline): Promise<Record<string, number>> {
-  return perRunningService(pipeline, residentMb);
+  return perRunningProcess(pipeline, residentMb);
 }
 
 /**
@@ -183,7 +229,7 @@ export function servicesMemory(pipeline: Pipeline): Promise<Record<string, numbe
 export function servicesMemoryAndCollections(
   pipeline: Pipeline,
 ): Promise<Record<string, { readonly residentMb: number; readonly majorGcSeconds: number }>> {
-  return perRunningService(pipeline, (metrics) => ({
+  return perRunningProcess(pipeline, (metrics) => ({
     residentMb: residentMb(metrics),
     majorGcSeconds: metricValue(metrics, 'nodejs_gc_duration_seconds_sum', { kind: 'major' }),
   }));
@@ -487,19 +533,17 @@ export class Probe {
    * from /proc) and of the machine.
    */
   async cpu(infrastructure: ReadonlyMap<string, number>) {
+    const processes = serviceProcesses(this.pipeline);
     const services = await Promise.all(
-      pipelineServices.map(
-        async (service) =>
-          [service, metricValue(await this.metrics(service), 'process_cpu_seconds_total')] as const,
+      processes.map(
+        async ({ name, service }) =>
+          [name, metricValue(await this.metrics(service), 'process_cpu_seconds_total')] as const,
       ),
     );
     const cpuUsage = process.cpuUsage();
     // The services and this process alone: the services are this process's children.
     const own = new Map<string, number>([['bench (load generator)', process.pid]]);
-    for (const service of pipelineServices) {
-      const pid = this.pipeline.pid(service);
-      if (pid !== undefined) own.set(service, pid);
-    }
+    for (const { name, pid } of processes) if (pid !== undefined) own.set(name, pid);
     const table = processTable();
     return {
       processes: new Map<string, number>([
@@ -1164,7 +1208,10 @@ export function benchServicesEnvironment(
  * the CPU profiler, when asked.
  */
 export function launchBenchPipeline(
-  options: Pick<PipelineBenchOptions, 'root' | 'endpoints' | 'run' | 'memoryLimits' | 'profileDir'> & {
+  options: Pick<
+    PipelineBenchOptions,
+    'root' | 'endpoints' | 'run' | 'memoryLimits' | 'profileDir' | 'together'
+  > & {
     /** Each service's inspector port (`--inspect` on 127.0.0.1), for collections forced through it. */
     readonly inspectors?: Readonly<Record<string, number>>;
   },
@@ -1180,6 +1227,7 @@ export function launchBenchPipeline(
     root: options.root,
     endpoints: options.endpoints,
     run: options.run,
+    ...(options.together === undefined ? {} : { together: options.together }),
     env: {
       LOG_LEVEL: 'warn',
       RESPONSE_DELAY: '0ms',
@@ -1349,14 +1397,14 @@ export async function pipelineBench(
     log(`burst: ${options.concurrency} debits in flight for ${options.durationSeconds} s`);
     await probe.bank.reset();
     const burstBefore = await probe.completed();
-    const burstPausesBefore = await perRunningService(pipeline, pauseReading);
+    const burstPausesBefore = await perRunningProcess(pipeline, pauseReading);
     const sent: Sent[] = [];
     const memoryPeak: Record<string, number> = {};
     // Each reading of a service's metrics starts its longest event-loop delay again, so the burst's is
     // the longest of the memory samples' and the last reading's.
     const burstLoopMaxMs: Record<string, number> = {};
     const sampleMemory = async () => {
-      const readings = await perRunningService(pipeline, (metrics) => ({
+      const readings = await perRunningProcess(pipeline, (metrics) => ({
         mb: residentMb(metrics),
         loopMaxMs: pauseReading(metrics).loopMaxMs,
       }));
@@ -1387,7 +1435,7 @@ export async function pipelineBench(
       unit: 'debits/s',
       detail: `${burstCompleted} of ${sent.length} sent completed in ${round(seconds, 1)} s (offered for ${round(offeredSeconds, 1)} s, ${options.concurrency} in flight); ${burstStats.duplicates} duplicate postings`,
     });
-    const burstPausesAfter = await perRunningService(pipeline, pauseReading);
+    const burstPausesAfter = await perRunningProcess(pipeline, pauseReading);
     rows.push(
       pausesRow(
         'the burst',
@@ -1462,7 +1510,7 @@ export async function pipelineBench(
     const ingressTimes: number[] = [];
     const interval = 1000 / halfRate;
     // Read just before the phase: each service's longest event-loop delay then covers the phase alone.
-    const pausesBefore = await perRunningService(pipeline, pauseReading);
+    const pausesBefore = await perRunningProcess(pipeline, pauseReading);
     const pacedSince = Date.now();
     const pacedStart = performance.now();
     const total = Math.round(halfRate * options.durationSeconds);
@@ -1488,7 +1536,7 @@ export async function pipelineBench(
     const pauses = pausesRow(
       'the latency phase',
       pausesBefore,
-      await perRunningService(pipeline, pauseReading),
+      await perRunningProcess(pipeline, pauseReading),
     );
     // Every journey of the phase the bank still keeps the postings of, not a sample: its p99 is then the
     // phase's, not the third worst of 300.

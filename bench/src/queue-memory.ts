@@ -13,7 +13,7 @@ import { collectGarbage, freePort, inspectOption } from './inspector.ts';
 import {
   benchNodeOptions,
   benchServicesEnvironment,
-  perRunningService,
+  perRunningProcess,
   serviceMetrics,
   servicesMemory,
 } from './pipeline.ts';
@@ -290,7 +290,7 @@ export async function collectedMemory(
     const port = inspectors[service];
     if (port !== undefined && pipeline.isRunning(service)) await collectGarbage(port);
   }
-  return perRunningService(pipeline, (metrics) => ({
+  return perRunningProcess(pipeline, (metrics) => ({
     rss: round(metricValue(metrics, 'process_resident_memory_bytes') / 2 ** 20, 0),
     heap: round(metricValue(metrics, 'nodejs_heap_size_used_bytes') / 2 ** 20, 1),
   }));
@@ -298,7 +298,7 @@ export async function collectedMemory(
 
 /** Full (mark-compact) collections each running service has made, from its own garbage collection metrics. */
 function fullCollections(pipeline: Pipeline): Promise<Record<string, number>> {
-  return perRunningService(pipeline, (metrics) =>
+  return perRunningProcess(pipeline, (metrics) =>
     metricValue(metrics, 'nodejs_gc_duration_seconds_count', { kind: 'major' }),
   );
 }

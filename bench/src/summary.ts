@@ -91,6 +91,8 @@ export interface RunSummary {
   readonly name: string;
   readonly commit: string;
   readonly cpuModel: string | undefined;
+  /** The services the run's pipeline ran together in one process, the engine's (`--together`); none: a process each. */
+  readonly together?: readonly string[];
   /** The highest rate kept up with: every journey of its window completed, nothing lost. */
   readonly debits: number | undefined;
   readonly burst: number | undefined;
@@ -288,7 +290,7 @@ function soakOf(rows: readonly Row[]): SoakSummary | undefined {
  */
 export function summaryOf(
   name: string,
-  report: Pick<Report, 'machine' | 'rows'>,
+  report: Pick<Report, 'machine' | 'rows'> & { readonly settings?: Report['settings'] },
   memoryRun?: Pick<Report, 'machine' | 'rows'>,
 ): RunSummary {
   const rows = report.rows;
@@ -300,6 +302,7 @@ export function summaryOf(
   const delivered = (row: Row | undefined): Delivered | undefined =>
     row === undefined ? undefined : { rate: row.value, inOrder: inOrder(row.detail) };
   const machine = report.machine as { cpuModel?: string; cores?: number };
+  const together = report.settings?.together as readonly string[] | undefined;
   const ingress = startingWith('latency ingress 202 at ');
   const recovery = byName.get('recovery after a 60 s bank outage') ?? startingWith('recovery after a ');
   const busy = byName.get('machine CPU busy at the sustained rate');
@@ -308,6 +311,7 @@ export function summaryOf(
     name,
     commit: commitOf(report),
     cpuModel: machine.cpuModel,
+    ...(together === undefined ? {} : { together }),
     debits: value('on-us debits sustained through the whole journey'),
     burst: value('burst: on-us debits through the whole journey, closed loop'),
     drain: startingWith('drain of ')?.value,
@@ -537,7 +541,8 @@ export function markdownTable(header: readonly string[], lines: readonly (readon
 }
 
 const heading = (run: RunSummary) =>
-  run.cpuModel === undefined ? `\`${run.commit}\`` : `\`${run.commit}\`, ${run.cpuModel}`;
+  (run.cpuModel === undefined ? `\`${run.commit}\`` : `\`${run.commit}\`, ${run.cpuModel}`) +
+  (run.together === undefined ? '' : `, ${run.together.length} services in one process`);
 
 /** The tables the summary makes, each a column a run. */
 export const tableNames = [
