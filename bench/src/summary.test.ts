@@ -189,6 +189,21 @@ describe('what the summary reads of a run', () => {
     ]);
   });
 
+  it('names in its column a run whose services ran together in one process, and no other', () => {
+    const apart = summaryOf('apart', fullRun('abc1234', { debits: 72.7, eventPath: 3_914.8 }));
+    const together = summaryOf('together', {
+      ...fullRun('def5678', { debits: 80.1, eventPath: 3_914.8 }),
+      settings: { together: ['tracker', 'validator', 'ingress'] },
+    });
+    expect(apart.together).toBeUndefined();
+    expect(together.together).toEqual(['tracker', 'validator', 'ingress']);
+    const header = formatSummary([apart, together], ['targets'])
+      .split('\n')
+      .find((line) => line.includes('abc1234'));
+    expect(header).toMatch(/\| +`abc1234`, AMD EPYC +\|/);
+    expect(header).toMatch(/\| +`def5678`, AMD EPYC, 3 services in one process +\|/);
+  });
+
   it("takes a large-queue run's memory, after a forced collection, where the run has none of its own", () => {
     const run = summaryOf('run', fullRun('abc1234', { debits: 72.7, eventPath: 3_914.8 }), queueRun);
     expect(run.memory).toEqual([
