@@ -1,4 +1,4 @@
-import { applyDotenv, createLogger, loadConfig, runTogether } from '@rp/runtime';
+import { applyDotenv, createLogger, errorMessage, loadConfig, runTogether } from '@rp/runtime';
 import { engineConfigSpec } from './config.ts';
 import { hostedServices, selectServices } from './services.ts';
 
@@ -7,7 +7,14 @@ if (!process.env.KAFKA_BROKERS) applyDotenv(new URL('../../../.local/stack.env',
 
 const config = loadConfig(engineConfigSpec);
 const logger = createLogger({ service: 'engine', level: config.LOG_LEVEL });
-const services = hostedServices(selectServices(config.RP_SERVICES), process.env);
+let selected: ReturnType<typeof selectServices>;
+try {
+  selected = selectServices(config.RP_SERVICES);
+} catch (error) {
+  logger.fatal({ err: error }, errorMessage(error));
+  process.exit(1);
+}
+const services = hostedServices(selected, process.env);
 if (process.env.PORT !== undefined) {
   logger.warn(
     { PORT: process.env.PORT },
