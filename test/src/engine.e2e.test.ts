@@ -1,21 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { completedDebitJourney } from '@rp/contracts';
-import type { EngineService } from '@rp/launcher';
+import { type EngineService, pipelineServices } from '@rp/launcher';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkCompletedDebit, postingsOnceArrived, reachedFinalPosting } from './events-helpers.ts';
 import { type EndToEnd, startEndToEnd } from './pipeline.ts';
 
 // The pipeline's six services in one process, the engine's, on the real stack; the bank simulator in a
 // process of its own, as a bank would be.
-const together: readonly EngineService[] = [
-  'tracker',
-  'event-publisher',
-  'validator',
-  'scheduler',
-  'dispatcher',
-  'ingress',
-];
+const together: readonly EngineService[] = pipelineServices.filter(
+  (service): service is EngineService => service !== 'bank-simulator',
+);
 
 let e2e: EndToEnd;
 beforeAll(async () => {
