@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { duration, int, oneOf } from './config.ts';
 import { AppError } from './errors.ts';
 import { createHealth } from './health.ts';
 import {
@@ -9,10 +10,13 @@ import {
   type ServiceStarter,
   ServiceStartFailed,
   type StartOptions,
+  serviceBase,
   serviceScope,
 } from './hosting.ts';
 import { createLifecycle } from './lifecycle.ts';
+import { logLevels } from './logging.ts';
 import { memoryLogger } from './memory-logger.ts';
+import { tracingConfig } from './tracing.ts';
 
 /** A process whose exits, reports and signal handlers are kept for the test to read and fire. */
 function fakeProcess() {
@@ -220,5 +224,29 @@ describe('serviceScope', () => {
   it("is a service's name in capitals, dashes as underscores, and two underscores", () => {
     expect(serviceScope('event-publisher')).toBe('EVENT_PUBLISHER__');
     expect(serviceScope('tracker')).toBe('TRACKER__');
+  });
+});
+
+describe('serviceBase', () => {
+  const spec = {
+    LOG_LEVEL: oneOf(logLevels, { default: 'info' }),
+    SHUTDOWN_TIMEOUT: duration({ default: 5_000 }),
+    ...tracingConfig,
+    BATCH: int({ default: 10 }),
+  };
+
+  it("reads the service's configuration from the environment given, with the parts it starts with", async () => {
+    const base = serviceBase('tracker', spec, { BATCH: '25', LOG_LEVEL: 'silent' }, { signals: false });
+    expect(base.config.BATCH).toBe(25);
+    expect(base.logger.level).toBe('silent');
+    expect(base.health.state).not.toBe('stopped');
+    expect(await base.metrics.registry.metrics()).toContain('service="tracker"');
+    // The stall watch and the tracing are the lifecycle's to stop.
+    expect(await base.lifecycle.shutdown('test')).toEqual({ ok: true, failures: [] });
+    expect(base.health.state).toBe('stopped');
+  });
+
+  it('refuses a bad variable, naming it, before anything is started', () => {
+    expect(() => serviceBase('tracker', spec, { BATCH: 'many' }, { signals: false })).toThrow(/BATCH/);
   });
 });

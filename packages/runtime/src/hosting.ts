@@ -1,6 +1,11 @@
+import { type Config, type ConfigSpec, describeConfig, loadConfig } from './config.ts';
 import { errorMessage } from './errors.ts';
-import type { Lifecycle, ShutdownResult } from './lifecycle.ts';
-import type { Logger } from './logging.ts';
+import { createHealth, type Health } from './health.ts';
+import { createLifecycle, type Lifecycle, type ShutdownResult } from './lifecycle.ts';
+import { createLogger, type Logger, type LogLevel } from './logging.ts';
+import { createMetrics, type Metrics } from './metrics.ts';
+import { watchEventLoopStalls } from './stalls.ts';
+import { serviceTracing, type Tracing } from './tracing.ts';
 
 /** The variables a service reads its configuration from. */
 export type Environment = Readonly<Record<string, string | undefined>>;
@@ -24,6 +29,49 @@ export interface StartedService {
  * configuration's own error when it had no logger yet.
  */
 export type ServiceStarter = (env: Environment, options: StartOptions) => Promise<StartedService>;
+
+/** The settings every service reads before its own: its log level, its drain, where its spans go. */
+export interface ServiceBaseSettings {
+  readonly LOG_LEVEL: LogLevel | 'silent';
+  readonly SHUTDOWN_TIMEOUT: number;
+  readonly OTEL_EXPORTER_OTLP_ENDPOINT?: string | undefined;
+}
+
+/** What every service starts with, before its clients: its configuration and its own runtime parts. */
+export interface ServiceBase<C> {
+  readonly config: C;
+  readonly logger: Logger;
+  readonly health: Health;
+  readonly metrics: Metrics;
+  readonly lifecycle: Lifecycle;
+  readonly tracing: Tracing;
+}
+
+/**
+ * A service's configuration read from `env` (failing fast, naming each bad variable) and logged, its
+ * logger, health, metrics, event-loop stall watch and tracing, and the lifecycle that stops them, answering
+ * SIGTERM and SIGINT itself when `options.signals` says so. Every service's start begins with it.
+ */
+export function serviceBase<const S extends ConfigSpec>(
+  service: string,
+  spec: S & (Config<S> extends ServiceBaseSettings ? unknown : never),
+  env: Environment,
+  options: StartOptions,
+): ServiceBase<Config<S>> {
+  const config = loadConfig(spec as S, env);
+  // What the spec's parameter type requires of its configuration.
+  const settings = config as unknown as ServiceBaseSettings;
+  const logger = createLogger({ service, level: settings.LOG_LEVEL });
+  logger.info({ config: describeConfig(spec, config) }, 'configuration');
+  const health = createHealth();
+  const metrics = createMetrics({ service });
+  const lifecycle = createLifecycle({ logger, health, hookTimeoutMs: settings.SHUTDOWN_TIMEOUT });
+  lifecycle.onStop('other', 'stall-watch', watchEventLoopStalls({ metrics, logger }).stop);
+  const tracing = serviceTracing(service, settings.OTEL_EXPORTER_OTLP_ENDPOINT);
+  lifecycle.onStop('other', 'tracing', () => tracing.shutdown());
+  if (options.signals) lifecycle.installSignalHandlers();
+  return { config, logger, health, metrics, lifecycle, tracing };
+}
 
 /** A service's start-up failed, and the service has logged why already. */
 export class ServiceStartFailed extends Error {

@@ -1,31 +1,22 @@
 import {
   AppError,
   clientCredentialsTokens,
-  createHealth,
   createHttpApp,
-  createLifecycle,
-  createLogger,
-  createMetrics,
-  describeConfig,
-  loadConfig,
   operatorAuthenticatorFrom,
-  serviceTracing,
+  serviceBase,
   startHttpServer,
-  watchEventLoopStalls,
 } from '@rp/runtime';
 import { consoleConfigSpec } from './config.ts';
 import { createConsoleService, serviceName } from './service.ts';
 
-const config = loadConfig(consoleConfigSpec);
-const logger = createLogger({ service: serviceName, level: config.LOG_LEVEL });
-logger.info({ config: describeConfig(consoleConfigSpec, config) }, 'configuration');
-const health = createHealth();
-const metrics = createMetrics({ service: serviceName });
-const lifecycle = createLifecycle({ logger, health, hookTimeoutMs: config.SHUTDOWN_TIMEOUT });
-lifecycle.onStop('other', 'stall-watch', watchEventLoopStalls({ metrics, logger }).stop);
-const tracing = serviceTracing(serviceName, config.OTEL_EXPORTER_OTLP_ENDPOINT);
-lifecycle.onStop('other', 'tracing', () => tracing.shutdown());
-lifecycle.installSignalHandlers();
+const { config, logger, health, metrics, lifecycle, tracing } = serviceBase(
+  serviceName,
+  consoleConfigSpec,
+  process.env,
+  {
+    signals: true,
+  },
+);
 
 try {
   const operatorAuth = operatorAuthenticatorFrom(config);

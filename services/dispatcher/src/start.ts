@@ -10,23 +10,16 @@ import {
 import {
   AppError,
   type Clock,
-  createHealth,
   createHttpApp,
-  createLifecycle,
-  createLogger,
-  createMetrics,
-  describeConfig,
   type Environment,
-  loadConfig,
   parseDuration,
   ScaledClock,
   ServiceStartFailed,
   type StartedService,
   type StartOptions,
-  serviceTracing,
+  serviceBase,
   startHttpServer,
   systemClock,
-  watchEventLoopStalls,
 } from '@rp/runtime';
 import { WindowCalendar, windowSettingsFromConfig } from '@rp/scheduler/windows';
 import { dispatcherConfigSpec } from './config.ts';
@@ -38,16 +31,12 @@ import { parseSigningSecrets } from './signing.ts';
  * beside the other services in the engine's (`@rp/engine`).
  */
 export async function startDispatcher(env: Environment, options: StartOptions): Promise<StartedService> {
-  const config = loadConfig(dispatcherConfigSpec, env);
-  const logger = createLogger({ service: serviceName, level: config.LOG_LEVEL });
-  logger.info({ config: describeConfig(dispatcherConfigSpec, config) }, 'configuration');
-  const health = createHealth();
-  const metrics = createMetrics({ service: serviceName });
-  const lifecycle = createLifecycle({ logger, health, hookTimeoutMs: config.SHUTDOWN_TIMEOUT });
-  lifecycle.onStop('other', 'stall-watch', watchEventLoopStalls({ metrics, logger }).stop);
-  const tracing = serviceTracing(serviceName, config.OTEL_EXPORTER_OTLP_ENDPOINT);
-  lifecycle.onStop('other', 'tracing', () => tracing.shutdown());
-  if (options.signals) lifecycle.installSignalHandlers();
+  const { config, logger, health, metrics, lifecycle, tracing } = serviceBase(
+    serviceName,
+    dispatcherConfigSpec,
+    env,
+    options,
+  );
 
   try {
     const participants = loadParticipants(config.PARTICIPANTS);

@@ -3,23 +3,16 @@ import { clientIdFor, createAvroSerde, createKafka, kafkaMetrics } from '@rp/kaf
 import { createPlainCodecs, loadParticipants, resolveTopicNames, topicSpecs } from '@rp/pipeline';
 import {
   AppError,
-  createHealth,
   createHttpApp,
-  createLifecycle,
-  createLogger,
-  createMetrics,
-  describeConfig,
   type Environment,
-  loadConfig,
   operatorAuthenticatorFrom,
   operatorAuthOption,
   parseDuration,
   ServiceStartFailed,
   type StartedService,
   type StartOptions,
-  serviceTracing,
+  serviceBase,
   startHttpServer,
-  watchEventLoopStalls,
 } from '@rp/runtime';
 import {
   connectStore,
@@ -41,16 +34,12 @@ import { parseSigningSecrets } from './signing.ts';
  * beside the other services in the engine's (`@rp/engine`).
  */
 export async function startEventPublisher(env: Environment, options: StartOptions): Promise<StartedService> {
-  const config = loadConfig(eventPublisherConfigSpec, env);
-  const logger = createLogger({ service: serviceName, level: config.LOG_LEVEL });
-  logger.info({ config: describeConfig(eventPublisherConfigSpec, config) }, 'configuration');
-  const health = createHealth();
-  const metrics = createMetrics({ service: serviceName });
-  const lifecycle = createLifecycle({ logger, health, hookTimeoutMs: config.SHUTDOWN_TIMEOUT });
-  lifecycle.onStop('other', 'stall-watch', watchEventLoopStalls({ metrics, logger }).stop);
-  const tracing = serviceTracing(serviceName, config.OTEL_EXPORTER_OTLP_ENDPOINT);
-  lifecycle.onStop('other', 'tracing', () => tracing.shutdown());
-  if (options.signals) lifecycle.installSignalHandlers();
+  const { config, logger, health, metrics, lifecycle, tracing } = serviceBase(
+    serviceName,
+    eventPublisherConfigSpec,
+    env,
+    options,
+  );
 
   try {
     const participants = loadParticipants(config.PARTICIPANTS);

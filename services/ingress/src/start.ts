@@ -9,19 +9,12 @@ import {
 } from '@rp/pipeline';
 import {
   AppError,
-  createHealth,
-  createLifecycle,
-  createLogger,
-  createMetrics,
-  describeConfig,
   type Environment,
-  loadConfig,
   ServiceStartFailed,
   type StartedService,
   type StartOptions,
-  serviceTracing,
+  serviceBase,
   startHttpServer,
-  watchEventLoopStalls,
 } from '@rp/runtime';
 import { connectStore, storeCommandMetrics } from '@rp/store';
 import { ingressConfigSpec } from './config.ts';
@@ -33,16 +26,12 @@ import { createIngressService, producedTopics, serviceName } from './service.ts'
  * beside the other services in the engine's (`@rp/engine`).
  */
 export async function startIngress(env: Environment, options: StartOptions): Promise<StartedService> {
-  const config = loadConfig(ingressConfigSpec, env);
-  const logger = createLogger({ service: serviceName, level: config.LOG_LEVEL });
-  logger.info({ config: describeConfig(ingressConfigSpec, config) }, 'configuration');
-  const health = createHealth();
-  const metrics = createMetrics({ service: serviceName });
-  const lifecycle = createLifecycle({ logger, health, hookTimeoutMs: config.SHUTDOWN_TIMEOUT });
-  lifecycle.onStop('other', 'stall-watch', watchEventLoopStalls({ metrics, logger }).stop);
-  const tracing = serviceTracing(serviceName, config.OTEL_EXPORTER_OTLP_ENDPOINT);
-  lifecycle.onStop('other', 'tracing', () => tracing.shutdown());
-  if (options.signals) lifecycle.installSignalHandlers();
+  const { config, logger, health, metrics, lifecycle, tracing } = serviceBase(
+    serviceName,
+    ingressConfigSpec,
+    env,
+    options,
+  );
 
   try {
     const participants = loadParticipants(config.PARTICIPANTS);

@@ -4,23 +4,16 @@ import { createPipelineProducer, createPlainCodecs, resolveTopicNames, topicSpec
 import {
   AppError,
   type Clock,
-  createHealth,
-  createLifecycle,
-  createLogger,
-  createMetrics,
-  describeConfig,
   type Environment,
-  loadConfig,
   operatorAuthenticatorFrom,
   operatorAuthOption,
   ScaledClock,
   ServiceStartFailed,
   type StartedService,
   type StartOptions,
-  serviceTracing,
+  serviceBase,
   startHttpServer,
   systemClock,
-  watchEventLoopStalls,
 } from '@rp/runtime';
 import { connectStore, storeCommandMetrics } from '@rp/store';
 import { schedulerConfigSpec } from './config.ts';
@@ -32,16 +25,12 @@ import { windowSettingsFromConfig } from './windows.ts';
  * beside the other services in the engine's (`@rp/engine`).
  */
 export async function startScheduler(env: Environment, options: StartOptions): Promise<StartedService> {
-  const config = loadConfig(schedulerConfigSpec, env);
-  const logger = createLogger({ service: serviceName, level: config.LOG_LEVEL });
-  logger.info({ config: describeConfig(schedulerConfigSpec, config) }, 'configuration');
-  const health = createHealth();
-  const metrics = createMetrics({ service: serviceName });
-  const lifecycle = createLifecycle({ logger, health, hookTimeoutMs: config.SHUTDOWN_TIMEOUT });
-  lifecycle.onStop('other', 'stall-watch', watchEventLoopStalls({ metrics, logger }).stop);
-  const tracing = serviceTracing(serviceName, config.OTEL_EXPORTER_OTLP_ENDPOINT);
-  lifecycle.onStop('other', 'tracing', () => tracing.shutdown());
-  if (options.signals) lifecycle.installSignalHandlers();
+  const { config, logger, health, metrics, lifecycle, tracing } = serviceBase(
+    serviceName,
+    schedulerConfigSpec,
+    env,
+    options,
+  );
 
   try {
     const windows = windowSettingsFromConfig(config);

@@ -3,22 +3,15 @@ import { clientIdFor, createAvroSerde, createKafka, kafkaMetrics } from '@rp/kaf
 import { createPipelineProducer, createPlainCodecs, resolveTopicNames, topicSpecs } from '@rp/pipeline';
 import {
   AppError,
-  createHealth,
   createHttpApp,
-  createLifecycle,
-  createLogger,
-  createMetrics,
-  describeConfig,
   type Environment,
-  loadConfig,
   operatorAuthenticatorFrom,
   operatorAuthOption,
   ServiceStartFailed,
   type StartedService,
   type StartOptions,
-  serviceTracing,
+  serviceBase,
   startHttpServer,
-  watchEventLoopStalls,
 } from '@rp/runtime';
 import { connectStore, storeCommandMetrics } from '@rp/store';
 import { trackerConfigSpec } from './config.ts';
@@ -29,16 +22,12 @@ import { consumedTopics, createTrackerService, producedTopics, serviceName } fro
  * beside the other services in the engine's (`@rp/engine`).
  */
 export async function startTracker(env: Environment, options: StartOptions): Promise<StartedService> {
-  const config = loadConfig(trackerConfigSpec, env);
-  const logger = createLogger({ service: serviceName, level: config.LOG_LEVEL });
-  logger.info({ config: describeConfig(trackerConfigSpec, config) }, 'configuration');
-  const health = createHealth();
-  const metrics = createMetrics({ service: serviceName });
-  const lifecycle = createLifecycle({ logger, health, hookTimeoutMs: config.SHUTDOWN_TIMEOUT });
-  lifecycle.onStop('other', 'stall-watch', watchEventLoopStalls({ metrics, logger }).stop);
-  const tracing = serviceTracing(serviceName, config.OTEL_EXPORTER_OTLP_ENDPOINT);
-  lifecycle.onStop('other', 'tracing', () => tracing.shutdown());
-  if (options.signals) lifecycle.installSignalHandlers();
+  const { config, logger, health, metrics, lifecycle, tracing } = serviceBase(
+    serviceName,
+    trackerConfigSpec,
+    env,
+    options,
+  );
 
   try {
     const names = resolveTopicNames(config.TOPIC_NAMESPACE);
