@@ -15,4 +15,5 @@ export {
   type StateEmitter,
   uetrOf,
 } from './state.ts';
+export { connectStream, type ServiceStream, type StreamSettings, startProducer } from './stream.ts';
 export { resolveTopicNames, type TopicNames, topicSpecs } from './topics.ts';

@@ -10,9 +10,11 @@ import {
   type ServiceStarter,
   ServiceStartFailed,
   type StartOptions,
+  serveAndRun,
   serviceBase,
   serviceScope,
 } from './hosting.ts';
+import { createHttpApp } from './http.ts';
 import { createLifecycle } from './lifecycle.ts';
 import { logLevels } from './logging.ts';
 import { memoryLogger } from './memory-logger.ts';
@@ -248,5 +250,49 @@ describe('serviceBase', () => {
 
   it('refuses a bad variable, naming it, before anything is started', () => {
     expect(() => serviceBase('tracker', spec, { BATCH: 'many' }, { signals: false })).toThrow(/BATCH/);
+  });
+});
+
+describe('serveAndRun', () => {
+  const spec = {
+    LOG_LEVEL: oneOf(logLevels, { default: 'silent' }),
+    SHUTDOWN_TIMEOUT: duration({ default: 5_000 }),
+    ...tracingConfig,
+  };
+
+  it('serves the app, starts the worker, is ready only while it runs, and stops the server before the worker', async () => {
+    const base = serviceBase('tracker', spec, {}, { signals: false });
+    const events: string[] = [];
+    let running = false;
+    const worker = {
+      start: async () => {
+        events.push('worker started');
+        running = true;
+      },
+      stop: async () => {
+        // The server no longer answers when the worker is asked to stop.
+        const answered = await fetch(`${server.url}/health/live`).then(
+          () => true,
+          () => false,
+        );
+        events.push(`worker stopped, server answering: ${answered}`);
+        running = false;
+      },
+      isRunning: () => running,
+    };
+    const app = createHttpApp({ ...base });
+    const server = await serveAndRun('tracker', base, app, 0, worker);
+    expect(events).toEqual(['worker started']);
+
+    const ready = await fetch(`${server.url}/health/ready`);
+    expect(ready.status).toBe(200);
+    running = false;
+    const notRunning = await fetch(`${server.url}/health/ready`);
+    expect(notRunning.status).toBe(503);
+    expect(JSON.stringify(await notRunning.json())).toContain('a consumer is not running');
+    running = true;
+
+    expect(await base.lifecycle.shutdown('test')).toEqual({ ok: true, failures: [] });
+    expect(events).toEqual(['worker started', 'worker stopped, server answering: false']);
   });
 });

@@ -1,6 +1,7 @@
 import { type Config, type ConfigSpec, describeConfig, loadConfig } from './config.ts';
-import { errorMessage } from './errors.ts';
+import { AppError, errorMessage } from './errors.ts';
 import { createHealth, type Health } from './health.ts';
+import { type HttpServer, startHttpServer } from './http.ts';
 import { createLifecycle, type Lifecycle, type ShutdownResult } from './lifecycle.ts';
 import { createLogger, type Logger, type LogLevel } from './logging.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
@@ -71,6 +72,36 @@ export function serviceBase<const S extends ConfigSpec>(
   lifecycle.onStop('other', 'tracing', () => tracing.shutdown());
   if (options.signals) lifecycle.installSignalHandlers();
   return { config, logger, health, metrics, lifecycle, tracing };
+}
+
+/** What a consuming service runs behind its HTTP server: its consumers. */
+export interface ServiceWorker {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  isRunning(): boolean;
+}
+
+/**
+ * The last steps of a consuming service's start: serves `app` on `port` (the server closes first when the
+ * service stops), starts `worker` as `name` (stopped next, in the consumers phase), answers not ready
+ * while the worker is not running, and marks the service ready.
+ */
+export async function serveAndRun(
+  name: string,
+  base: Pick<ServiceBase<unknown>, 'health' | 'lifecycle'>,
+  app: Parameters<typeof startHttpServer>[0],
+  port: number,
+  worker: ServiceWorker,
+): Promise<HttpServer> {
+  const server = await startHttpServer(app, { port });
+  base.lifecycle.onStop('http', 'server', () => server.close());
+  await worker.start();
+  base.lifecycle.onStop('consumers', name, () => worker.stop());
+  base.health.addCheck('consumers', async () => {
+    if (!worker.isRunning()) throw new AppError('SHUTTING_DOWN', 'a consumer is not running');
+  });
+  base.health.markReady();
+  return server;
 }
 
 /** A service's start-up failed, and the service has logged why already. */

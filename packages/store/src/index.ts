@@ -59,6 +59,7 @@ export {
 } from './reconciliation.ts';
 export { type ReconciliationClose, ReconciliationCloseRepository } from './reconciliation-closes.ts';
 export { type DeleteFoundOptions, deleteFoundById, ensureIndexOnce } from './retention.ts';
+export { openServiceStore, type StoreSettings, serviceStoreOptions } from './service-store.ts';
 export {
   connectStore,
   redactedHosts,

@@ -1,12 +1,4 @@
-import { avroTypeOptions } from '@rp/contracts';
-import { clientIdFor, createAvroSerde, createKafka, kafkaMetrics } from '@rp/kafka';
-import {
-  createPipelineProducer,
-  createPlainCodecs,
-  loadParticipants,
-  resolveTopicNames,
-  topicSpecs,
-} from '@rp/pipeline';
+import { connectStream, loadParticipants, startProducer } from '@rp/pipeline';
 import {
   AppError,
   type Clock,
@@ -17,8 +9,8 @@ import {
   ServiceStartFailed,
   type StartedService,
   type StartOptions,
+  serveAndRun,
   serviceBase,
-  startHttpServer,
   systemClock,
 } from '@rp/runtime';
 import { WindowCalendar, windowSettingsFromConfig } from '@rp/scheduler/windows';
@@ -31,12 +23,8 @@ import { parseSigningSecrets } from './signing.ts';
  * beside the other services in the engine's (`@rp/engine`).
  */
 export async function startDispatcher(env: Environment, options: StartOptions): Promise<StartedService> {
-  const { config, logger, health, metrics, lifecycle, tracing } = serviceBase(
-    serviceName,
-    dispatcherConfigSpec,
-    env,
-    options,
-  );
+  const base = serviceBase(serviceName, dispatcherConfigSpec, env, options);
+  const { config, logger, health, metrics, lifecycle, tracing } = base;
 
   try {
     const participants = loadParticipants(config.PARTICIPANTS);
@@ -56,30 +44,9 @@ export async function startDispatcher(env: Environment, options: StartOptions): 
         ? systemClock
         : new ScaledClock(config.CLOCK_START, config.CLOCK_FACTOR);
 
-    const names = resolveTopicNames(config.TOPIC_NAMESPACE);
-    const kafka = createKafka({
-      tracing,
-      brokers: config.KAFKA_BROKERS,
-      clientId: clientIdFor(serviceName, 'main'),
-      logger,
-      ...kafkaMetrics(metrics),
-      commitIntervalMs: config.KAFKA_COMMIT_INTERVAL,
-      lingerMs: config.KAFKA_LINGER,
-      compression: config.KAFKA_COMPRESSION,
-      fetch: { minBytes: config.KAFKA_FETCH_MIN_BYTES, maxWaitMs: config.KAFKA_FETCH_MAX_WAIT },
-    });
-    lifecycle.onStop('other', 'kafka', () => kafka.close());
-    await kafka.ensureTopics(
-      topicSpecs(names, config.TOPIC_PARTITIONS === undefined ? {} : { partitions: config.TOPIC_PARTITIONS }),
-    );
-    const serde = createAvroSerde({ registryUrl: config.SCHEMA_REGISTRY_URL, avro: avroTypeOptions() });
-    const codecs = await createPlainCodecs(serde, names, [...consumedTopics, ...producedTopics], {
-      registryUrl: config.SCHEMA_REGISTRY_URL,
-    });
-    const producer = createPipelineProducer(kafka, names, codecs, {
-      deliveryTimeoutMs: config.KAFKA_DELIVERY_TIMEOUT,
-    });
-    lifecycle.onStop('producers', 'producer', () => producer.disconnect());
+    const stream = await connectStream(serviceName, base, [...consumedTopics, ...producedTopics]);
+    const { kafka, names, codecs } = stream;
+    const producer = startProducer(stream, config.KAFKA_DELIVERY_TIMEOUT, lifecycle);
 
     const service = createDispatcherService({
       tracing,
@@ -110,14 +77,7 @@ export async function startDispatcher(env: Environment, options: StartOptions): 
       },
     });
     const app = createHttpApp({ health, metrics, logger, tracing });
-    const server = await startHttpServer(app, { port: config.PORT });
-    lifecycle.onStop('http', 'server', () => server.close());
-    await service.start();
-    lifecycle.onStop('consumers', 'dispatcher', () => service.stop());
-    health.addCheck('consumers', async () => {
-      if (!service.isRunning()) throw new AppError('SHUTTING_DOWN', 'a consumer is not running');
-    });
-    health.markReady();
+    const server = await serveAndRun(serviceName, base, app, config.PORT, service);
     logger.info(
       { url: server.url, participants: participants.size, signed: signingKeys.size },
       'dispatcher ready',

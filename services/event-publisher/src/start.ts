@@ -1,6 +1,4 @@
-import { avroTypeOptions } from '@rp/contracts';
-import { clientIdFor, createAvroSerde, createKafka, kafkaMetrics } from '@rp/kafka';
-import { createPlainCodecs, loadParticipants, resolveTopicNames, topicSpecs } from '@rp/pipeline';
+import { connectStream, loadParticipants } from '@rp/pipeline';
 import {
   AppError,
   createHttpApp,
@@ -11,15 +9,15 @@ import {
   ServiceStartFailed,
   type StartedService,
   type StartOptions,
+  serveAndRun,
   serviceBase,
-  startHttpServer,
 } from '@rp/runtime';
 import {
-  connectStore,
   defaultStoreLimits,
+  openServiceStore,
   redactedHosts,
+  serviceStoreOptions,
   storeClientOptions,
-  storeCommandMetrics,
   watchCommands,
 } from '@rp/store';
 import { MongoClient } from 'mongodb';
@@ -34,48 +32,18 @@ import { parseSigningSecrets } from './signing.ts';
  * beside the other services in the engine's (`@rp/engine`).
  */
 export async function startEventPublisher(env: Environment, options: StartOptions): Promise<StartedService> {
-  const { config, logger, health, metrics, lifecycle, tracing } = serviceBase(
-    serviceName,
-    eventPublisherConfigSpec,
-    env,
-    options,
-  );
+  const base = serviceBase(serviceName, eventPublisherConfigSpec, env, options);
+  const { config, logger, health, metrics, lifecycle, tracing } = base;
 
   try {
     const participants = loadParticipants(config.PARTICIPANTS);
     const signingSecrets = parseSigningSecrets(config.SIGNING_SECRETS?.reveal() ?? '{}');
-    const names = resolveTopicNames(config.TOPIC_NAMESPACE);
-    const kafka = createKafka({
-      tracing,
-      brokers: config.KAFKA_BROKERS,
-      clientId: clientIdFor(serviceName, 'main'),
-      logger,
-      ...kafkaMetrics(metrics),
-      commitIntervalMs: config.KAFKA_COMMIT_INTERVAL,
-      lingerMs: config.KAFKA_LINGER,
-      compression: config.KAFKA_COMPRESSION,
-      fetch: { minBytes: config.KAFKA_FETCH_MIN_BYTES, maxWaitMs: config.KAFKA_FETCH_MAX_WAIT },
-    });
-    lifecycle.onStop('other', 'kafka', () => kafka.close());
-    await kafka.ensureTopics(
-      topicSpecs(names, config.TOPIC_PARTITIONS === undefined ? {} : { partitions: config.TOPIC_PARTITIONS }),
-    );
-    const serde = createAvroSerde({ registryUrl: config.SCHEMA_REGISTRY_URL, avro: avroTypeOptions() });
-    const codecs = await createPlainCodecs(serde, names, consumedTopics, {
-      registryUrl: config.SCHEMA_REGISTRY_URL,
-    });
+    const stream = await connectStream(serviceName, base, consumedTopics);
+    const { kafka, names, codecs } = stream;
 
-    const storeOptions = {
-      uri: config.MONGODB_URI,
-      database: config.MONGODB_DATABASE,
-      appName: serviceName,
-      logger,
-      onCommand: storeCommandMetrics(metrics),
-    };
-    const store = await connectStore(storeOptions);
-    lifecycle.onStop('store', 'mongodb', () => store.close());
-    await store.ensureIndexes();
+    const store = await openServiceStore(serviceName, base);
     // The publisher's own collections, on a client of its own with the store's settings.
+    const storeOptions = serviceStoreOptions(serviceName, base);
     const mongo = new MongoClient(config.MONGODB_URI, storeClientOptions(storeOptions, defaultStoreLimits));
     watchCommands(mongo, storeOptions.onCommand);
     await mongo.connect();
@@ -133,17 +101,7 @@ export async function startEventPublisher(env: Environment, options: StartOption
     });
     const app = createHttpApp({ health, metrics, logger, tracing });
     app.route('/', service.app);
-    const server = await startHttpServer(app, { port: config.PORT });
-    lifecycle.onStop('http', 'server', () => server.close());
-    await service.start();
-    lifecycle.onStop('consumers', 'event-publisher', () => service.stop());
-    health.addCheck('consumer', async () => {
-      if (!service.isRunning()) throw new AppError('SHUTTING_DOWN', 'the consumer is not running');
-    });
-    health.addCheck('mongodb', async () => {
-      await store.ping();
-    });
-    health.markReady();
+    const server = await serveAndRun(serviceName, base, app, config.PORT, service);
     logger.info({ url: server.url }, 'event publisher ready');
     return { name: serviceName, logger, lifecycle };
   } catch (error) {

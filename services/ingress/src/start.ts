@@ -1,12 +1,4 @@
-import { avroTypeOptions } from '@rp/contracts';
-import { clientIdFor, createAvroSerde, createKafka, kafkaMetrics } from '@rp/kafka';
-import {
-  createPipelineProducer,
-  createPlainCodecs,
-  loadParticipants,
-  resolveTopicNames,
-  topicSpecs,
-} from '@rp/pipeline';
+import { connectStream, loadParticipants, startProducer } from '@rp/pipeline';
 import {
   AppError,
   type Environment,
@@ -16,7 +8,7 @@ import {
   serviceBase,
   startHttpServer,
 } from '@rp/runtime';
-import { connectStore, storeCommandMetrics } from '@rp/store';
+import { openServiceStore } from '@rp/store';
 import { ingressConfigSpec } from './config.ts';
 import { loadSchemeClients } from './schemes.ts';
 import { createIngressService, producedTopics, serviceName } from './service.ts';
@@ -26,12 +18,8 @@ import { createIngressService, producedTopics, serviceName } from './service.ts'
  * beside the other services in the engine's (`@rp/engine`).
  */
 export async function startIngress(env: Environment, options: StartOptions): Promise<StartedService> {
-  const { config, logger, health, metrics, lifecycle, tracing } = serviceBase(
-    serviceName,
-    ingressConfigSpec,
-    env,
-    options,
-  );
+  const base = serviceBase(serviceName, ingressConfigSpec, env, options);
+  const { config, logger, health, metrics, lifecycle, tracing } = base;
 
   try {
     const participants = loadParticipants(config.PARTICIPANTS);
@@ -41,41 +29,10 @@ export async function startIngress(env: Environment, options: StartOptions): Pro
         'no SCHEME_CLIENTS configured: every credit transfer authorisation and inbound off-us direct debit will be refused (401)',
       );
     }
-    const names = resolveTopicNames(config.TOPIC_NAMESPACE);
-    const kafka = createKafka({
-      tracing,
-      brokers: config.KAFKA_BROKERS,
-      clientId: clientIdFor(serviceName, 'http'),
-      logger,
-      ...kafkaMetrics(metrics),
-      lingerMs: config.KAFKA_LINGER,
-      compression: config.KAFKA_COMPRESSION,
-    });
-    lifecycle.onStop('other', 'kafka', () => kafka.close());
-    await kafka.ensureTopics(
-      topicSpecs(names, config.TOPIC_PARTITIONS === undefined ? {} : { partitions: config.TOPIC_PARTITIONS }),
-    );
-    const serde = createAvroSerde({ registryUrl: config.SCHEMA_REGISTRY_URL, avro: avroTypeOptions() });
-    const codecs = await createPlainCodecs(serde, names, producedTopics, {
-      registryUrl: config.SCHEMA_REGISTRY_URL,
-    });
-    const producer = createPipelineProducer(kafka, names, codecs, {
-      deliveryTimeoutMs: config.KAFKA_DELIVERY_TIMEOUT,
-    });
-    lifecycle.onStop('producers', 'producer', () => producer.disconnect());
+    const stream = await connectStream(serviceName, base, producedTopics, { role: 'http' });
+    const producer = startProducer(stream, config.KAFKA_DELIVERY_TIMEOUT, lifecycle);
 
-    const store = await connectStore({
-      uri: config.MONGODB_URI,
-      database: config.MONGODB_DATABASE,
-      appName: serviceName,
-      logger,
-      onCommand: storeCommandMetrics(metrics),
-    });
-    lifecycle.onStop('store', 'mongodb', () => store.close());
-    await store.ensureIndexes();
-    health.addCheck('mongodb', async () => {
-      await store.ping();
-    });
+    const store = await openServiceStore(serviceName, base);
 
     const service = createIngressService({
       tracing,

@@ -1,8 +1,5 @@
-import { avroTypeOptions } from '@rp/contracts';
-import { clientIdFor, createAvroSerde, createKafka, kafkaMetrics } from '@rp/kafka';
-import { createPipelineProducer, createPlainCodecs, resolveTopicNames, topicSpecs } from '@rp/pipeline';
+import { connectStream, startProducer } from '@rp/pipeline';
 import {
-  AppError,
   type Clock,
   type Environment,
   operatorAuthenticatorFrom,
@@ -11,11 +8,11 @@ import {
   ServiceStartFailed,
   type StartedService,
   type StartOptions,
+  serveAndRun,
   serviceBase,
-  startHttpServer,
   systemClock,
 } from '@rp/runtime';
-import { connectStore, storeCommandMetrics } from '@rp/store';
+import { openServiceStore } from '@rp/store';
 import { schedulerConfigSpec } from './config.ts';
 import { consumedTopics, createSchedulerService, producedTopics, serviceName } from './service.ts';
 import { windowSettingsFromConfig } from './windows.ts';
@@ -25,12 +22,8 @@ import { windowSettingsFromConfig } from './windows.ts';
  * beside the other services in the engine's (`@rp/engine`).
  */
 export async function startScheduler(env: Environment, options: StartOptions): Promise<StartedService> {
-  const { config, logger, health, metrics, lifecycle, tracing } = serviceBase(
-    serviceName,
-    schedulerConfigSpec,
-    env,
-    options,
-  );
+  const base = serviceBase(serviceName, schedulerConfigSpec, env, options);
+  const { config, logger, health, metrics, lifecycle, tracing } = base;
 
   try {
     const windows = windowSettingsFromConfig(config);
@@ -45,40 +38,11 @@ export async function startScheduler(env: Environment, options: StartOptions): P
       );
     }
 
-    const names = resolveTopicNames(config.TOPIC_NAMESPACE);
-    const kafka = createKafka({
-      tracing,
-      brokers: config.KAFKA_BROKERS,
-      clientId: clientIdFor(serviceName, 'main'),
-      logger,
-      ...kafkaMetrics(metrics),
-      commitIntervalMs: config.KAFKA_COMMIT_INTERVAL,
-      lingerMs: config.KAFKA_LINGER,
-      compression: config.KAFKA_COMPRESSION,
-      fetch: { minBytes: config.KAFKA_FETCH_MIN_BYTES, maxWaitMs: config.KAFKA_FETCH_MAX_WAIT },
-    });
-    lifecycle.onStop('other', 'kafka', () => kafka.close());
-    await kafka.ensureTopics(
-      topicSpecs(names, config.TOPIC_PARTITIONS === undefined ? {} : { partitions: config.TOPIC_PARTITIONS }),
-    );
-    const serde = createAvroSerde({ registryUrl: config.SCHEMA_REGISTRY_URL, avro: avroTypeOptions() });
-    const codecs = await createPlainCodecs(serde, names, [...consumedTopics, ...producedTopics], {
-      registryUrl: config.SCHEMA_REGISTRY_URL,
-    });
-    const producer = createPipelineProducer(kafka, names, codecs, {
-      deliveryTimeoutMs: config.KAFKA_DELIVERY_TIMEOUT,
-    });
-    lifecycle.onStop('producers', 'producer', () => producer.disconnect());
+    const stream = await connectStream(serviceName, base, [...consumedTopics, ...producedTopics]);
+    const { kafka, names, codecs } = stream;
+    const producer = startProducer(stream, config.KAFKA_DELIVERY_TIMEOUT, lifecycle);
 
-    const store = await connectStore({
-      uri: config.MONGODB_URI,
-      database: config.MONGODB_DATABASE,
-      appName: serviceName,
-      logger,
-      onCommand: storeCommandMetrics(metrics),
-    });
-    lifecycle.onStop('store', 'mongodb', () => store.close());
-    await store.ensureIndexes();
+    const store = await openServiceStore(serviceName, base);
 
     const service = createSchedulerService({
       tracing,
@@ -105,17 +69,7 @@ export async function startScheduler(env: Environment, options: StartOptions): P
         awaitCredits: config.CREDITS_GATE === 'credits',
       },
     });
-    const server = await startHttpServer(service.app, { port: config.PORT });
-    lifecycle.onStop('http', 'server', () => server.close());
-    await service.start();
-    lifecycle.onStop('consumers', 'scheduler', () => service.stop());
-    health.addCheck('consumers', async () => {
-      if (!service.isRunning()) throw new AppError('SHUTTING_DOWN', 'a consumer is not running');
-    });
-    health.addCheck('mongodb', async () => {
-      await store.ping();
-    });
-    health.markReady();
+    const server = await serveAndRun(serviceName, base, service.app, config.PORT, service);
     logger.info({ url: server.url, windows: await service.windows.status(clock.now()) }, 'scheduler ready');
     return { name: serviceName, logger, lifecycle };
   } catch (error) {

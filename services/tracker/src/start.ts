@@ -1,8 +1,5 @@
-import { avroTypeOptions } from '@rp/contracts';
-import { clientIdFor, createAvroSerde, createKafka, kafkaMetrics } from '@rp/kafka';
-import { createPipelineProducer, createPlainCodecs, resolveTopicNames, topicSpecs } from '@rp/pipeline';
+import { connectStream, startProducer } from '@rp/pipeline';
 import {
-  AppError,
   createHttpApp,
   type Environment,
   operatorAuthenticatorFrom,
@@ -10,10 +7,10 @@ import {
   ServiceStartFailed,
   type StartedService,
   type StartOptions,
+  serveAndRun,
   serviceBase,
-  startHttpServer,
 } from '@rp/runtime';
-import { connectStore, storeCommandMetrics } from '@rp/store';
+import { openServiceStore } from '@rp/store';
 import { trackerConfigSpec } from './config.ts';
 import { consumedTopics, createTrackerService, producedTopics, serviceName } from './service.ts';
 
@@ -22,50 +19,17 @@ import { consumedTopics, createTrackerService, producedTopics, serviceName } fro
  * beside the other services in the engine's (`@rp/engine`).
  */
 export async function startTracker(env: Environment, options: StartOptions): Promise<StartedService> {
-  const { config, logger, health, metrics, lifecycle, tracing } = serviceBase(
-    serviceName,
-    trackerConfigSpec,
-    env,
-    options,
-  );
+  const base = serviceBase(serviceName, trackerConfigSpec, env, options);
+  const { config, logger, health, metrics, lifecycle, tracing } = base;
 
   try {
-    const names = resolveTopicNames(config.TOPIC_NAMESPACE);
-    const kafka = createKafka({
-      tracing,
-      brokers: config.KAFKA_BROKERS,
-      clientId: clientIdFor(serviceName, 'main'),
-      logger,
-      ...kafkaMetrics(metrics),
-      commitIntervalMs: config.KAFKA_COMMIT_INTERVAL,
-      lingerMs: config.KAFKA_LINGER,
-      compression: config.KAFKA_COMPRESSION,
-      fetch: { minBytes: config.KAFKA_FETCH_MIN_BYTES, maxWaitMs: config.KAFKA_FETCH_MAX_WAIT },
-    });
-    lifecycle.onStop('other', 'kafka', () => kafka.close());
-    await kafka.ensureTopics(
-      topicSpecs(names, config.TOPIC_PARTITIONS === undefined ? {} : { partitions: config.TOPIC_PARTITIONS }),
-    );
-    const serde = createAvroSerde({ registryUrl: config.SCHEMA_REGISTRY_URL, avro: avroTypeOptions() });
-    const codecs = await createPlainCodecs(serde, names, [...consumedTopics, ...producedTopics], {
-      registryUrl: config.SCHEMA_REGISTRY_URL,
-    });
-    const producer = createPipelineProducer(kafka, names, codecs, {
-      deliveryTimeoutMs: config.KAFKA_DELIVERY_TIMEOUT,
-    });
-    lifecycle.onStop('producers', 'producer', () => producer.disconnect());
-
-    const store = await connectStore({
-      uri: config.MONGODB_URI,
-      database: config.MONGODB_DATABASE,
-      appName: serviceName,
-      logger,
-      onCommand: storeCommandMetrics(metrics),
+    const stream = await connectStream(serviceName, base, [...consumedTopics, ...producedTopics]);
+    const { kafka, names, serde, codecs } = stream;
+    const producer = startProducer(stream, config.KAFKA_DELIVERY_TIMEOUT, lifecycle);
+    const store = await openServiceStore(serviceName, base, {
       // The snapshot positions of the transactions the tracker keeps: one bound for its memory.
       positionCacheSize: config.TRACKER_CACHE_SIZE,
     });
-    lifecycle.onStop('store', 'mongodb', () => store.close());
-    await store.ensureIndexes();
 
     const service = createTrackerService({
       kafka,
@@ -87,17 +51,7 @@ export async function startTracker(env: Environment, options: StartOptions): Pro
     });
     const app = createHttpApp({ health, metrics, logger, tracing });
     app.route('/', service.app);
-    const server = await startHttpServer(app, { port: config.PORT });
-    lifecycle.onStop('http', 'server', () => server.close());
-    await service.start();
-    lifecycle.onStop('consumers', 'tracker', () => service.stop());
-    health.addCheck('consumers', async () => {
-      if (!service.isRunning()) throw new AppError('SHUTTING_DOWN', 'a consumer is not running');
-    });
-    health.addCheck('mongodb', async () => {
-      await store.ping();
-    });
-    health.markReady();
+    const server = await serveAndRun(serviceName, base, app, config.PORT, service);
     logger.info({ url: server.url, deadLetterTopic: service.deadLetterTopic }, 'tracker ready');
     return { name: serviceName, logger, lifecycle };
   } catch (error) {

@@ -1,24 +1,15 @@
 import { cdvVersionLabels } from '@rp/cdv';
-import { avroTypeOptions } from '@rp/contracts';
-import { clientIdFor, createAvroSerde, createKafka, kafkaMetrics } from '@rp/kafka';
+import { connectStream, loadParticipants, startProducer } from '@rp/pipeline';
 import {
-  createPipelineProducer,
-  createPlainCodecs,
-  loadParticipants,
-  resolveTopicNames,
-  topicSpecs,
-} from '@rp/pipeline';
-import {
-  AppError,
   createHttpApp,
   type Environment,
   ServiceStartFailed,
   type StartedService,
   type StartOptions,
+  serveAndRun,
   serviceBase,
-  startHttpServer,
 } from '@rp/runtime';
-import { connectStore, storeCommandMetrics } from '@rp/store';
+import { openServiceStore } from '@rp/store';
 import { startCdv } from './cdv.ts';
 import { validatorConfigSpec } from './config.ts';
 import { consumedTopics, createValidatorService, producedTopics, serviceName } from './service.ts';
@@ -28,12 +19,8 @@ import { consumedTopics, createValidatorService, producedTopics, serviceName } f
  * beside the other services in the engine's (`@rp/engine`).
  */
 export async function startValidator(env: Environment, options: StartOptions): Promise<StartedService> {
-  const { config, logger, health, metrics, lifecycle, tracing } = serviceBase(
-    serviceName,
-    validatorConfigSpec,
-    env,
-    options,
-  );
+  const base = serviceBase(serviceName, validatorConfigSpec, env, options);
+  const { config, logger, health, metrics, lifecycle, tracing } = base;
 
   try {
     const participants = loadParticipants(config.PARTICIPANTS);
@@ -69,40 +56,11 @@ export async function startValidator(env: Environment, options: StartOptions): P
     if (config.CDV_WATCH && !cdv.synthetic) cdv.engine.watch({ debounceMs: config.CDV_WATCH_DEBOUNCE });
     lifecycle.onStop('other', 'cdv', () => cdv.engine.close());
 
-    const names = resolveTopicNames(config.TOPIC_NAMESPACE);
-    const kafka = createKafka({
-      tracing,
-      brokers: config.KAFKA_BROKERS,
-      clientId: clientIdFor(serviceName, 'main'),
-      logger,
-      ...kafkaMetrics(metrics),
-      commitIntervalMs: config.KAFKA_COMMIT_INTERVAL,
-      lingerMs: config.KAFKA_LINGER,
-      compression: config.KAFKA_COMPRESSION,
-      fetch: { minBytes: config.KAFKA_FETCH_MIN_BYTES, maxWaitMs: config.KAFKA_FETCH_MAX_WAIT },
-    });
-    lifecycle.onStop('other', 'kafka', () => kafka.close());
-    await kafka.ensureTopics(
-      topicSpecs(names, config.TOPIC_PARTITIONS === undefined ? {} : { partitions: config.TOPIC_PARTITIONS }),
-    );
-    const serde = createAvroSerde({ registryUrl: config.SCHEMA_REGISTRY_URL, avro: avroTypeOptions() });
-    const codecs = await createPlainCodecs(serde, names, [...consumedTopics, ...producedTopics], {
-      registryUrl: config.SCHEMA_REGISTRY_URL,
-    });
-    const producer = createPipelineProducer(kafka, names, codecs, {
-      deliveryTimeoutMs: config.KAFKA_DELIVERY_TIMEOUT,
-    });
-    lifecycle.onStop('producers', 'producer', () => producer.disconnect());
+    const stream = await connectStream(serviceName, base, [...consumedTopics, ...producedTopics]);
+    const { kafka, names, codecs } = stream;
+    const producer = startProducer(stream, config.KAFKA_DELIVERY_TIMEOUT, lifecycle);
 
-    const store = await connectStore({
-      uri: config.MONGODB_URI,
-      database: config.MONGODB_DATABASE,
-      appName: serviceName,
-      logger,
-      onCommand: storeCommandMetrics(metrics),
-    });
-    lifecycle.onStop('store', 'mongodb', () => store.close());
-    await store.ensureIndexes();
+    const store = await openServiceStore(serviceName, base);
 
     const service = createValidatorService({
       kafka,
@@ -121,17 +79,7 @@ export async function startValidator(env: Environment, options: StartOptions): P
       },
     });
     const app = createHttpApp({ health, metrics, logger, tracing });
-    const server = await startHttpServer(app, { port: config.PORT });
-    lifecycle.onStop('http', 'server', () => server.close());
-    await service.start();
-    lifecycle.onStop('consumers', 'validator', () => service.stop());
-    health.addCheck('consumers', async () => {
-      if (!service.isRunning()) throw new AppError('SHUTTING_DOWN', 'a consumer is not running');
-    });
-    health.addCheck('mongodb', async () => {
-      await store.ping();
-    });
-    health.markReady();
+    const server = await serveAndRun(serviceName, base, app, config.PORT, service);
     logger.info({ url: server.url, participants: participants.size }, 'validator ready');
     return { name: serviceName, logger, lifecycle };
   } catch (error) {
