@@ -64,5 +64,5 @@ COPY --chmod=0755 infra/docker/rp-service.sh /usr/local/bin/rp-service
 # The image's node user, by number so that Kubernetes' runAsNonRoot can check it. Nothing under /app
 # belongs to it: the code is read-only to the service.
 USER 1000:1000
-EXPOSE 8080 8081 8083 8084 8085 8086 8087 8090
+EXPOSE 8080 8081 8083 8084 8085 8086 8087 8088 8090
 ENTRYPOINT ["/usr/bin/tini", "--", "/usr/local/bin/rp-service"]

@@ -68,6 +68,21 @@ describe('the services together in one process, the engine', () => {
     expect(engineLog().find((line) => line.msg === 'all services started')?.services).toEqual([...together]);
   });
 
+  it("answers the engine's own probes over all six on its own port", async () => {
+    const probes = engineLog().findLast(
+      (line) => line.msg === 'starting the services in one process',
+    )?.probes;
+    expect(typeof probes).toBe('string');
+    expect((await fetch(`${probes}/health/live`)).status).toBe(200);
+    const ready = await fetch(`${probes}/health/ready`);
+    expect(ready.status).toBe(200);
+    const report = (await ready.json()) as { state: string; checks: { name: string; ok: boolean }[] };
+    expect(report.state).toBe('ready');
+    expect(report.checks.map((check) => [check.name, check.ok])).toEqual(
+      together.map((service) => [service, true]),
+    );
+  });
+
   it('takes an on-us debit through the whole journey: every posting once, in order, signed', async () => {
     const journey = await completedDebit();
     expect(journey.problems).toEqual([]);

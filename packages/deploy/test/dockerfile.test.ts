@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { engineConfigSpec } from '@rp/engine';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   execForm,
@@ -200,7 +201,7 @@ describe('Dockerfile', () => {
     }
   });
 
-  it("exposes every service's default port (the engine's services listen on their own)", () => {
+  it("exposes every service's default port and the engine's own (its services listen on theirs)", () => {
     const exposed = (runtime?.instructions ?? [])
       .filter((i) => i.keyword === 'EXPOSE')
       .flatMap((i) => i.args.split(/\s+/))
@@ -209,6 +210,7 @@ describe('Dockerfile', () => {
       const port = serviceSpecs[service]?.PORT?.defaultValue;
       expect(exposed, service).toContain(port);
     }
+    expect(exposed, 'engine').toContain(engineConfigSpec.ENGINE_PORT.defaultValue);
   });
 });
 

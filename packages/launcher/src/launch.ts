@@ -444,7 +444,8 @@ export async function launchPipeline(options: LaunchOptions): Promise<Pipeline> 
     const { PORT: _port, ...shared } = common;
     const log = createWriteStream(join(logDir, 'engine.log'), { flags: 'a' });
     const child = spawn(process.execPath, [...nodeFlags, main], {
-      env: { ...shared, ...scoped, RP_SERVICES: [...together].join(',') },
+      // The engine's own probes on a port of the system's choosing (its log line 'starting the services in one process' names it).
+      env: { ENGINE_PORT: '0', ...shared, ...scoped, RP_SERVICES: [...together].join(',') },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child.stdout?.pipe(log);

@@ -62,7 +62,8 @@ function service(
     calls.envs[name] = env;
     if (behaviour.fail === 'config') throw new AppError('CONFIG_INVALID', `${name}: PORT: not a port`);
     const { logger } = memoryLogger();
-    const lifecycle = createLifecycle({ logger, health: createHealth(), exit: () => undefined });
+    const health = createHealth();
+    const lifecycle = createLifecycle({ logger, health, exit: () => undefined });
     lifecycle.onStop('consumers', 'consumer', () => {
       calls.events.push(`stop ${name}`);
       if (behaviour.stopFails) throw new Error('commit refused');
@@ -71,7 +72,7 @@ function service(
       await lifecycle.shutdown('start-up failed');
       throw new ServiceStartFailed(name, new Error('broker unreachable'));
     }
-    return { name, logger, lifecycle };
+    return { name, logger, health, lifecycle };
   };
   return { name, start, env: { PORT: name } };
 }

@@ -17,10 +17,14 @@ export interface StartOptions {
   readonly signals: boolean;
 }
 
-/** A service started in this process: its name, its logger, and the lifecycle that drains and stops it. */
+/**
+ * A service started in this process: its name, its logger, its health (what its probes answer) and the
+ * lifecycle that drains and stops it.
+ */
 export interface StartedService {
   readonly name: string;
   readonly logger: Logger;
+  readonly health: Health;
   readonly lifecycle: Lifecycle;
 }
 

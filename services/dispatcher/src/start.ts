@@ -82,7 +82,7 @@ export async function startDispatcher(env: Environment, options: StartOptions): 
       { url: server.url, participants: participants.size, signed: signingKeys.size },
       'dispatcher ready',
     );
-    return { name: serviceName, logger, lifecycle };
+    return { name: serviceName, logger, health, lifecycle };
   } catch (error) {
     logger.fatal({ err: error }, 'dispatcher failed to start');
     await lifecycle.shutdown('start-up failed');

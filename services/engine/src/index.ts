@@ -1,4 +1,5 @@
 export { engineConfigSpec } from './config.ts';
+export { type EngineHealth, engineHealth } from './health.ts';
 export {
   type EngineService,
   engineServices,

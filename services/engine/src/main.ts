@@ -1,5 +1,13 @@
-import { applyDotenv, createLogger, errorMessage, loadConfig, runTogether } from '@rp/runtime';
+import {
+  applyDotenv,
+  createLogger,
+  errorMessage,
+  loadConfig,
+  runTogether,
+  startHttpServer,
+} from '@rp/runtime';
 import { engineConfigSpec } from './config.ts';
+import { engineHealth } from './health.ts';
 import { hostedServices, selectServices } from './services.ts';
 
 // Without Kafka settings in the environment, use the local stack's endpoints (real variables win).
@@ -21,5 +29,11 @@ if (process.env.PORT !== undefined) {
     'PORT is ignored: each service listens on its own port (<SERVICE>__PORT, as INGRESS__PORT, or its default)',
   );
 }
-logger.info({ services: services.map((service) => service.name) }, 'starting the services in one process');
-await runTogether(services, logger);
+// The engine's probes answer from before the first service starts (live, not ready) to the process's exit.
+const health = engineHealth(selected);
+const probes = await startHttpServer(health.app, { port: config.ENGINE_PORT });
+logger.info(
+  { services: services.map((service) => service.name), probes: probes.url },
+  'starting the services in one process',
+);
+await runTogether(services.map(health.track), logger);

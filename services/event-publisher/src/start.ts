@@ -103,7 +103,7 @@ export async function startEventPublisher(env: Environment, options: StartOption
     app.route('/', service.app);
     const server = await serveAndRun(serviceName, base, app, config.PORT, service);
     logger.info({ url: server.url }, 'event publisher ready');
-    return { name: serviceName, logger, lifecycle };
+    return { name: serviceName, logger, health, lifecycle };
   } catch (error) {
     logger.fatal({ err: error }, 'event publisher failed to start');
     await lifecycle.shutdown('start-up failed');

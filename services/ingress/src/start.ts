@@ -92,7 +92,7 @@ export async function startIngress(env: Environment, options: StartOptions): Pro
         'BANK_AUTH=message: banks are named by their messages and nothing proves it; development only',
       );
     }
-    return { name: serviceName, logger, lifecycle };
+    return { name: serviceName, logger, health, lifecycle };
   } catch (error) {
     logger.fatal({ err: error }, 'ingress failed to start');
     await lifecycle.shutdown('start-up failed');

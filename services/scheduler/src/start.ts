@@ -71,7 +71,7 @@ export async function startScheduler(env: Environment, options: StartOptions): P
     });
     const server = await serveAndRun(serviceName, base, service.app, config.PORT, service);
     logger.info({ url: server.url, windows: await service.windows.status(clock.now()) }, 'scheduler ready');
-    return { name: serviceName, logger, lifecycle };
+    return { name: serviceName, logger, health, lifecycle };
   } catch (error) {
     logger.fatal({ err: error }, 'scheduler failed to start');
     await lifecycle.shutdown('start-up failed');

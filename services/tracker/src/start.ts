@@ -53,7 +53,7 @@ export async function startTracker(env: Environment, options: StartOptions): Pro
     app.route('/', service.app);
     const server = await serveAndRun(serviceName, base, app, config.PORT, service);
     logger.info({ url: server.url, deadLetterTopic: service.deadLetterTopic }, 'tracker ready');
-    return { name: serviceName, logger, lifecycle };
+    return { name: serviceName, logger, health, lifecycle };
   } catch (error) {
     logger.fatal({ err: error }, 'tracker failed to start');
     await lifecycle.shutdown('start-up failed');

@@ -81,7 +81,7 @@ export async function startValidator(env: Environment, options: StartOptions): P
     const app = createHttpApp({ health, metrics, logger, tracing });
     const server = await serveAndRun(serviceName, base, app, config.PORT, service);
     logger.info({ url: server.url, participants: participants.size }, 'validator ready');
-    return { name: serviceName, logger, lifecycle };
+    return { name: serviceName, logger, health, lifecycle };
   } catch (error) {
     logger.fatal({ err: error }, 'validator failed to start');
     await lifecycle.shutdown('start-up failed');

@@ -153,9 +153,21 @@ const healthCheckSchema: Json = {
 
 const healthState: Json = { type: 'string', enum: ['starting', 'ready', 'draining', 'stopped'] };
 
-/** `/health/live`, `/health/ready` and `/metrics`, served by every service on its PORT. */
+/** The engine's own port (ENGINE_PORT, default 8088): its probes over the services it runs in one process. */
+const engineServer: Json = {
+  url: '{base_url}',
+  description:
+    'The engine (ENGINE_PORT, default 8088): its probes over the services it runs in one process, each service a check',
+  variables: { base_url: { default: 'http://localhost:8088', description: 'Base URL of the engine' } },
+};
+
+/**
+ * `/health/live`, `/health/ready` and `/metrics`, served by every service on its PORT; the probes by the
+ * engine on its own port too.
+ */
 function healthPaths(): Json {
   const servers = (Object.keys(servicePorts) as (keyof typeof servicePorts)[]).map(server);
+  const probeServers = [...servers, engineServer];
   const live = {
     type: 'object',
     required: ['status', 'state'],
@@ -174,7 +186,7 @@ function healthPaths(): Json {
   };
   return {
     '/health/live': {
-      servers,
+      servers: probeServers,
       get: {
         operationId: 'healthLive',
         summary: 'Liveness',
@@ -189,7 +201,7 @@ function healthPaths(): Json {
       },
     },
     '/health/ready': {
-      servers,
+      servers: probeServers,
       get: {
         operationId: 'healthReady',
         summary: 'Readiness',

@@ -6,7 +6,8 @@ import type { AdminService, Json } from './shape.ts';
 
 /** One answer of a service's admin API (or its probes and metrics), as a caller saw it. */
 export interface AdminExchange {
-  service: AdminService;
+  /** Who answered: a service of the admin API, or the engine (its probes, over the services it runs). */
+  service: AdminService | 'engine';
   method: string;
   /** The request's path, with its query string if any. */
   path: string;
@@ -127,7 +128,7 @@ function problemsOf(exchange: AdminExchange, path: string, route: Route | undefi
 }
 
 /** The documented operation a request path (without its query) on a service is one of. */
-function routeOf(service: AdminService, method: string, path: string): Route | undefined {
+function routeOf(service: AdminExchange['service'], method: string, path: string): Route | undefined {
   const wanted = method.toLowerCase();
   return compile().routes.find(
     (candidate) =>
