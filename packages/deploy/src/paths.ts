@@ -7,8 +7,11 @@ export const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 /** The Kubernetes manifests: a Kustomize base, components and overlays. */
 export const k8sDir = join(repoRoot, 'infra', 'k8s');
 
-/** The overlays that must render and validate; each is a complete deployment of the engine. */
-export const overlays = ['production', 'demo'] as const;
+/**
+ * The overlays that must render and validate; each is a complete deployment of the engine:
+ * `production-engine` is `production` with the services of the hot path in one process.
+ */
+export const overlays = ['production', 'production-engine', 'demo'] as const;
 export type Overlay = (typeof overlays)[number];
 
 export function overlayDir(overlay: Overlay): string {

@@ -15,7 +15,8 @@ export function serviceNames(): string[] {
 /**
  * The folders under services/ whose process runs other services' code: the engine (`@rp/engine`) runs the
  * pipeline's services together in one process, each on its own port. The image carries it; the
- * Kubernetes base deploys each service in pods of its own instead, so it has no manifest there.
+ * Kubernetes base deploys each service in pods of its own, and `components/engine` runs some of them in
+ * the engine's pods instead.
  */
 export const hostServices: readonly string[] = ['engine'];
 

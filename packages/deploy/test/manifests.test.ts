@@ -1,14 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { topicNames, topics } from '@rp/contracts';
+import { type EngineService, engineConfigSpec, serviceEnvironment } from '@rp/engine';
 import { parseParticipants } from '@rp/pipeline';
-import { loadConfig } from '@rp/runtime';
+import { loadConfig, serviceScope } from '@rp/runtime';
 import { describe, expect, it } from 'vitest';
 import { parseDockerfile } from '../src/dockerfile.ts';
 import { defaultKafkaTopicOptions } from '../src/kafka-topics.ts';
 import { k8sDir, type Overlay, overlayDir, overlays, repoRoot } from '../src/paths.ts';
 import { describeProblems, type K8sObject } from '../src/render.ts';
-import { consumedTopics, deployedServiceNames, partitionCap } from '../src/services.ts';
+import { consumedTopics, deployedServiceNames, hostServices, partitionCap } from '../src/services.ts';
 import { at, byKind, named, render } from './helpers.ts';
 import { serviceSpecs } from './service-specs.ts';
 
@@ -51,13 +52,31 @@ const configMapExamples: Readonly<Record<string, Record<string, string>>> = {
   },
 };
 
-const expected: Record<Overlay, { namespace: string; services: string[]; topicReplicas: number }> = {
+const productionServices = deployedServiceNames().filter((s) => !simulators.includes(s));
+/** The services in the engine's pods where an overlay runs them together (components/engine). */
+const inEngine = ['tracker', 'validator', 'dispatcher', 'ingress'];
+const expected: Record<
+  Overlay,
+  { namespace: string; services: string[]; deployments: string[]; topicReplicas: number }
+> = {
   production: {
     namespace: 'rp',
-    services: deployedServiceNames().filter((s) => !simulators.includes(s)),
+    services: productionServices,
+    deployments: productionServices,
     topicReplicas: defaultKafkaTopicOptions.replicas,
   },
-  demo: { namespace: 'rp-demo', services: deployedServiceNames(), topicReplicas: 1 },
+  'production-engine': {
+    namespace: 'rp',
+    services: productionServices,
+    deployments: [...productionServices.filter((s) => !inEngine.includes(s)), 'engine'],
+    topicReplicas: defaultKafkaTopicOptions.replicas,
+  },
+  demo: {
+    namespace: 'rp-demo',
+    services: deployedServiceNames(),
+    deployments: deployedServiceNames(),
+    topicReplicas: 1,
+  },
 };
 
 const dockerfile = parseDockerfile(readFileSync(join(repoRoot, 'Dockerfile'), 'utf8'));
@@ -136,6 +155,30 @@ function containerEnv(container: Container, objects: readonly K8sObject[]): Reco
   return env;
 }
 
+/** Whether a Deployment runs the engine (`args: ["engine"]`), hosting several services. */
+const isHost = (deployment: K8sObject) => hostServices.includes(mainContainer(deployment).args?.[0] ?? '');
+
+/** The services a Deployment's pods run: its own, or those of the engine's RP_SERVICES. */
+function servicesOf(deployment: K8sObject, objects: readonly K8sObject[]): string[] {
+  const container = mainContainer(deployment);
+  if (!isHost(deployment)) return [container.args?.[0] ?? ''];
+  const services = containerEnv(container, objects).RP_SERVICES?.split(',') ?? [];
+  expect(services.length, `${deployment.metadata.name} names its services in RP_SERVICES`).toBeGreaterThan(0);
+  return services;
+}
+
+/** The environment one service reads in a Deployment's pods: the container's, or its share of the engine's. */
+function serviceEnv(deployment: K8sObject, service: string, objects: readonly K8sObject[]) {
+  const env = containerEnv(mainContainer(deployment), objects);
+  return isHost(deployment) ? serviceEnvironment(env, service as EngineService) : env;
+}
+
+/** The port a service listens on in a Deployment's pods. */
+function servicePort(deployment: K8sObject, service: string, objects: readonly K8sObject[]): number {
+  const port = serviceEnv(deployment, service, objects).PORT ?? serviceSpecs[service]?.PORT?.defaultValue;
+  return Number(port);
+}
+
 describe.each(overlays)('overlay %s', (overlay) => {
   const want = expected[overlay];
 
@@ -149,11 +192,9 @@ describe.each(overlays)('overlay %s', (overlay) => {
 
   it('deploys every service (the bank simulator only outside production)', async () => {
     const { objects } = await render(overlay);
-    expect(
-      byKind(objects, 'Deployment')
-        .map((d) => d.metadata.name)
-        .sort(),
-    ).toEqual([...want.services].sort());
+    const deployments = byKind(objects, 'Deployment');
+    expect(deployments.map((d) => d.metadata.name).sort()).toEqual([...want.deployments].sort());
+    expect(deployments.flatMap((d) => servicesOf(d, objects)).sort()).toEqual([...want.services].sort());
   });
 
   it('puts everything in its namespace, which enforces the restricted Pod Security Standard', async () => {
@@ -175,9 +216,20 @@ describe.each(overlays)('overlay %s', (overlay) => {
       images.add(container.image);
       expect(container.args, service).toEqual([service]);
 
-      // The port the service listens on is the named port the probes, the Service and Prometheus use.
+      // The port the service listens on is the named port the probes, the Service and Prometheus use. The
+      // engine's own port (its probes over its services) is its http; each service's has the service's name.
       const env = containerEnv(container, objects);
-      expect(container.ports, service).toEqual([{ name: 'http', containerPort: Number(env.PORT) }]);
+      const hosted = servicesOf(deployment, objects);
+      if (isHost(deployment)) {
+        const byName = (a: { name?: string }, b: { name?: string }) =>
+          (a.name ?? '').localeCompare(b.name ?? '');
+        expect([...(container.ports ?? [])].sort(byName), service).toEqual(
+          [
+            { name: 'http', containerPort: Number(env.ENGINE_PORT) },
+            ...hosted.map((name) => ({ name, containerPort: servicePort(deployment, name, objects) })),
+          ].sort(byName),
+        );
+      } else expect(container.ports, service).toEqual([{ name: 'http', containerPort: Number(env.PORT) }]);
       expect(at(container.startupProbe, 'httpGet'), service).toEqual({ path: '/health/live', port: 'http' });
       expect(at(container.livenessProbe, 'httpGet'), service).toEqual({ path: '/health/live', port: 'http' });
       expect(at(container.readinessProbe, 'httpGet'), service).toEqual({
@@ -224,15 +276,18 @@ describe.each(overlays)('overlay %s', (overlay) => {
       for (const mount of mounts.filter((m) => m.mountPath !== '/tmp'))
         expect(mount.readOnly, mount.name).toBe(true);
 
-      // Enough time to drain: the preStop pause and the service's own shutdown budget.
-      const config = loadConfig(serviceSpecs[service] ?? {}, env) as { SHUTDOWN_TIMEOUT?: number };
+      // Enough time to drain: the preStop pause and the services' own shutdown budgets, one after another.
+      const drains = hosted.map((name) => {
+        const config = loadConfig(serviceSpecs[name] ?? {}, serviceEnv(deployment, name, objects));
+        return (config as { SHUTDOWN_TIMEOUT?: number }).SHUTDOWN_TIMEOUT ?? 0;
+      });
       const preStop = Number(at(container.lifecycle, 'preStop', 'sleep', 'seconds') ?? 0);
-      const budget = preStop + (config.SHUTDOWN_TIMEOUT ?? 0) / 1000;
+      const budget = preStop + drains.reduce((sum, ms) => sum + ms, 0) / 1000;
       expect(pod.terminationGracePeriodSeconds, service).toBeGreaterThan(budget);
     }
     expect(images.size).toBe(1);
     const [image] = [...images];
-    if (overlay === 'production') {
+    if (overlay !== 'demo') {
       expect(image).toMatch(/^[\w.-]+(?::\d+)?\/[\w./-]+:[\w.-]+$/);
       expect(image).not.toMatch(/:latest$/);
     } else expect(image).toBe('regulated-payments:dev');
@@ -278,14 +333,24 @@ describe.each(overlays)('overlay %s', (overlay) => {
     ]);
     const monitored = at(monitor, 'spec', 'selector', 'matchLabels') as Json;
     for (const deployment of byKind(objects, 'Deployment')) {
-      const service = named(objects, 'Service', deployment.metadata.name);
-      expect(service, deployment.metadata.name).toBeDefined();
-      expect(at(service, 'spec', 'selector')).toEqual(at(deployment, 'spec', 'selector', 'matchLabels'));
-      expect(at(service, 'spec', 'ports')).toEqual([
-        { name: 'http', port: mainContainer(deployment).ports?.[0]?.containerPort, targetPort: 'http' },
-      ]);
-      for (const [key, value] of Object.entries(monitored)) {
-        expect(service?.metadata.labels?.[key], `${deployment.metadata.name} label ${key}`).toBe(value);
+      // Each service its own Service, on the pods that run it, at the port it listens on. The engine's own
+      // port serves its probes only, and has no Service.
+      for (const name of servicesOf(deployment, objects)) {
+        const service = named(objects, 'Service', name);
+        expect(service, name).toBeDefined();
+        expect(at(service, 'spec', 'selector'), name).toEqual(
+          at(deployment, 'spec', 'selector', 'matchLabels'),
+        );
+        expect(at(service, 'spec', 'ports'), name).toEqual([
+          {
+            name: 'http',
+            port: servicePort(deployment, name, objects),
+            targetPort: isHost(deployment) ? name : 'http',
+          },
+        ]);
+        for (const [key, value] of Object.entries(monitored)) {
+          expect(service?.metadata.labels?.[key], `${name} label ${key}`).toBe(value);
+        }
       }
       // The pods carry the Deployment's selector labels, so the Service finds them.
       const podLabels = at(deployment, 'spec', 'template', 'metadata', 'labels') as Json;
@@ -307,11 +372,13 @@ describe.each(overlays)('overlay %s', (overlay) => {
     );
     for (const deployment of byKind(objects, 'Deployment')) {
       const service = deployment.metadata.name;
+      const hosted = servicesOf(deployment, objects);
       const hpa = named(objects, 'HorizontalPodAutoscaler', service);
-      if (service in singleInstance) {
-        expect(hpa, `${service}: ${singleInstance[service]}`).toBeUndefined();
+      const single = hosted.find((name) => name in singleInstance);
+      if (single !== undefined) {
+        expect(hpa, `${service}: ${single}: ${singleInstance[single]}`).toBeUndefined();
         expect(at(deployment, 'spec', 'replicas'), service).toBe(1);
-        if (partitionCap(service) !== undefined)
+        if (hosted.some((name) => partitionCap(name) !== undefined))
           expect(at(deployment, 'spec', 'strategy', 'type'), service).toBe('Recreate');
         continue;
       }
@@ -327,11 +394,15 @@ describe.each(overlays)('overlay %s', (overlay) => {
       const max = Number(at(hpa, 'spec', 'maxReplicas'));
       expect(min, service).toBeGreaterThanOrEqual(1);
       expect(min, service).toBeLessThanOrEqual(max);
-      const cap = partitionCap(service);
-      if (cap === undefined) continue;
-      expect(max, `${service} reads ${consumedTopics(service).join(', ')}`).toBeLessThanOrEqual(cap);
-      for (const topic of consumedTopics(service)) {
-        expect(max, `${service} vs the KafkaTopic ${topic}`).toBeLessThanOrEqual(partitions.get(topic) ?? 0);
+      for (const name of hosted) {
+        const cap = partitionCap(name);
+        if (cap === undefined) continue;
+        expect(max, `${service}: ${name} reads ${consumedTopics(name).join(', ')}`).toBeLessThanOrEqual(cap);
+        for (const topic of consumedTopics(name)) {
+          expect(max, `${service}: ${name} vs the KafkaTopic ${topic}`).toBeLessThanOrEqual(
+            partitions.get(topic) ?? 0,
+          );
+        }
       }
     }
   });
@@ -356,19 +427,33 @@ describe.each(overlays)('overlay %s', (overlay) => {
   it('gives each service an environment its own config loader accepts, and nothing it does not read', async () => {
     const { objects } = await render(overlay);
     for (const deployment of byKind(objects, 'Deployment')) {
-      const service = deployment.metadata.name;
-      const spec = serviceSpecs[service];
-      expect(spec, `add ${service} to test/service-specs.ts`).toBeDefined();
-      if (!spec) continue;
+      const host = isHost(deployment);
+      const hosted = servicesOf(deployment, objects);
+      const reads = (service: string, name: string) => {
+        const spec = serviceSpecs[service] ?? {};
+        return name in spec || (name.endsWith('_FILE') && spec[name.slice(0, -5)]?.secret === true);
+      };
       const env = containerEnv(mainContainer(deployment), objects);
       for (const name of Object.keys(env)) {
-        const known = name in spec || (name.endsWith('_FILE') && spec[name.slice(0, -5)]?.secret === true);
-        expect(known, `${service} is given ${name}, which it does not read`).toBe(true);
+        // In the engine: its own settings, a service's scoped ones, or shared ones some service reads.
+        const scoped = hosted.find((service) => name.startsWith(serviceScope(service)));
+        const known = !host
+          ? reads(hosted[0] ?? '', name)
+          : name in engineConfigSpec ||
+            (scoped !== undefined
+              ? reads(scoped, name.slice(serviceScope(scoped).length))
+              : hosted.some((service) => reads(service, name)));
+        expect(known, `${deployment.metadata.name} is given ${name}, which it does not read`).toBe(true);
       }
-      try {
-        loadConfig(spec, env);
-      } catch (error) {
-        expect.fail(`${service}: ${(error as Error).message}`);
+      if (host) loadConfig(engineConfigSpec, env);
+      for (const service of hosted) {
+        const spec = serviceSpecs[service];
+        expect(spec, `add ${service} to test/service-specs.ts`).toBeDefined();
+        try {
+          loadConfig(spec ?? {}, serviceEnv(deployment, service, objects));
+        } catch (error) {
+          expect.fail(`${service}: ${(error as Error).message}`);
+        }
       }
     }
   });
@@ -378,7 +463,10 @@ describe.each(overlays)('overlay %s', (overlay) => {
     expect(byKind(objects, 'Secret')).toEqual([]);
     for (const deployment of byKind(objects, 'Deployment')) {
       const service = deployment.metadata.name;
-      const spec = serviceSpecs[service] ?? {};
+      const spec = Object.assign(
+        {},
+        ...servicesOf(deployment, objects).map((name) => serviceSpecs[name] ?? {}),
+      );
       for (const variable of mainContainer(deployment).env ?? []) {
         const ref = at(variable.valueFrom, 'secretKeyRef') as
           | { name: string; key: string; optional?: boolean }
@@ -416,7 +504,7 @@ describe.each(overlays)('overlay %s', (overlay) => {
       );
       expect(readme, `the README documents ${name}`).toContain(`\`${name}\``);
     }
-    if (overlay === 'production') expect([...missing].sort()).toEqual(operatorProvided.configMaps);
+    if (overlay !== 'demo') expect([...missing].sort()).toEqual(operatorProvided.configMaps);
   });
 });
 
@@ -451,14 +539,51 @@ describe('the demo overlay', () => {
   });
 });
 
-describe('the production overlay', () => {
+describe.each(['production', 'production-engine'] as const)('the %s overlay', (overlay) => {
   it('reads the CDV tables from the operator-provided files', async () => {
-    const { objects } = await render('production');
-    const validator = named(objects, 'Deployment', 'validator') as K8sObject;
-    const env = containerEnv(mainContainer(validator), objects);
+    const { objects } = await render(overlay);
+    const validator = byKind(objects, 'Deployment').find((d) =>
+      servicesOf(d, objects).includes('validator'),
+    ) as K8sObject;
+    const env = serviceEnv(validator, 'validator', objects);
     expect(env.RP_ALLOW_SYNTHETIC_CDV).toBeUndefined();
     const mount = mainContainer(validator).volumeMounts?.find((m) => m.name === 'cdv-tables')?.mountPath;
     expect(env.CDV_PARAMETER_FILE?.startsWith(`${mount}/`)).toBe(true);
     expect(env.CDV_BRANCH_FILE?.startsWith(`${mount}/`)).toBe(true);
+  });
+});
+
+describe('the production-engine overlay', () => {
+  it('is production with the services of the hot path in the engine: everything else as production has it', async () => {
+    const production = (await render('production')).objects;
+    const { objects } = await render('production-engine');
+    const engine = named(objects, 'Deployment', 'engine') as K8sObject;
+    expect(servicesOf(engine, objects).sort()).toEqual([...inEngine].sort());
+    const key = (o: K8sObject) => `${o.kind}/${o.metadata.name}`;
+    // What the component changes: the four services' Deployments, autoscalers and budgets give way to the
+    // engine's; their Services point at the engine's pods.
+    const changed = new Set(
+      ['Deployment', 'HorizontalPodAutoscaler', 'PodDisruptionBudget', 'Service'].flatMap((kind) =>
+        [...inEngine, 'engine'].map((name) => `${kind}/${name}`),
+      ),
+    );
+    const rest = (list: readonly K8sObject[]) =>
+      list.filter((o) => !changed.has(key(o))).sort((a, b) => key(a).localeCompare(key(b)));
+    expect(rest(objects)).toEqual(rest(production));
+    for (const name of inEngine) {
+      expect(named(objects, 'Deployment', name), name).toBeUndefined();
+      expect(named(objects, 'HorizontalPodAutoscaler', name), name).toBeUndefined();
+      expect(named(objects, 'PodDisruptionBudget', name), name).toBeUndefined();
+      const service = named(objects, 'Service', name) as K8sObject;
+      const before = named(production, 'Service', name) as K8sObject;
+      expect(at(service, 'spec', 'ports', 0, 'port'), name).toBe(at(before, 'spec', 'ports', 0, 'port'));
+      expect(service.metadata.labels, name).toEqual(before.metadata.labels);
+    }
+    // The engine's pods are probed on the engine's own port, whose readiness covers all four.
+    expect(at(mainContainer(engine).readinessProbe, 'httpGet')).toEqual({
+      path: '/health/ready',
+      port: 'http',
+    });
+    expect(named(objects, 'Service', 'engine')).toBeUndefined();
   });
 });
