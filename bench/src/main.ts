@@ -82,7 +82,8 @@ const usage = `Usage: npm run bench -- [options]
                         the memory controller, as root; such a run is never the run of record)
   --together S,...      the pipeline phases with these services together in one process, the engine's
                         (services/engine; "all" for the six it runs), each on its own port, instead of a
-                        process each; the scheduler alone is skipped (its CPU would be the engine's)
+                        process each; the scheduler alone is skipped when the scheduler is among them (its
+                        CPU would be the engine's)
   --help                this text
 
 Uses KAFKA_BROKERS (with SCHEMA_REGISTRY_URL) and MONGODB_URI when set, each on its own, and starts the
@@ -360,7 +361,8 @@ if (settings.only === 'all' || settings.only === 'pipeline') {
         outageSeconds: settings.outageSeconds,
         sample: settings.sample,
         postings: settings.postings,
-        scheduler: settings.together === undefined ? settings.scheduler : 0,
+        // The scheduler alone reads its own process's CPU: not when it runs in the engine.
+        scheduler: settings.together?.includes('scheduler') ? 0 : settings.scheduler,
         ...(settings.together === undefined ? {} : { together: settings.together as EngineService[] }),
         infrastructure: await localInfrastructure(),
         ...(usedLocally.has('kafka') ? { kafkaLogDir: kafkaLogDir(resolveStackConfig()) } : {}),
