@@ -31,7 +31,13 @@ if (process.env.PORT !== undefined) {
 }
 // The engine's probes answer from before the first service starts (live, not ready) to the process's exit.
 const health = engineHealth(selected);
-const probes = await startHttpServer(health.app, { port: config.ENGINE_PORT });
+let probes: Awaited<ReturnType<typeof startHttpServer>>;
+try {
+  probes = await startHttpServer(health.app, { port: config.ENGINE_PORT });
+} catch (error) {
+  logger.fatal({ err: error, ENGINE_PORT: config.ENGINE_PORT }, `ENGINE_PORT: ${errorMessage(error)}`);
+  process.exit(1);
+}
 logger.info(
   { services: services.map((service) => service.name), probes: probes.url },
   'starting the services in one process',
