@@ -13,6 +13,7 @@ import {
   serveAndRun,
   serviceBase,
   serviceScope,
+  startService,
 } from './hosting.ts';
 import { createHttpApp } from './http.ts';
 import { createLifecycle } from './lifecycle.ts';
@@ -230,14 +231,15 @@ describe('serviceScope', () => {
   });
 });
 
-describe('serviceBase', () => {
-  const spec = {
-    LOG_LEVEL: oneOf(logLevels, { default: 'info' }),
-    SHUTDOWN_TIMEOUT: duration({ default: 5_000 }),
-    ...tracingConfig,
-    BATCH: int({ default: 10 }),
-  };
+/** A service's configuration: the settings every service reads, and one of its own. */
+const spec = {
+  LOG_LEVEL: oneOf(logLevels, { default: 'silent' }),
+  SHUTDOWN_TIMEOUT: duration({ default: 5_000 }),
+  ...tracingConfig,
+  BATCH: int({ default: 10 }),
+};
 
+describe('serviceBase', () => {
   it("reads the service's configuration from the environment given, with the parts it starts with", async () => {
     const base = serviceBase('tracker', spec, { BATCH: '25', LOG_LEVEL: 'silent' }, { signals: false });
     expect(base.config.BATCH).toBe(25);
@@ -255,12 +257,6 @@ describe('serviceBase', () => {
 });
 
 describe('serveAndRun', () => {
-  const spec = {
-    LOG_LEVEL: oneOf(logLevels, { default: 'silent' }),
-    SHUTDOWN_TIMEOUT: duration({ default: 5_000 }),
-    ...tracingConfig,
-  };
-
   it('serves the app, starts the worker, is ready only while it runs, and stops the server before the worker', async () => {
     const base = serviceBase('tracker', spec, {}, { signals: false });
     const events: string[] = [];
@@ -295,5 +291,35 @@ describe('serveAndRun', () => {
 
     expect(await base.lifecycle.shutdown('test')).toEqual({ ok: true, failures: [] });
     expect(events).toEqual(['worker started', 'worker stopped, server answering: false']);
+  });
+});
+
+describe('startService', () => {
+  it('starts the service on its base and hands over its name, logger, health and lifecycle', async () => {
+    let seen: number | undefined;
+    const started = await startService('tracker', spec, { BATCH: '7' }, { signals: false }, async (base) => {
+      seen = base.config.BATCH;
+      base.health.markReady();
+    });
+    expect(seen).toBe(7);
+    expect(started.name).toBe('tracker');
+    expect(started.health.state).toBe('ready');
+    expect(await started.lifecycle.shutdown('test')).toEqual({ ok: true, failures: [] });
+  });
+
+  it('when the start throws, stops what it had started and rejects naming the service and the cause', async () => {
+    const stopped: string[] = [];
+    let health: ReturnType<typeof createHealth> | undefined;
+    const failing = startService('tracker', spec, {}, { signals: false }, async (base) => {
+      health = base.health;
+      base.lifecycle.onStop('producers', 'producer', () => {
+        stopped.push('producer');
+      });
+      throw new Error('broker unreachable');
+    });
+    await expect(failing).rejects.toThrow(ServiceStartFailed);
+    await expect(failing).rejects.toThrow('tracker failed to start: broker unreachable');
+    expect(stopped).toEqual(['producer']);
+    expect(health?.state).toBe('stopped');
   });
 });

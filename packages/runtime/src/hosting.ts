@@ -108,6 +108,29 @@ export async function serveAndRun(
   return server;
 }
 
+/**
+ * A service's start: its `serviceBase`, then `start(base)`, which starts its clients, its server and its
+ * consumers and resolves once the service is ready. When `start` throws, the service logs why, stops
+ * whatever it had started and rejects with `ServiceStartFailed`.
+ */
+export async function startService<const S extends ConfigSpec>(
+  name: string,
+  spec: S & (Config<S> extends ServiceBaseSettings ? unknown : never),
+  env: Environment,
+  options: StartOptions,
+  start: (base: ServiceBase<Config<S>>) => Promise<void>,
+): Promise<StartedService> {
+  const base = serviceBase(name, spec, env, options);
+  try {
+    await start(base);
+    return { name, logger: base.logger, health: base.health, lifecycle: base.lifecycle };
+  } catch (error) {
+    base.logger.fatal({ err: error }, `${name} failed to start`);
+    await base.lifecycle.shutdown('start-up failed');
+    throw new ServiceStartFailed(name, error);
+  }
+}
+
 /** A service's start-up failed, and the service has logged why already. */
 export class ServiceStartFailed extends Error {
   readonly service: string;

@@ -6,11 +6,10 @@ import {
   type Environment,
   parseDuration,
   ScaledClock,
-  ServiceStartFailed,
   type StartedService,
   type StartOptions,
   serveAndRun,
-  serviceBase,
+  startService,
   systemClock,
 } from '@rp/runtime';
 import { WindowCalendar, windowSettingsFromConfig } from '@rp/scheduler/windows';
@@ -23,10 +22,8 @@ import { parseSigningSecrets } from './signing.ts';
  * beside the other services in the engine's (`@rp/engine`).
  */
 export async function startDispatcher(env: Environment, options: StartOptions): Promise<StartedService> {
-  const base = serviceBase(serviceName, dispatcherConfigSpec, env, options);
-  const { config, logger, health, metrics, lifecycle, tracing } = base;
-
-  try {
+  return startService(serviceName, dispatcherConfigSpec, env, options, async (base) => {
+    const { config, logger, health, metrics, lifecycle, tracing } = base;
     const participants = loadParticipants(config.PARTICIPANTS);
     const signingKeys =
       config.BANK_SIGNING_SECRETS === undefined
@@ -82,10 +79,5 @@ export async function startDispatcher(env: Environment, options: StartOptions): 
       { url: server.url, participants: participants.size, signed: signingKeys.size },
       'dispatcher ready',
     );
-    return { name: serviceName, logger, health, lifecycle };
-  } catch (error) {
-    logger.fatal({ err: error }, 'dispatcher failed to start');
-    await lifecycle.shutdown('start-up failed');
-    throw new ServiceStartFailed(serviceName, error);
-  }
+  });
 }

@@ -25,7 +25,13 @@ function service(name: string) {
       return { name, logger, health, lifecycle: createLifecycle({ logger, health, exit: () => undefined }) };
     },
   };
-  return { hosted, health, release };
+  /** Lets `tracked` (this service as the engine tracks it) start, ready. */
+  const startReady = async (tracked: HostedService | undefined) => {
+    release();
+    health.markReady();
+    await tracked?.start({}, { signals: false });
+  };
+  return { hosted, health, startReady };
 }
 
 interface Probe {
@@ -68,9 +74,7 @@ describe('engineHealth', () => {
       { name: 'ingress', ok: false, durationMs: 0, error: 'not started' },
     ]);
 
-    tracker.release();
-    tracker.health.markReady();
-    await first?.start({}, { signals: false });
+    await tracker.startReady(first);
     const half = await probe(engine, '/health/ready');
     expect(half.status).toBe(503);
     expect(half.body.state).toBe('starting');
@@ -79,9 +83,7 @@ describe('engineHealth', () => {
       ['ingress', false],
     ]);
 
-    ingress.release();
-    ingress.health.markReady();
-    await second?.start({}, { signals: false });
+    await ingress.startReady(second);
     const ready = await probe(engine, '/health/ready');
     expect(ready.status).toBe(200);
     expect(ready.body.state).toBe('ready');
@@ -102,9 +104,7 @@ describe('engineHealth', () => {
   it('is unready while a service drains and not live once one has stopped', async () => {
     const tracker = service('tracker');
     const engine = engineHealth(['tracker']);
-    tracker.release();
-    tracker.health.markReady();
-    await engine.track(tracker.hosted).start({}, { signals: false });
+    await tracker.startReady(engine.track(tracker.hosted));
     expect((await probe(engine, '/health/ready')).status).toBe(200);
 
     tracker.health.markDraining();

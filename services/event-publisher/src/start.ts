@@ -6,11 +6,10 @@ import {
   operatorAuthenticatorFrom,
   operatorAuthOption,
   parseDuration,
-  ServiceStartFailed,
   type StartedService,
   type StartOptions,
   serveAndRun,
-  serviceBase,
+  startService,
 } from '@rp/runtime';
 import {
   defaultStoreLimits,
@@ -32,10 +31,8 @@ import { parseSigningSecrets } from './signing.ts';
  * beside the other services in the engine's (`@rp/engine`).
  */
 export async function startEventPublisher(env: Environment, options: StartOptions): Promise<StartedService> {
-  const base = serviceBase(serviceName, eventPublisherConfigSpec, env, options);
-  const { config, logger, health, metrics, lifecycle, tracing } = base;
-
-  try {
+  return startService(serviceName, eventPublisherConfigSpec, env, options, async (base) => {
+    const { config, logger, health, metrics, lifecycle, tracing } = base;
     const participants = loadParticipants(config.PARTICIPANTS);
     const signingSecrets = parseSigningSecrets(config.SIGNING_SECRETS?.reveal() ?? '{}');
     const stream = await connectStream(serviceName, base, consumedTopics);
@@ -103,12 +100,7 @@ export async function startEventPublisher(env: Environment, options: StartOption
     app.route('/', service.app);
     const server = await serveAndRun(serviceName, base, app, config.PORT, service);
     logger.info({ url: server.url }, 'event publisher ready');
-    return { name: serviceName, logger, health, lifecycle };
-  } catch (error) {
-    logger.fatal({ err: error }, 'event publisher failed to start');
-    await lifecycle.shutdown('start-up failed');
-    throw new ServiceStartFailed(serviceName, error);
-  }
+  });
 }
 
 function retryDelays(texts: readonly string[]): number[] {

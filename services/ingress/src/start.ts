@@ -2,11 +2,10 @@ import { connectStream, loadParticipants, startProducer } from '@rp/pipeline';
 import {
   AppError,
   type Environment,
-  ServiceStartFailed,
   type StartedService,
   type StartOptions,
-  serviceBase,
   startHttpServer,
+  startService,
 } from '@rp/runtime';
 import { openServiceStore } from '@rp/store';
 import { ingressConfigSpec } from './config.ts';
@@ -18,10 +17,8 @@ import { createIngressService, producedTopics, serviceName } from './service.ts'
  * beside the other services in the engine's (`@rp/engine`).
  */
 export async function startIngress(env: Environment, options: StartOptions): Promise<StartedService> {
-  const base = serviceBase(serviceName, ingressConfigSpec, env, options);
-  const { config, logger, health, metrics, lifecycle, tracing } = base;
-
-  try {
+  return startService(serviceName, ingressConfigSpec, env, options, async (base) => {
+    const { config, logger, health, metrics, lifecycle, tracing } = base;
     const participants = loadParticipants(config.PARTICIPANTS);
     const schemes = loadSchemeClients(config.SCHEME_CLIENTS);
     if (schemes.length === 0) {
@@ -92,12 +89,7 @@ export async function startIngress(env: Environment, options: StartOptions): Pro
         'BANK_AUTH=message: banks are named by their messages and nothing proves it; development only',
       );
     }
-    return { name: serviceName, logger, health, lifecycle };
-  } catch (error) {
-    logger.fatal({ err: error }, 'ingress failed to start');
-    await lifecycle.shutdown('start-up failed');
-    throw new ServiceStartFailed(serviceName, error);
-  }
+  });
 }
 
 function required(value: string | undefined, name: string): string {

@@ -5,11 +5,10 @@ import {
   operatorAuthenticatorFrom,
   operatorAuthOption,
   ScaledClock,
-  ServiceStartFailed,
   type StartedService,
   type StartOptions,
   serveAndRun,
-  serviceBase,
+  startService,
   systemClock,
 } from '@rp/runtime';
 import { openServiceStore } from '@rp/store';
@@ -22,10 +21,8 @@ import { windowSettingsFromConfig } from './windows.ts';
  * beside the other services in the engine's (`@rp/engine`).
  */
 export async function startScheduler(env: Environment, options: StartOptions): Promise<StartedService> {
-  const base = serviceBase(serviceName, schedulerConfigSpec, env, options);
-  const { config, logger, health, metrics, lifecycle, tracing } = base;
-
-  try {
+  return startService(serviceName, schedulerConfigSpec, env, options, async (base) => {
+    const { config, logger, health, metrics, lifecycle, tracing } = base;
     const windows = windowSettingsFromConfig(config);
     const clock: Clock =
       config.CLOCK_START === undefined
@@ -71,10 +68,5 @@ export async function startScheduler(env: Environment, options: StartOptions): P
     });
     const server = await serveAndRun(serviceName, base, service.app, config.PORT, service);
     logger.info({ url: server.url, windows: await service.windows.status(clock.now()) }, 'scheduler ready');
-    return { name: serviceName, logger, health, lifecycle };
-  } catch (error) {
-    logger.fatal({ err: error }, 'scheduler failed to start');
-    await lifecycle.shutdown('start-up failed');
-    throw new ServiceStartFailed(serviceName, error);
-  }
+  });
 }

@@ -4,11 +4,10 @@ import {
   type Environment,
   operatorAuthenticatorFrom,
   operatorAuthOption,
-  ServiceStartFailed,
   type StartedService,
   type StartOptions,
   serveAndRun,
-  serviceBase,
+  startService,
 } from '@rp/runtime';
 import { openServiceStore } from '@rp/store';
 import { trackerConfigSpec } from './config.ts';
@@ -19,10 +18,8 @@ import { consumedTopics, createTrackerService, producedTopics, serviceName } fro
  * beside the other services in the engine's (`@rp/engine`).
  */
 export async function startTracker(env: Environment, options: StartOptions): Promise<StartedService> {
-  const base = serviceBase(serviceName, trackerConfigSpec, env, options);
-  const { config, logger, health, metrics, lifecycle, tracing } = base;
-
-  try {
+  return startService(serviceName, trackerConfigSpec, env, options, async (base) => {
+    const { config, logger, health, metrics, lifecycle, tracing } = base;
     const stream = await connectStream(serviceName, base, [...consumedTopics, ...producedTopics]);
     const { kafka, names, serde, codecs } = stream;
     const producer = startProducer(stream, config.KAFKA_DELIVERY_TIMEOUT, lifecycle);
@@ -53,10 +50,5 @@ export async function startTracker(env: Environment, options: StartOptions): Pro
     app.route('/', service.app);
     const server = await serveAndRun(serviceName, base, app, config.PORT, service);
     logger.info({ url: server.url, deadLetterTopic: service.deadLetterTopic }, 'tracker ready');
-    return { name: serviceName, logger, health, lifecycle };
-  } catch (error) {
-    logger.fatal({ err: error }, 'tracker failed to start');
-    await lifecycle.shutdown('start-up failed');
-    throw new ServiceStartFailed(serviceName, error);
-  }
+  });
 }

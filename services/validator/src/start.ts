@@ -3,11 +3,10 @@ import { connectStream, loadParticipants, startProducer } from '@rp/pipeline';
 import {
   createHttpApp,
   type Environment,
-  ServiceStartFailed,
   type StartedService,
   type StartOptions,
   serveAndRun,
-  serviceBase,
+  startService,
 } from '@rp/runtime';
 import { openServiceStore } from '@rp/store';
 import { startCdv } from './cdv.ts';
@@ -19,10 +18,8 @@ import { consumedTopics, createValidatorService, producedTopics, serviceName } f
  * beside the other services in the engine's (`@rp/engine`).
  */
 export async function startValidator(env: Environment, options: StartOptions): Promise<StartedService> {
-  const base = serviceBase(serviceName, validatorConfigSpec, env, options);
-  const { config, logger, health, metrics, lifecycle, tracing } = base;
-
-  try {
+  return startService(serviceName, validatorConfigSpec, env, options, async (base) => {
+    const { config, logger, health, metrics, lifecycle, tracing } = base;
     const participants = loadParticipants(config.PARTICIPANTS);
     const cdv = await startCdv({
       parameterFile: config.CDV_PARAMETER_FILE,
@@ -81,10 +78,5 @@ export async function startValidator(env: Environment, options: StartOptions): P
     const app = createHttpApp({ health, metrics, logger, tracing });
     const server = await serveAndRun(serviceName, base, app, config.PORT, service);
     logger.info({ url: server.url, participants: participants.size }, 'validator ready');
-    return { name: serviceName, logger, health, lifecycle };
-  } catch (error) {
-    logger.fatal({ err: error }, 'validator failed to start');
-    await lifecycle.shutdown('start-up failed');
-    throw new ServiceStartFailed(serviceName, error);
-  }
+  });
 }
