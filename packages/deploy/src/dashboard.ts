@@ -113,6 +113,22 @@ function counted(metric: string, { by = [], matchers = '', legend }: SeriesOptio
   return { expr: rate(metric, by, matchers), legend: legend ?? labelsLegend(by) };
 }
 
+/**
+ * A process's own figure (its CPU, memory, collections, event loop) by pod: the largest of the pod's
+ * series, a counter's rate or a gauge. An engine's pod runs several services in one process, each
+ * reporting that process's figures under its own target, so a sum would count the process once a service;
+ * a pod of one service has one series, the same either way.
+ */
+function perPod(
+  metric: string,
+  kind: 'counter' | 'gauge',
+  { by = ['pod'], matchers = '' }: SeriesOptions = {},
+): PanelQuery {
+  const selector = sel(metric, matchers);
+  const inner = kind === 'counter' ? `rate(${selector}[$__rate_interval])` : selector;
+  return { expr: `max by (${by.join(', ')}) (${inner})`, legend: labelsLegend(by) };
+}
+
 /** A gauge summed by the labels given. */
 function summed(metric: string, { by = [], matchers = '', legend }: SeriesOptions = {}): PanelQuery {
   const selector = sel(metric, matchers);
@@ -949,14 +965,14 @@ export const dashboardRows: readonly RowSpec[] = [
         description: "Cores each of the engine's pods uses.",
         type: 'timeseries',
         unit: 'short',
-        queries: [counted('process_cpu_seconds_total', { by: ['pod'], matchers: engine })],
+        queries: [perPod('process_cpu_seconds_total', 'counter', { matchers: engine })],
       },
       {
         title: 'Resident memory by pod',
         description: "Each of the engine's pods' resident set.",
         type: 'timeseries',
         unit: 'bytes',
-        queries: [summed('process_resident_memory_bytes', { by: ['pod'], matchers: engine })],
+        queries: [perPod('process_resident_memory_bytes', 'gauge', { matchers: engine })],
       },
       {
         title: 'Event loop standing still',
@@ -964,7 +980,7 @@ export const dashboardRows: readonly RowSpec[] = [
           'Share of the time the main thread stood still for 100 ms or more, by cause: waiting (off the CPU: its limit is too low), work (blocked by work) or collection. Alerted on above 5%.',
         type: 'timeseries',
         unit: 'percentunit',
-        queries: [counted('rp_event_loop_stall_seconds_sum', { by: ['pod', 'cause'] })],
+        queries: [perPod('rp_event_loop_stall_seconds_sum', 'counter', { by: ['pod', 'cause'] })],
       },
       {
         title: 'Pods answering Prometheus',
@@ -979,7 +995,9 @@ export const dashboardRows: readonly RowSpec[] = [
         description: 'Share of the time in garbage collection, by pod and kind.',
         type: 'timeseries',
         unit: 'percentunit',
-        queries: [counted('nodejs_gc_duration_seconds_sum', { by: ['pod', 'kind'], matchers: engine })],
+        queries: [
+          perPod('nodejs_gc_duration_seconds_sum', 'counter', { by: ['pod', 'kind'], matchers: engine }),
+        ],
       },
     ],
   },
