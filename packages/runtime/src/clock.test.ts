@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ManualClock, realDuration, ScaledClock, systemClock } from './clock.ts';
+import { configuredClock, ManualClock, realDuration, ScaledClock, systemClock } from './clock.ts';
 
 describe('clocks', () => {
   it('system clock tells the current time', () => {
@@ -32,5 +32,15 @@ describe('clocks', () => {
     expect(realDuration(new ScaledClock(0, 2, clock), 60_000)).toBe(500);
     expect(realDuration(systemClock, 60_000)).toBe(60_000);
     expect(() => new ScaledClock(0, 0)).toThrow(RangeError);
+  });
+});
+
+describe('configuredClock', () => {
+  it("is the system's clock without CLOCK_START, a scaled one from it with it", () => {
+    expect(configuredClock({ CLOCK_FACTOR: 60 })).toBe(systemClock);
+    const demo = configuredClock({ CLOCK_START: '2026-03-02T06:00:00Z', CLOCK_FACTOR: 60 });
+    expect(demo).toBeInstanceOf(ScaledClock);
+    expect(realDuration(demo, 60_000)).toBe(1_000);
+    expect(Math.abs(demo.now().getTime() - Date.parse('2026-03-02T06:00:00Z'))).toBeLessThan(60_000);
   });
 });

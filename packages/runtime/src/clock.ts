@@ -75,3 +75,16 @@ export class ScaledClock implements Clock {
     return realDuration(this.#base, ms / this.#factor);
   }
 }
+
+/**
+ * The clock a service's settings name: the system's, or, with `CLOCK_START`, a demo's that starts there
+ * and runs `CLOCK_FACTOR` times faster (`ScaledClock`).
+ */
+export function configuredClock(settings: {
+  readonly CLOCK_START?: string | undefined;
+  readonly CLOCK_FACTOR: number;
+}): Clock {
+  return settings.CLOCK_START === undefined
+    ? systemClock
+    : new ScaledClock(settings.CLOCK_START, settings.CLOCK_FACTOR);
+}

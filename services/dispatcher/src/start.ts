@@ -1,16 +1,14 @@
 import { connectStream, loadParticipants, startProducer } from '@rp/pipeline';
 import {
   AppError,
-  type Clock,
+  configuredClock,
   createHttpApp,
   type Environment,
   parseDuration,
-  ScaledClock,
   type StartedService,
   type StartOptions,
   serveAndRun,
   startService,
-  systemClock,
 } from '@rp/runtime';
 import { WindowCalendar, windowSettingsFromConfig } from '@rp/scheduler/windows';
 import { dispatcherConfigSpec } from './config.ts';
@@ -36,10 +34,7 @@ export async function startDispatcher(env: Environment, options: StartOptions): 
       if (ms === undefined) throw new AppError('CONFIG_INVALID', `RETRY_TIERS: '${text}' is not a duration`);
       return ms;
     });
-    const clock: Clock =
-      config.CLOCK_START === undefined
-        ? systemClock
-        : new ScaledClock(config.CLOCK_START, config.CLOCK_FACTOR);
+    const clock = configuredClock(config);
 
     const stream = await connectStream(serviceName, base, [...consumedTopics, ...producedTopics]);
     const { kafka, names, codecs } = stream;

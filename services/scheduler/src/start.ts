@@ -1,15 +1,13 @@
 import { connectStream, startProducer } from '@rp/pipeline';
 import {
-  type Clock,
+  configuredClock,
   type Environment,
   operatorAuthenticatorFrom,
   operatorAuthOption,
-  ScaledClock,
   type StartedService,
   type StartOptions,
   serveAndRun,
   startService,
-  systemClock,
 } from '@rp/runtime';
 import { openServiceStore } from '@rp/store';
 import { schedulerConfigSpec } from './config.ts';
@@ -24,10 +22,7 @@ export async function startScheduler(env: Environment, options: StartOptions): P
   return startService(serviceName, schedulerConfigSpec, env, options, async (base) => {
     const { config, logger, health, metrics, lifecycle, tracing } = base;
     const windows = windowSettingsFromConfig(config);
-    const clock: Clock =
-      config.CLOCK_START === undefined
-        ? systemClock
-        : new ScaledClock(config.CLOCK_START, config.CLOCK_FACTOR);
+    const clock = configuredClock(config);
     if (config.CLOCK_START !== undefined) {
       logger.warn(
         { start: config.CLOCK_START, factor: config.CLOCK_FACTOR },
