@@ -15,8 +15,8 @@ export interface K8sObject {
   readonly [key: string]: unknown;
 }
 
-/** `kustomize build <dir>`: the YAML stream the overlay renders to. */
-export async function kustomizeBuild(tools: Tools, dir: string): Promise<string> {
+/** `kustomize build <dir>`: the YAML stream the overlay renders to (only kustomize is needed). */
+export async function kustomizeBuild(tools: Pick<Tools, 'kustomize'>, dir: string): Promise<string> {
   const result = await run(tools.kustomize, ['build', dir]);
   if (result.code !== 0) throw new Error(`kustomize build ${dir} failed:\n${result.stderr}`);
   return result.stdout;

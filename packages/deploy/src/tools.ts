@@ -289,12 +289,21 @@ export function ensurePrometheus(log: Log = () => {}): Promise<string> {
   );
 }
 
+/**
+ * kustomize alone, built on first use and cached as `ensureTools` builds it: for what renders an overlay
+ * without validating it (the end-to-end tests start a pod's container from its rendered Deployment).
+ */
+export function ensureKustomize(log: Log = () => {}): Promise<string> {
+  mkdirSync(deployCache(), { recursive: true });
+  return ensureGoTool('kustomize', 'sigs.k8s.io/kustomize/kustomize/v5', toolVersions.kustomize, log);
+}
+
 /** kustomize, kubeconform, promtool and the schemas: fetched and built on first use, cached afterwards. */
 export async function ensureTools(log: Log = () => {}): Promise<Tools> {
   mkdirSync(deployCache(), { recursive: true });
   // Side by side: the downloads of one overlap the compilation of another.
   const [kustomize, promtool, [kubeconform, schemaDir]] = await Promise.all([
-    ensureGoTool('kustomize', 'sigs.k8s.io/kustomize/kustomize/v5', toolVersions.kustomize, log),
+    ensureKustomize(log),
     ensureGoTool('promtool', 'github.com/prometheus/prometheus/cmd/promtool', toolVersions.prometheus, log),
     (async () => {
       const binary = await ensureGoTool(
