@@ -30,8 +30,8 @@ import { runningLogDirs } from './failure-report.ts';
  * what cannot be the cluster's on this machine is replaced (its endpoints, its volumes' paths, its ports,
  * and the names that keep this run apart), and that set is held to the list below: a manifest change that
  * breaks the engine's start, or that adds a cluster-only variable, fails here rather than in a cluster.
- * The variables Kubernetes adds by itself (HOSTNAME, KUBERNETES_SERVICE_HOST, the Services' links such
- * as INGRESS_SERVICE_HOST) are not made: no service reads them.
+ * The variables Kubernetes adds by itself (HOSTNAME, KUBERNETES_SERVICE_HOST; the pod turns the Services'
+ * links off) are not made: no service reads them.
  */
 
 const overlay = 'production-engine';

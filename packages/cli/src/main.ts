@@ -10,7 +10,7 @@ const usage = `rp: operate the regulated payments pipeline
 
   rp demo               bring up the local stack and the pipeline, send a debit, show its journey
   rp test [package...]  run the whole test suite (lint, generated files, types, unit and integration)
-  rp stack <command>    local stack: up | down | status | logs [component] | env
+  rp stack <command>    local stack: up | down | reset | status | logs [component] | env
   rp send [--count <n>] [--concurrency <c>]
                         send sample on-us debits to the ingress, with a progress bar
   rp recon [--window <YYYY-MM-DD>] [--csv]

@@ -111,6 +111,7 @@ interface PodSpec {
   securityContext?: Json;
   serviceAccountName?: string;
   automountServiceAccountToken?: boolean;
+  enableServiceLinks?: boolean;
   terminationGracePeriodSeconds?: number;
 }
 
@@ -259,6 +260,8 @@ describe.each(overlays)('overlay %s', (overlay) => {
       });
       expect(pod.serviceAccountName, service).toBe('rp-service');
       expect(pod.automountServiceAccountToken, service).toBe(false);
+      // The namespace's Services add no variables (as ENGINE_PORT=tcp://... would for a Service "engine").
+      expect(pod.enableServiceLinks, service).toBe(false);
       expect(named(objects, 'ServiceAccount', 'rp-service')).toBeDefined();
 
       // Read-only root: /tmp is the one writable place; every mount has its volume and the reverse.
