@@ -2,9 +2,11 @@ import { describe, expect, it } from 'vitest';
 import {
   allowedEventTypes,
   completedDebitJourney,
+  engineServices,
   isFinalState,
   type KnownTransactionState,
   nextState,
+  serviceStartOrder,
   transactionEventTypes,
   transactionStates,
   transactionTransitions,
@@ -134,5 +136,20 @@ describe('transaction state machine', () => {
   it('is deterministic: one target per state and event type', () => {
     const keys = transactionTransitions.map((transition) => `${transition.from}:${transition.eventType}`);
     expect(new Set(keys).size).toBe(keys.length);
+  });
+});
+
+describe('serviceStartOrder', () => {
+  it('names every engine service once', () => {
+    expect([...serviceStartOrder].sort()).toEqual([...engineServices].sort());
+  });
+
+  it('starts the tracker and the event publisher before any service that changes a state, the ingress last', () => {
+    const at = (service: (typeof serviceStartOrder)[number]) => serviceStartOrder.indexOf(service);
+    for (const emitter of ['validator', 'scheduler', 'dispatcher', 'ingress'] as const) {
+      expect(at('tracker'), emitter).toBeLessThan(at(emitter));
+      expect(at('event-publisher'), emitter).toBeLessThan(at(emitter));
+    }
+    expect(serviceStartOrder.at(-1)).toBe('ingress');
   });
 });

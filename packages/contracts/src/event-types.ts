@@ -19,6 +19,21 @@ export const engineServices = [
 export type EngineService = (typeof engineServices)[number];
 
 /**
+ * The engine's services in the order they start, whether in a process each or together in one, and stop
+ * in the reverse: the tracker and the event publisher before anything that produces state changes, the
+ * ingress last, so that nothing is acknowledged with a 202 before the services behind it run, and the
+ * ingress first to stop taking requests.
+ */
+export const serviceStartOrder = [
+  'tracker',
+  'event-publisher',
+  'validator',
+  'scheduler',
+  'dispatcher',
+  'ingress',
+] as const satisfies readonly EngineService[];
+
+/**
  * The services that change a transaction's state (they emit TransactionStateChanged). The tracker only
  * sequences the changes and the event-publisher only delivers the postings: neither changes a state.
  */

@@ -30,6 +30,7 @@ export {
   type KnownTransactionState,
   nextState,
   type StateEmitter,
+  serviceStartOrder,
   type TransactionStateInfo,
   type Transition,
   transactionEventTypes,

@@ -3,20 +3,16 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream, existsSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { serviceStartOrder } from '@rp/contracts';
 import { type Dropped, dropOwned } from '@rp/local-stack';
 import type { Participant } from '@rp/pipeline';
 import { clientCredentialsTokens, type OperatorRole, serviceScope } from '@rp/runtime';
 
-/** Every service of the pipeline, in start order (the bank simulator first, the ingress last). */
-export const pipelineServices = [
-  'bank-simulator',
-  'tracker',
-  'event-publisher',
-  'validator',
-  'scheduler',
-  'dispatcher',
-  'ingress',
-] as const;
+/**
+ * Every service of the pipeline, in start order: the bank simulator first (it plays the banks the others
+ * call), then the engine's in their start order, the ingress last.
+ */
+export const pipelineServices = ['bank-simulator', ...serviceStartOrder] as const;
 export type PipelineService = (typeof pipelineServices)[number];
 /** The services the engine can run together in one process: all but the bank simulator. */
 export type EngineService = Exclude<PipelineService, 'bank-simulator'>;

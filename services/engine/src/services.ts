@@ -1,3 +1,4 @@
+import { serviceStartOrder } from '@rp/contracts';
 import { startDispatcher } from '@rp/dispatcher';
 import { startEventPublisher } from '@rp/event-publisher';
 import { startIngress } from '@rp/ingress';
@@ -12,19 +13,8 @@ import { startScheduler } from '@rp/scheduler';
 import { startTracker } from '@rp/tracker';
 import { startValidator } from '@rp/validator';
 
-/**
- * The services the engine can run, in the order it starts them: the tracker and the event publisher
- * before anything that produces state changes, the ingress last, so that nothing is acknowledged with a
- * 202 before the services behind it run. They stop in the reverse order, the ingress first.
- */
-export const engineServices = [
-  'tracker',
-  'event-publisher',
-  'validator',
-  'scheduler',
-  'dispatcher',
-  'ingress',
-] as const;
+/** The services the engine can run, in the order it starts them (they stop in the reverse order). */
+export const engineServices = serviceStartOrder;
 export type EngineService = (typeof engineServices)[number];
 
 const starters: Readonly<Record<EngineService, ServiceStarter>> = {
