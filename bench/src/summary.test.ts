@@ -316,6 +316,22 @@ describe('the tables', () => {
     expect(text).not.toContain('| bench (load generator)');
   });
 
+  it("counts the engine's process, services together in one, among the engine's services", () => {
+    const run = fullRun('abc1234', { debits: 72.7, eventPath: 3_914.8 });
+    const together = {
+      ...run,
+      rows: [
+        ...run.rows.filter((entry) => !/^CPU per debit: (tracker|ingress)$/.test(entry.name)),
+        row('pipeline', 'CPU per debit: engine (tracker, ingress)', 4.6),
+      ],
+    };
+    const text = formatSummary([summaryOf('a', together)], ['sizing']);
+    const cells = (start: string) => cellsOf(text, start);
+    expect(cells('engine (tracker, ingress)')).toEqual(['2.3 cores']);
+    // The engine's 4.6 ms a debit and nothing else: the bank simulator and the stack apart.
+    expect(cells("the engine's services")).toEqual(['2.3 cores']);
+  });
+
   it('gives what each service held under its Kubernetes memory limit, where the run ran under them', () => {
     const limited = {
       machine: { cpuModel: 'AMD EPYC', versions: { commit: 'abc1234' } } as never,

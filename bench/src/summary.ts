@@ -442,8 +442,12 @@ export function floorMs(run: RunSummary): number | undefined {
   return micros / 1000;
 }
 
-/** The engine's own services, as the bench names their processes (the bank simulator and the stack apart). */
-const isEngineService = (process: string) => (engineServices as readonly string[]).includes(process);
+/**
+ * The engine's own services, as the bench names their processes (the bank simulator and the stack apart):
+ * a service in its own process by its name, services together in one by `engine (<their names>)`.
+ */
+const isEngineService = (process: string) =>
+  (engineServices as readonly string[]).includes(process) || process.startsWith('engine (');
 
 /** The issue's targets on the reference machine. */
 export const targets = {
