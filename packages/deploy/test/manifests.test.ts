@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { parseDockerfile } from '../src/dockerfile.ts';
 import { defaultKafkaTopicOptions } from '../src/kafka-topics.ts';
 import { k8sDir, type Overlay, overlayDir, overlays, repoRoot } from '../src/paths.ts';
+import { containerEnvironment, type Container as PodContainer } from '../src/pod.ts';
 import { describeProblems, type K8sObject } from '../src/render.ts';
 import { consumedTopics, deployedServiceNames, hostServices, partitionCap } from '../src/services.ts';
 import { at, byKind, named, render } from './helpers.ts';
@@ -132,28 +133,34 @@ function quantity(value: string | number): number {
   return Number(match[1]) * factor;
 }
 
-/** The environment a container starts with: its ConfigMaps' data and env, secrets as placeholders. */
+/** What the operator provides, as the README describes it: rp-secrets with an example of every key. */
+const operatorExamples: readonly K8sObject[] = [
+  {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: operatorProvided.secret },
+    stringData: secretExamples,
+  },
+  ...Object.entries(configMapExamples).map(
+    ([name, data]): K8sObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data }),
+  ),
+];
+
+/**
+ * The environment a container starts with, as the kubelet resolves it (`@rp/deploy/pod`), the operator's
+ * objects being the README's examples. A Secret only through secretKeyRef, one variable at a time, and
+ * every variable either a value or a secretKeyRef.
+ */
 function containerEnv(container: Container, objects: readonly K8sObject[]): Record<string, string> {
-  const env: Record<string, string> = {};
   for (const from of container.envFrom ?? []) {
     if (from.secretRef) throw new Error(`${container.name}: envFrom a Secret; use secretKeyRef per variable`);
-    const name = from.configMapRef?.name ?? '';
-    const data = named(objects, 'ConfigMap', name)?.data ?? configMapExamples[name];
-    if (!data)
-      throw new Error(`${container.name}: envFrom a ConfigMap that is neither rendered nor described`);
-    Object.assign(env, data);
   }
   for (const variable of container.env ?? []) {
-    if (variable.value !== undefined) env[variable.name] = variable.value;
-    else if (at(variable.valueFrom, 'secretKeyRef')) {
-      const key = String(at(variable.valueFrom, 'secretKeyRef', 'key'));
-      const example = secretExamples[key];
-      if (example === undefined)
-        throw new Error(`${container.name}: give secretExamples an example of the key ${key}`);
-      env[variable.name] = example;
-    } else throw new Error(`${container.name}: ${variable.name} has neither a value nor a secretKeyRef`);
+    if (variable.value === undefined && !at(variable.valueFrom, 'secretKeyRef')) {
+      throw new Error(`${container.name}: ${variable.name} has neither a value nor a secretKeyRef`);
+    }
   }
-  return env;
+  return containerEnvironment(container as PodContainer, [...objects, ...operatorExamples]);
 }
 
 /** Whether a Deployment runs the engine (`args: ["engine"]`), hosting several services. */
