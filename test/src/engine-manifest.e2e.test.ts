@@ -4,6 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
+import { configMapObject, operatorExampleObjects } from '@rp/deploy/operator-examples';
 import { overlayDir, repoRoot } from '@rp/deploy/paths';
 import {
   type Container,
@@ -43,20 +44,14 @@ type Json = Record<string, unknown>;
 // What the operator provides.
 
 /**
- * What the operator creates in the namespace and the repository never holds (infra/k8s/README.md, "What
- * the operator provides"), with the README's example values: what a cluster would hold, cluster addresses
- * included, which are replaced below like the rendered ones. The participants are the demo overlay's
- * example with their banks at the local stand-in (no bank answers at a cluster's address here); the CDV
- * tables are the synthetic ones without the rows that name an exception code, since the operator's files
- * are loaded with no exception rules registered (the validator refuses a code it has no rule for).
+ * What the operator creates in the namespace and the repository never holds, with the README's example
+ * values (`@rp/deploy/operator-examples`): what a cluster would hold, cluster addresses included, which are
+ * replaced below like the rendered ones. The participants are the demo overlay's example with their banks
+ * at the local stand-in (no bank answers at a cluster's address here); the CDV tables are the synthetic
+ * ones without the rows that name an exception code, since the operator's files are loaded with no
+ * exception rules registered (the validator refuses a code it has no rule for).
  */
 function operatorObjects(standIn: string): K8sObject[] {
-  const configMap = (name: string, data: Record<string, string>): K8sObject => ({
-    apiVersion: 'v1',
-    kind: 'ConfigMap',
-    metadata: { name },
-    data,
-  });
   const participants = (
     JSON.parse(readFileSync(join(overlayDir('demo'), 'participants.json'), 'utf8')) as Json[]
   ).map((bank) => ({
@@ -78,31 +73,9 @@ function operatorObjects(standIn: string): K8sObject[] {
     )
     .join('\n');
   return [
-    {
-      apiVersion: 'v1',
-      kind: 'Secret',
-      metadata: { name: 'rp-secrets' },
-      stringData: {
-        'mongodb-uri': 'mongodb://rp:example-password@mongodb:27017/?replicaSet=rs0',
-        'bank-signing-secrets': '{"250655":["whsec_example_0123456789abcdef"]}',
-        'console-admin-client-secret': 'example-console-client-secret-0123456789',
-        'scheme-clients': `[{"id":"example-clearing-house","tokenSha256":"${'ab'.repeat(32)}"}]`,
-      },
-    },
-    configMap('rp-bank-auth', {
-      BANK_AUTH_ISSUER: 'https://idp.example.com/oauth2',
-      BANK_AUTH_JWKS_URL: 'https://idp.example.com/oauth2/jwks',
-    }),
-    configMap('rp-admin-auth', {
-      ADMIN_AUTH_ISSUER: 'https://sso.example.com/realms/operations',
-      ADMIN_AUTH_JWKS_URL: 'https://sso.example.com/realms/operations/jwks',
-    }),
-    configMap('rp-console-auth', {
-      ADMIN_AUTH_TOKEN_URL: 'https://sso.example.com/realms/operations/token',
-      ADMIN_CLIENT_ID: 'rp-console',
-    }),
-    configMap('rp-participants', { 'participants.json': JSON.stringify(participants, null, 2) }),
-    configMap('rp-cdv-tables', {
+    ...operatorExampleObjects(),
+    configMapObject('rp-participants', { 'participants.json': JSON.stringify(participants, null, 2) }),
+    configMapObject('rp-cdv-tables', {
       parameters: withoutExceptionCodes,
       branches: readFileSync(tables.branchFile, 'utf8'),
     }),
@@ -134,9 +107,24 @@ interface Here {
  * names that keep this run apart from every other on the same stack. The first three kinds are found in
  * the pod's environment by `clusterOnly`; the test fails when they are not exactly the ones listed here.
  */
-const replaced: Readonly<
-  Record<string, { readonly kind: Replacement; readonly why: string; here(value: string, at: Here): string }>
-> = {
+interface Replaced {
+  readonly kind: Replacement;
+  readonly why: string;
+  here(value: string, at: Here): string;
+}
+/** A path in one of the pod's volumes: the same file, written here. */
+const volumeFile = (volume: string): Replaced => ({
+  kind: 'file',
+  why: `a file of the ${volume} volume; the same file, written here`,
+  here: (value, at) => at.file(value),
+});
+/** One of the pod's ports: a free port here. */
+const podPort = (why: string): Replaced => ({
+  kind: 'port',
+  why: `${why}; a free port`,
+  here: (value, at) => at.port(value),
+});
+const replaced: Readonly<Record<string, Replaced>> = {
   KAFKA_BROKERS: {
     kind: 'endpoint',
     why: "rp-config: the cluster's Kafka (the rp-kafka bootstrap); the local stack's brokers",
@@ -177,46 +165,14 @@ const replaced: Readonly<
     why: "rp-admin-auth (the operator's): the operators' identity provider's keys; the stand-in's",
     here: (_, at) => `${at.standIn}/operators-idp/jwks`,
   },
-  PARTICIPANTS: {
-    kind: 'file',
-    why: 'a file of the rp-participants volume; the same file, written here',
-    here: (value, at) => at.file(value),
-  },
-  CDV_PARAMETER_FILE: {
-    kind: 'file',
-    why: 'a file of the rp-cdv-tables volume; the same file, written here',
-    here: (value, at) => at.file(value),
-  },
-  CDV_BRANCH_FILE: {
-    kind: 'file',
-    why: 'a file of the rp-cdv-tables volume; the same file, written here',
-    here: (value, at) => at.file(value),
-  },
-  ENGINE_PORT: {
-    kind: 'port',
-    why: "the engine's own probes, the pod's http port; a free port",
-    here: (value, at) => at.port(value),
-  },
-  INGRESS__PORT: {
-    kind: 'port',
-    why: "the ingress's port in the pod; a free port",
-    here: (value, at) => at.port(value),
-  },
-  VALIDATOR__PORT: {
-    kind: 'port',
-    why: "the validator's port in the pod; a free port",
-    here: (value, at) => at.port(value),
-  },
-  DISPATCHER__PORT: {
-    kind: 'port',
-    why: "the dispatcher's port in the pod; a free port",
-    here: (value, at) => at.port(value),
-  },
-  TRACKER__PORT: {
-    kind: 'port',
-    why: "the tracker's port in the pod; a free port",
-    here: (value, at) => at.port(value),
-  },
+  PARTICIPANTS: volumeFile('rp-participants'),
+  CDV_PARAMETER_FILE: volumeFile('rp-cdv-tables'),
+  CDV_BRANCH_FILE: volumeFile('rp-cdv-tables'),
+  ENGINE_PORT: podPort("the engine's own probes, the pod's http port"),
+  INGRESS__PORT: podPort("the ingress's port in the pod"),
+  VALIDATOR__PORT: podPort("the validator's port in the pod"),
+  DISPATCHER__PORT: podPort("the dispatcher's port in the pod"),
+  TRACKER__PORT: podPort("the tracker's port in the pod"),
   MONGODB_DATABASE: {
     kind: 'isolation',
     why: "rp-store: the cluster's database; a fresh one, as every end-to-end test has, dropped after",

@@ -212,13 +212,10 @@ export function writeVolumes(
       );
     }
     mounts.set(mount.mountPath, mount.subPath ? join(local, mount.subPath) : local);
-    // An optional source that is missing mounts an empty folder.
-    const data = source?.data ?? {};
-    const items =
-      source?.data === undefined
-        ? []
-        : (source.items ?? Object.keys(data).map((key) => ({ key, path: key })));
-    for (const item of items) {
+    // An emptyDir, or an optional source that is missing, mounts an empty folder.
+    const data = source?.data;
+    if (data === undefined) continue;
+    for (const item of source?.items ?? Object.keys(data).map((key) => ({ key, path: key }))) {
       const value = data[item.key];
       if (value === undefined)
         throw new Error(`volume ${volume.name}: no key ${item.key}; the pod would not start`);

@@ -7,6 +7,7 @@ import { loadConfig, serviceScope } from '@rp/runtime';
 import { describe, expect, it } from 'vitest';
 import { parseDockerfile } from '../src/dockerfile.ts';
 import { defaultKafkaTopicOptions } from '../src/kafka-topics.ts';
+import { operatorExampleObjects } from '../src/operator-examples.ts';
 import { k8sDir, type Overlay, overlayDir, overlays, repoRoot } from '../src/paths.ts';
 import { containerEnvironment, type Container as PodContainer } from '../src/pod.ts';
 import { describeProblems, type K8sObject } from '../src/render.ts';
@@ -28,31 +29,6 @@ const operatorProvided = {
 };
 /** Variables that carry credentials although their spec type is not secret() (a URI with a password). */
 const credentialVariables = ['MONGODB_URI'];
-/** An example value of every key of rp-secrets, in the format the README documents. */
-const secretExamples: Readonly<Record<string, string>> = {
-  'mongodb-uri': 'mongodb://rp:example-password@mongodb:27017/?replicaSet=rs0',
-  'bank-signing-secrets': '{"250655":["whsec_example_0123456789abcdef"]}',
-  'console-admin-client-secret': 'example-console-client-secret-0123456789',
-  'scheme-clients': `[{"id":"example-clearing-house","tokenSha256":"${'ab'.repeat(32)}"}]`,
-  'bank-oauth-clients': '{"250655":"example-client-secret-0123456789"}',
-};
-
-/** What the operator's own ConfigMaps read through envFrom hold, as the README describes them. */
-const configMapExamples: Readonly<Record<string, Record<string, string>>> = {
-  'rp-bank-auth': {
-    BANK_AUTH_ISSUER: 'https://idp.example.com/oauth2',
-    BANK_AUTH_JWKS_URL: 'https://idp.example.com/oauth2/jwks',
-  },
-  'rp-admin-auth': {
-    ADMIN_AUTH_ISSUER: 'https://sso.example.com/realms/operations',
-    ADMIN_AUTH_JWKS_URL: 'https://sso.example.com/realms/operations/jwks',
-  },
-  'rp-console-auth': {
-    ADMIN_AUTH_TOKEN_URL: 'https://sso.example.com/realms/operations/token',
-    ADMIN_CLIENT_ID: 'rp-console',
-  },
-};
-
 const productionServices = deployedServiceNames().filter((s) => !simulators.includes(s));
 /** The services in the engine's pods where an overlay runs them together (components/engine). */
 const inEngine = ['tracker', 'validator', 'dispatcher', 'ingress'];
@@ -133,19 +109,6 @@ function quantity(value: string | number): number {
   return Number(match[1]) * factor;
 }
 
-/** What the operator provides, as the README describes it: rp-secrets with an example of every key. */
-const operatorExamples: readonly K8sObject[] = [
-  {
-    apiVersion: 'v1',
-    kind: 'Secret',
-    metadata: { name: operatorProvided.secret },
-    stringData: secretExamples,
-  },
-  ...Object.entries(configMapExamples).map(
-    ([name, data]): K8sObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data }),
-  ),
-];
-
 /**
  * The environment a container starts with, as the kubelet resolves it (`@rp/deploy/pod`), the operator's
  * objects being the README's examples. A Secret only through secretKeyRef, one variable at a time, and
@@ -160,7 +123,7 @@ function containerEnv(container: Container, objects: readonly K8sObject[]): Reco
       throw new Error(`${container.name}: ${variable.name} has neither a value nor a secretKeyRef`);
     }
   }
-  return containerEnvironment(container as PodContainer, [...objects, ...operatorExamples]);
+  return containerEnvironment(container as PodContainer, [...objects, ...operatorExampleObjects()]);
 }
 
 /** Whether a Deployment runs the engine (`args: ["engine"]`), hosting several services. */

@@ -2,15 +2,11 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { configMapObject } from '../src/operator-examples.ts';
 import { type Container, containerEnvironment, type PodSpec, probeTarget, writeVolumes } from '../src/pod.ts';
 import type { K8sObject } from '../src/render.ts';
 
-const configMap = (name: string, data: Record<string, string>): K8sObject => ({
-  apiVersion: 'v1',
-  kind: 'ConfigMap',
-  metadata: { name },
-  data,
-});
+const configMap = configMapObject;
 const secret = (
   name: string,
   data: Record<string, string>,
