@@ -448,7 +448,7 @@ const internalRows: readonly RowSpec[] = [
       {
         title: 'Snapshot writes and conflicts',
         description:
-          'Snapshot writes (one per transaction per batch), and transactions whose snapshot held changes the cache said were new.',
+          'Snapshot write commands (each the writes of up to 25 transactions), and transactions whose snapshot held changes the cache said were new.',
         type: 'timeseries',
         unit: 'ops',
         queries: [

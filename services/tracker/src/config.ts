@@ -27,7 +27,7 @@ export const trackerConfigSpec = defineConfig({
   }),
   TRACKER_SNAPSHOT_INTERVAL: duration({
     default: 500,
-    doc: "Longest wait of applied changes for their snapshot write (written before each commit of the state topic's offsets; a transaction's first change at once); 0 writes every batch",
+    doc: "Longest wait of applied changes for their snapshot write (written before each commit of the consumed topics' offsets); 0 writes every batch",
   }),
   TRACKER_RECORD_EVENT_DELIVERIES: bool({
     default: false,

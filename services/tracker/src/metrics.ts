@@ -59,7 +59,7 @@ export function trackerMetrics(metrics: Metrics): TrackerMetrics {
   );
   const writes = metrics.counter(
     'rp_tracker_snapshot_writes_total',
-    'Snapshot writes (one per transaction per batch)',
+    'Snapshot write commands (each the writes of up to 25 transactions, one more a guard conflict)',
   );
   const conflicts = metrics.counter(
     'rp_tracker_snapshot_conflicts_total',
