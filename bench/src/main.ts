@@ -10,6 +10,7 @@
  * `--only codec` runs them alone. `--only queue-memory` (not part of the full run: it took 41 min here)
  * measures each service's memory with a queue of a million debits beside a tenth of it. `--only soak`
  * (not part of the full run either) holds one steady rate for many minutes and reads each minute.
+ * `--only catch-up` (nor this) has the tracker alone catch up on a backlog after it was away.
  */
 import { mkdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -46,14 +47,15 @@ import { startCpuReferences } from './reference.ts';
 import { formatTable, type Report, type Row, writeReport } from './report.ts';
 import { bankSimulatorLogBench } from './simulator-memory.ts';
 import { soakBench, soakRate } from './soak.ts';
+import { trackerCatchUpBench } from './tracker-catch-up.ts';
 import { trackerCacheBench } from './tracker-memory.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const usage = `Usage: npm run bench -- [options]
 
   --quick               every part, short (seconds, not minutes): rougher figures
-  --only PART           limits, pipeline, codec, queue-memory or soak (default: all but queue-memory
-                        and soak)
+  --only PART           limits, pipeline, codec, queue-memory, soak or catch-up (default: all but
+                        queue-memory, soak and catch-up)
   --duration S          seconds of load in the burst, in each window of the search and in the latency
                         phase (default 60; --quick 10)
   --steps N             windows tried at most in the search for the sustained rate (default 6; --quick 2)
@@ -70,6 +72,9 @@ const usage = `Usage: npm run bench -- [options]
   --sample N            transactions of a sustained window whose latency and posting order are followed (default 300; the latency phase follows all of its)
   --large-queue N       debits queued by --only queue-memory (default 1000000)
   --soak-minutes M      minutes of steady load in --only soak, each read on its own (default 15)
+  --catch-up-debits N   debits in the backlog of --only catch-up: the tracker, started after it was away
+                        (--outage seconds), catching up with TRACKER_SNAPSHOT_INTERVAL at 500 ms and at
+                        5 s, alternating (default 6000, made at --rate or 150 a second; --quick 1000)
   --profile             every service under node --cpu-prof: its CPU by package, and the busiest
                         service's top functions, in the table (profiles in bench/results/profiles/)
   --heap-sample S,...   with --only soak: these services' heaps sampled in the middle minute (V8's sampling
@@ -111,6 +116,7 @@ function parseOptions() {
       queue: { type: 'string' },
       'large-queue': { type: 'string' },
       'soak-minutes': { type: 'string' },
+      'catch-up-debits': { type: 'string' },
       outage: { type: 'string' },
       sample: { type: 'string' },
       postings: { type: 'string' },
@@ -149,6 +155,7 @@ const settings = {
   queue: number(values.queue, quick ? 500 : 10_000, 'queue'),
   largeQueue: number(values['large-queue'], quick ? 20_000 : 1_000_000, 'large-queue'),
   soakMinutes: Math.floor(number(values['soak-minutes'], quick ? 2 : 15, 'soak-minutes')),
+  catchUpDebits: Math.floor(number(values['catch-up-debits'], quick ? 1_000 : 6_000, 'catch-up-debits')),
   outageSeconds: number(values.outage, quick ? 10 : 60, 'outage'),
   sample: number(values.sample, quick ? 100 : 300, 'sample'),
   postings: Math.floor(number(values.postings, quick ? 100 : 2_000, 'postings')),
@@ -167,9 +174,10 @@ const settings = {
   httpWarmUp: quick ? 5_000 : 20_000,
   httpConnections: 32,
 };
-if (!['all', 'limits', 'pipeline', 'codec', 'queue-memory', 'soak'].includes(settings.only)) {
-  refuse(`--only: limits, pipeline, codec, queue-memory or soak, not "${settings.only}"`);
+if (!['all', 'limits', 'pipeline', 'codec', 'queue-memory', 'soak', 'catch-up'].includes(settings.only)) {
+  refuse(`--only: limits, pipeline, codec, queue-memory, soak or catch-up, not "${settings.only}"`);
 }
+if (settings.only === 'catch-up' && settings.catchUpDebits < 1) refuse('--catch-up-debits: at least 1');
 if (settings.only === 'soak' && settings.soakMinutes < 1) refuse('--soak-minutes: at least 1');
 if (settings.k8sMemory && !['all', 'pipeline', 'soak'].includes(settings.only)) {
   refuse(
@@ -388,6 +396,28 @@ if (settings.only === 'queue-memory') {
         large: settings.largeQueue,
         concurrency: 32,
         releaseMinutes: 30,
+      },
+      log,
+    )),
+  );
+}
+
+if (settings.only === 'catch-up') {
+  const rate = settings.rate !== undefined && settings.rate > 0 ? settings.rate : 150;
+  log(
+    `tracker catch-up: ${settings.catchUpDebits} debits at ${rate}/s, the tracker away ${settings.outageSeconds} s`,
+  );
+  rows.push(
+    ...(await trackerCatchUpBench(
+      {
+        root,
+        endpoints,
+        run: `${run}-cu`,
+        debits: settings.catchUpDebits,
+        rate,
+        journeySeconds: 1,
+        outageSeconds: settings.outageSeconds,
+        rounds: quick ? 1 : 2,
       },
       log,
     )),

@@ -7,7 +7,9 @@ import {
   completedDebitJourney,
   decodeAvro,
   encodeAvro,
+  nextState,
   parseJsonExact,
+  type TransactionState,
   type TransactionStateChanged,
   validate,
 } from '@rp/contracts';
@@ -24,28 +26,28 @@ export function collector(): () => void {
 }
 
 /**
- * What one completed debit keeps of the tracker's heap while its cache holds it (up to
- * `TRACKER_CACHE_SIZE` of them, 100,000 by default): `count` debits, each with its own UETR and message
- * ids, are sequenced through their nine changes as the tracker does it (each change decoded from Avro, so
- * that its strings are the ones a consumed record gives), with the messages their snapshot holds; the
- * heap in use after a full collection, less the heap before, over the count. And what its payload keeps
- * while the payload cache holds it (the latest 10,000 transactions'), measured the same way.
+ * `count` completed on-us debits, each its nine state changes as the emitters make them (its own UETR and
+ * message ids, the example's payload on every change, the two status reports on the changes that carry
+ * them, each change's states from the one before), journey by journey.
  */
-export function trackerCacheBench(options: { root: string; count: number }): Row[] {
-  const text = readFileSync(join(options.root, 'avro', 'examples', 'TransactionStateChanged.json'), 'utf8');
+export function debitJourneys(root: string, count: number): TransactionStateChanged[][] {
+  const text = readFileSync(join(root, 'avro', 'examples', 'TransactionStateChanged.json'), 'utf8');
   const checked = validate('TransactionStateChanged', parseJsonExact(text));
   if (!checked.ok) throw new Error('TransactionStateChanged.json is not a valid TransactionStateChanged');
   const example = checked.value as TransactionStateChanged;
   const payload = example.transaction;
   if (payload === undefined) throw new Error('TransactionStateChanged.json carries no transaction');
-  const gc = collector();
-  const kept: TrackedTransaction[] = [];
-  // The records are made before the first reading, so that only what the transactions keep is counted.
-  const journeys = Array.from({ length: options.count }, () => {
+  const { fromState: _from, statusReport, ...rest } = example;
+  return Array.from({ length: count }, () => {
     const uetr = randomUUID();
     const messageIdentification = `RP${randomUUID().replaceAll('-', '').slice(0, 22)}`;
-    return completedDebitJourney.map((eventType, index) => {
-      const { fromState: _from, statusReport, ...rest } = example;
+    const transaction = {
+      ...payload,
+      messageIdentifiers: { ...payload.messageIdentifiers, messageIdentification },
+      transactionIdentifiers: { ...payload.transactionIdentifiers, uetr },
+    } as NonNullable<TransactionStateChanged['transaction']>;
+    let state: TransactionState | undefined;
+    return completedDebitJourney.map((eventType) => {
       // The two reports of a journey: the validator's to the bank that sent it, the actioning bank's.
       const report =
         statusReport !== undefined && reportsAt.includes(eventType)
@@ -59,21 +61,45 @@ export function trackerCacheBench(options: { root: string; count: number }): Row
               },
             }
           : {};
+      const toState = nextState(state, eventType);
       const value: TransactionStateChanged = {
         ...rest,
         ...report,
         uetr,
         eventType,
-        transaction: {
-          ...payload,
-          messageIdentifiers: { ...payload.messageIdentifiers, messageIdentification },
-          transactionIdentifiers: { ...payload.transactionIdentifiers, uetr },
-        } as NonNullable<TransactionStateChanged['transaction']>,
-        ...(index === 0 ? {} : { fromState: example.toState }),
+        toState,
+        transaction,
+        ...(state === undefined ? {} : { fromState: state }),
       };
-      return encodeAvro('TransactionStateChanged', value);
+      state = toState;
+      return value;
     });
   });
+}
+
+/**
+ * The journeys as their records carry them, made in a frame of their own so that nothing in the caller's
+ * holds the values they were encoded from when the heap is first read.
+ */
+function encodedJourneys(root: string, count: number): Buffer[][] {
+  return debitJourneys(root, count).map((journey) =>
+    journey.map((value) => encodeAvro('TransactionStateChanged', value)),
+  );
+}
+
+/**
+ * What one completed debit keeps of the tracker's heap while its cache holds it (up to
+ * `TRACKER_CACHE_SIZE` of them, 100,000 by default): `count` debits, each with its own UETR and message
+ * ids, are sequenced through their nine changes as the tracker does it (each change decoded from Avro, so
+ * that its strings are the ones a consumed record gives), with the messages their snapshot holds; the
+ * heap in use after a full collection, less the heap before, over the count. And what its payload keeps
+ * while the payload cache holds it (the latest 10,000 transactions'), measured the same way.
+ */
+export function trackerCacheBench(options: { root: string; count: number }): Row[] {
+  const gc = collector();
+  const kept: TrackedTransaction[] = [];
+  // The records are made before the first reading, so that only what the transactions keep is counted.
+  const journeys = encodedJourneys(options.root, options.count);
   gc();
   const before = process.memoryUsage().heapUsed;
   for (const journey of journeys) {
