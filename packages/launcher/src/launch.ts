@@ -3,7 +3,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream, existsSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { serviceStartOrder } from '@rp/contracts';
+import { type EngineService, serviceStartOrder } from '@rp/contracts';
 import { type Dropped, dropOwned } from '@rp/local-stack';
 import type { Participant } from '@rp/pipeline';
 import { clientCredentialsTokens, type OperatorRole, serviceScope } from '@rp/runtime';
@@ -15,7 +15,7 @@ import { clientCredentialsTokens, type OperatorRole, serviceScope } from '@rp/ru
 export const pipelineServices = ['bank-simulator', ...serviceStartOrder] as const;
 export type PipelineService = (typeof pipelineServices)[number];
 /** The services the engine can run together in one process: all but the bank simulator. */
-export type EngineService = Exclude<PipelineService, 'bank-simulator'>;
+export type { EngineService };
 
 /** Where the infrastructure lives (the local stack's, a test run's or an operator's own). */
 export interface PipelineEndpoints {

@@ -1,4 +1,4 @@
-import { serviceStartOrder } from '@rp/contracts';
+import { type EngineService, serviceStartOrder } from '@rp/contracts';
 import { startDispatcher } from '@rp/dispatcher';
 import { startEventPublisher } from '@rp/event-publisher';
 import { startIngress } from '@rp/ingress';
@@ -15,7 +15,7 @@ import { startValidator } from '@rp/validator';
 
 /** The services the engine can run, in the order it starts them (they stop in the reverse order). */
 export const engineServices = serviceStartOrder;
-export type EngineService = (typeof engineServices)[number];
+export type { EngineService };
 
 const starters: Readonly<Record<EngineService, ServiceStarter>> = {
   tracker: startTracker,
