@@ -43,6 +43,7 @@ import {
 } from './path-times.ts';
 import { type PostgresCounters, postgresRows } from './postgres.ts';
 import { CopyWriter, copyJourney, copyParts, type RawRecord, readJourney } from './postings.ts';
+import { engineProcessName } from './process-names.ts';
 import { type ProfileSummary, summarizeProfiles } from './profile.ts';
 import type { CpuReference } from './reference.ts';
 import type { Row } from './report.ts';
@@ -178,7 +179,7 @@ export function serviceProcesses(
   }
   return processes.map((process) => {
     const services = process.pid === undefined ? [] : (byPid.get(process.pid) ?? []);
-    return services.length > 1 ? { ...process, name: `engine (${services.join(', ')})` } : process;
+    return services.length > 1 ? { ...process, name: engineProcessName(services) } : process;
   });
 }
 

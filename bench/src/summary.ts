@@ -18,6 +18,7 @@ import { basename, dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { engineServices } from '@rp/contracts';
+import { isEngineProcessName } from './process-names.ts';
 import { invokedFrom, runAsProgram } from './program.ts';
 import type { Report, Row } from './report.ts';
 import { type Drift, drift } from './stats.ts';
@@ -444,10 +445,10 @@ export function floorMs(run: RunSummary): number | undefined {
 
 /**
  * The engine's own services, as the bench names their processes (the bank simulator and the stack apart):
- * a service in its own process by its name, services together in one by `engine (<their names>)`.
+ * a service in its own process by its name, services together in one by `engineProcessName`.
  */
 const isEngineService = (process: string) =>
-  (engineServices as readonly string[]).includes(process) || process.startsWith('engine (');
+  (engineServices as readonly string[]).includes(process) || isEngineProcessName(process);
 
 /** The issue's targets on the reference machine. */
 export const targets = {
