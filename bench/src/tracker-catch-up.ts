@@ -1,5 +1,6 @@
 import { avroTypeOptions, type TransactionStateChanged } from '@rp/contracts';
 import { consumerGroupName, createAvroSerde, createKafka } from '@rp/kafka';
+import { dropOwned } from '@rp/local-stack';
 import { createPipelineProducer, resolveTopicNames, topicSpecs } from '@rp/pipeline';
 import { createLogger, createMetrics } from '@rp/runtime';
 import { connectStore } from '@rp/store';
@@ -76,7 +77,7 @@ export async function trackerCatchUpBench(
   const results: CatchUp[] = [];
   for (let round = 0; round < options.rounds; round += 1) {
     for (const setting of settings) {
-      const result = await catchUpOnce(options, setting, `${options.run}-${round}-${setting.intervalMs}`);
+      const result = await catchUpOnce(options, setting, `${options.run}-${round}-${setting.intervalMs}ms`);
       log(
         `tracker catch-up, ${setting.name}: ${result.records} records applied in ${round2(result.postedSeconds)} s, committed in ${round2(result.seconds)} s, ${round2(result.snapshotWrites / options.debits)} snapshot updates a debit`,
       );
@@ -121,7 +122,7 @@ function catchUpRow(options: TrackerCatchUpOptions, runs: readonly CatchUp[]): R
         run.machineCpuSeconds === undefined ? undefined : per(run.machineCpuSeconds) * 1000,
       ),
       2,
-    )} ms, the tracker's ${list(
+    )} ms, the process's own (the tracker's, with the bench's reads of its progress) ${list(
       runs.map((run) => per(run.processCpuSeconds) * 1000),
       2,
     )} ms; at most ${list(
@@ -147,9 +148,10 @@ async function catchUpOnce(options: TrackerCatchUpOptions, setting: Setting, run
   });
   let snapshotWrites = 0;
   let snapshotCommands = 0;
+  const database = run.replace(/[-.]/g, '_');
   const store = await connectStore({
     uri: options.endpoints.mongodbUri,
-    database: run.replace(/[-.]/g, '_'),
+    database,
     appName: run,
     onCommand: (event) => {
       if (event.collection !== 'transactions' || event.statements === undefined) return;
@@ -244,6 +246,12 @@ async function catchUpOnce(options: TrackerCatchUpOptions, setting: Setting, run
     await admin.disconnect();
     await store.close();
     await kafka.close();
+    // The run's topics (its namespace's, and the tracker's retry and dead-letter topics named after
+    // them), their schema subjects and its database.
+    await dropOwned(
+      { ...options.endpoints, kafkaBrokers: [...options.endpoints.kafkaBrokers] },
+      (name) => name.includes(`${run}.`) || name === database,
+    );
   }
 }
 
