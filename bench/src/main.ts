@@ -10,7 +10,8 @@
  * `--only codec` runs them alone. `--only queue-memory` (not part of the full run: it took 41 min here)
  * measures each service's memory with a queue of a million debits beside a tenth of it. `--only soak`
  * (not part of the full run either) holds one steady rate for many minutes and reads each minute.
- * `--only catch-up` (nor this) has the tracker alone catch up on a backlog after it was away.
+ * `--only catch-up` (not part of the full run either) has the tracker alone catch up on a backlog after
+ * it was away.
  */
 import { mkdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
