@@ -183,7 +183,7 @@ async function catchUpOnce(options: TrackerCatchUpOptions, setting: Setting, run
       const away = options.outageSeconds * 1000 - (performance.now() - began);
       if (away > 0) await new Promise((resolve) => setTimeout(resolve, away));
       const ends = await admin.fetchTopicOffsets(stateTopic);
-      const records = ends.reduce((sum, partition) => sum + Number(partition.offset), 0);
+      const records = ends.reduce((sum, partition) => sum + Number(partition.high), 0);
 
       const metrics = createMetrics({ service: serviceName, defaultMetrics: false });
       const tracker = createTrackerService({
