@@ -3,6 +3,7 @@ import { eventPublisherConfigSpec } from '@rp/event-publisher';
 import { registerZstd } from '@rp/kafka';
 import {
   anyTimeWindows,
+  clearOfDayEnd,
   defaultBank,
   type EngineService,
   launchPipeline,
@@ -12,6 +13,7 @@ import {
   pipelineServices,
   pipelineWindowKeeper,
   sampleOnUsDebit,
+  schedulerWindows,
   stopAndDrop,
 } from '@rp/launcher';
 import { stateHeader } from '@rp/scheduler';
@@ -1341,6 +1343,12 @@ export async function pipelineBench(
     const keeper = pipelineWindowKeeper(pipeline, log);
     await keeper.openToday();
     stopKeeper = keeper.every(5_000);
+    // No phase starts that the day's reconciliation close, at midnight in Johannesburg, would cut short
+    // (it reconciles every journey in flight then): one that could not end before it waits for the new
+    // business day's window. A phase's budget: its load, and five minutes to drain and read.
+    const windowsNow = schedulerWindows(pipeline);
+    const clearOfMidnight = (loadSeconds: number) =>
+      clearOfDayEnd((loadSeconds + 300) * 1_000, { schedulers: [windowsNow], log });
     // Warm-up: connections, schemas, JIT; not measured.
     const warm = await warmUp(probe, options.root);
 
@@ -1395,6 +1403,7 @@ export async function pipelineBench(
 
     // Phase 1: the burst, a closed loop at the given concurrency for the duration: the ingress takes debits
     // faster than the journeys complete, so this is the rate at which a backlog drains.
+    await clearOfMidnight(options.durationSeconds);
     log(`burst: ${options.concurrency} debits in flight for ${options.durationSeconds} s`);
     await probe.bank.reset();
     const burstBefore = await probe.completed();
@@ -1463,6 +1472,7 @@ export async function pipelineBench(
     const windows: SteadyWindow[] = [];
     let offered = options.rate ?? Math.max(1, burstRate * 0.6);
     for (let step = 0; step < steps; step += 1) {
+      await clearOfMidnight(options.durationSeconds);
       settled.push([
         `window ${step + 1}`,
         await settle(probe, infrastructure, `the window at ${round(offered, 1)}/s`, log, threshold),
@@ -1503,6 +1513,7 @@ export async function pipelineBench(
 
     // Phase 3: latency at half of the sustained rate, open loop.
     const halfRate = Math.max(1, rate / 2);
+    await clearOfMidnight(options.durationSeconds);
     settled.push(['latency', await settle(probe, infrastructure, 'the latency phase', log, threshold)]);
     log(`latency: ${round(halfRate, 1)} debits/s for ${options.durationSeconds} s`);
     await probe.bank.reset();
@@ -1592,6 +1603,7 @@ export async function pipelineBench(
 
     // Phase 4: a bank outage under load, then the catch-up.
     if (options.outageSeconds > 0) {
+      await clearOfMidnight(options.outageSeconds);
       log(
         `recovery: the bank answers 503 for ${options.outageSeconds} s under ${round(halfRate, 1)} debits/s`,
       );

@@ -7,6 +7,7 @@ import type { PipelineService } from '@rp/launcher';
 import { type ComponentName, killComponent, readStackEnv, stackUp } from '@rp/local-stack';
 import { CompressionCodecs, CompressionTypes, Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { clearOfDayEndFor } from './day-end.ts';
 import {
   booksOf,
   completedPosting,
@@ -42,6 +43,11 @@ const concurrency = Number(process.env.RP_FAULTS_CONCURRENCY ?? 16);
 const inFlightTarget = Number(process.env.RP_FAULTS_IN_FLIGHT ?? Math.ceil(transactions * 0.6));
 /** A round's transactions must all be complete this long after the fault ended. */
 const drainDeadlineMs = Number(process.env.RP_FAULTS_DRAIN_MS ?? 10 * 60_000);
+/**
+ * What a round may take from its first transaction to its books, at most, when all goes well: no round
+ * starts nearer than that to midnight in Johannesburg, whose reconciliation close would cut it short.
+ */
+const roundBudgetMs = Number(process.env.RP_FAULTS_ROUND_BUDGET_MS ?? 8 * 60_000);
 /** The bank both kinds are booked at: the debits' initiating bank, the credits' creditor bank. */
 const bank = '250655';
 /** Every `creditEvery`th transaction of a round is a credit from the clearing house. */
@@ -180,6 +186,7 @@ const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
  * during the fault, the books checked.
  */
 async function round(fault: Fault): Promise<void> {
+  await clearOfDayEndFor(roundBudgetMs);
   const completions = (stats: Awaited<ReturnType<EndToEnd['bank']['stats']>>) =>
     (stats.postingsByName[completedPosting('debit')] ?? 0) +
     (stats.postingsByName[completedPosting('credit')] ?? 0);

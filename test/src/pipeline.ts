@@ -23,6 +23,7 @@ import { collectionNames } from '@rp/store';
 import { infra, uniqueName } from '@rp/testkit';
 import { generateKeyPair, SignJWT } from 'jose';
 import { MongoClient } from 'mongodb';
+import { runningSchedulers } from './day-end.ts';
 import { runningLogDirs } from './failure-report.ts';
 
 export const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -292,7 +293,6 @@ export function metricValue(text: string, name: string, labels: Record<string, s
   return found ? total : 0;
 }
 
-/** The whole pipeline as processes on this test run's infrastructure, with test windows. */
 /** The ingress routes banks call (the clearing house's take its own token). */
 const bankRoutes = new Set([
   'outbound/direct-debit',
@@ -311,6 +311,7 @@ function instructingBank(body: string): string {
   }
 }
 
+/** The whole pipeline as processes on this test run's infrastructure, with test windows. */
 export async function startEndToEnd(
   options: Partial<Omit<LaunchOptions, 'root' | 'endpoints'>> = {},
 ): Promise<EndToEnd> {
@@ -373,6 +374,9 @@ export async function startEndToEnd(
     await pipeline.start(service);
   };
 
+  const schedulerWindows = async () =>
+    (await json(await admin('scheduler', '/admin/windows'), 'windows')) as WindowsView;
+  runningSchedulers.add(schedulerWindows);
   return {
     pipeline,
     endpoints,
@@ -416,7 +420,7 @@ export async function startEndToEnd(
       };
     },
     admin,
-    windows: async () => (await json(await admin('scheduler', '/admin/windows'), 'windows')) as WindowsView,
+    windows: schedulerWindows,
     async openDebitWindow() {
       const answer = (await adminPost(
         onScheduler,
@@ -499,6 +503,7 @@ export async function startEndToEnd(
     restart,
     async stop() {
       stopKeeper();
+      runningSchedulers.delete(schedulerWindows);
       await stopAndDrop(pipeline);
       runningLogDirs.delete(pipeline.logDir);
     },

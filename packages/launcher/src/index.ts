@@ -32,11 +32,15 @@ export {
   sampleCredit,
   sampleOffUsDebit,
   sampleOnUsDebit,
+  untilJohannesburgMidnight,
   validAccount,
 } from './samples.ts';
 export {
+  clearOfDayEnd,
+  type DayEndOptions,
   DebitWindowKeeper,
   type DebitWindowView,
   pipelineWindowKeeper,
+  schedulerWindows,
   type WindowKeeperDeps,
 } from './window-keeper.ts';

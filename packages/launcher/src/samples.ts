@@ -38,6 +38,24 @@ export function johannesburgDate(now: Date = new Date()): string {
   return johannesburgDates.format(now);
 }
 
+const johannesburgTimes = new Intl.DateTimeFormat('en-GB', {
+  timeZone: 'Africa/Johannesburg',
+  hourCycle: 'h23',
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+});
+
+/** Milliseconds from `now` until the business date next changes: midnight in Africa/Johannesburg. */
+export function untilJohannesburgMidnight(now: Date = new Date()): number {
+  const parts = johannesburgTimes.formatToParts(now);
+  const part = (type: Intl.DateTimeFormatPartTypes) =>
+    Number(parts.find((entry) => entry.type === type)?.value ?? 0);
+  const elapsed =
+    ((part('hour') * 60 + part('minute')) * 60 + part('second')) * 1_000 + now.getUTCMilliseconds();
+  return 86_400_000 - elapsed;
+}
+
 export interface SampleDebitOptions {
   readonly uetr?: string;
   readonly messageIdentification?: string;

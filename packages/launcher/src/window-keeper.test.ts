@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { johannesburgDate } from './samples.ts';
-import { DebitWindowKeeper } from './window-keeper.ts';
+import { johannesburgDate, untilJohannesburgMidnight } from './samples.ts';
+import { clearOfDayEnd, DebitWindowKeeper, type DebitWindowView } from './window-keeper.ts';
 
 /**
  * A keeper over a scheduler whose calendar runs on the same clock as the keeper's (which the test moves)
@@ -48,6 +48,83 @@ describe('the business date in Johannesburg', () => {
     expect(johannesburgDate(new Date('2026-12-05T21:59:59.999Z'))).toBe('2026-12-05');
     expect(johannesburgDate(new Date('2026-12-05T22:00:00.000Z'))).toBe('2026-12-06');
     expect(johannesburgDate(new Date('2026-12-31T23:30:00.000Z'))).toBe('2027-01-01');
+  });
+
+  it('is this far from its next change', () => {
+    expect(untilJohannesburgMidnight(new Date('2026-12-05T21:59:59.250Z'))).toBe(750);
+    expect(untilJohannesburgMidnight(new Date('2026-12-05T22:00:00.000Z'))).toBe(86_400_000);
+    expect(untilJohannesburgMidnight(new Date('2026-12-05T10:30:00.000Z'))).toBe(11.5 * 3_600_000);
+    expect(untilJohannesburgMidnight(new Date('2026-12-31T23:30:00.000Z'))).toBe(22.5 * 3_600_000);
+  });
+});
+
+describe('a run kept clear of the end of the business day', () => {
+  /**
+   * A clock that moves a second at each look, and schedulers on it that come to the new date `lateMs`
+   * after midnight (a clock behind, a tick not yet run).
+   */
+  function dayEnd(start: string) {
+    let at = new Date(start).getTime();
+    const lines: string[] = [];
+    let asked = 0;
+    const scheduler = (lateMs: number) => async (): Promise<DebitWindowView> => {
+      asked += 1;
+      return { businessDate: johannesburgDate(new Date(at - lateMs)), debitWindow: { state: 'open' } };
+    };
+    return {
+      scheduler,
+      lines,
+      log: (line: string) => lines.push(line),
+      at: () => new Date(at),
+      tick: () => {
+        at += 1_000;
+        return new Date(at);
+      },
+      asked: () => asked,
+    };
+  }
+
+  it('starts at once when midnight is further off than the run may take, or no pipeline runs', async () => {
+    const clock = dayEnd('2026-12-05T21:50:00Z');
+    const options = { schedulers: [clock.scheduler(0)], log: clock.log, now: clock.at };
+    expect(await clearOfDayEnd(9 * 60_000, options)).toBe(false);
+    expect(await clearOfDayEnd(11 * 60_000, { ...options, schedulers: [] })).toBe(false);
+    expect(clock.asked()).toBe(0);
+    expect(clock.lines).toEqual([]);
+  });
+
+  it('waits past midnight until every scheduler is on the new business date', async () => {
+    const clock = dayEnd('2026-12-05T21:59:57Z');
+    const waited = await clearOfDayEnd(60_000, {
+      schedulers: [clock.scheduler(0), clock.scheduler(3_000)],
+      log: clock.log,
+      now: clock.tick,
+      intervalMs: 0,
+    });
+    expect(waited).toBe(true);
+    // The clock first read a second on (21:59:58); not asked before the date changed here, done once the
+    // later scheduler came to it.
+    expect(clock.at().getTime()).toBeGreaterThanOrEqual(new Date('2026-12-05T22:00:03Z').getTime());
+    expect(clock.at().getTime()).toBeLessThan(new Date('2026-12-05T22:00:06Z').getTime());
+    expect(clock.asked()).toBeGreaterThanOrEqual(4);
+    expect(clock.lines).toEqual([
+      "2 s to midnight in Africa/Johannesburg, less than the 60 s this run may take: it starts on the new business day (the day's reconciliation close reconciles every journey in flight at midnight)",
+    ]);
+  });
+
+  it('says which scheduler is not on the new date once the grace after midnight is over', async () => {
+    const clock = dayEnd('2026-12-05T21:59:58Z');
+    await expect(
+      clearOfDayEnd(60_000, {
+        schedulers: [clock.scheduler(3_600_000), async () => Promise.reject(new Error('connection refused'))],
+        log: clock.log,
+        now: clock.tick,
+        intervalMs: 0,
+        graceMs: 10_000,
+      }),
+    ).rejects.toThrow(
+      'the schedulers are not on the business day after 2026-12-05: still on 2026-12-05; Error: connection refused',
+    );
   });
 });
 

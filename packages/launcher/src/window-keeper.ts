@@ -1,5 +1,5 @@
 import type { Pipeline } from './launch.ts';
-import { johannesburgDate } from './samples.ts';
+import { johannesburgDate, untilJohannesburgMidnight } from './samples.ts';
 
 /** What the keeper reads of the scheduler's window status (`GET /admin/windows`, and the open's answer). */
 export interface DebitWindowView {
@@ -128,12 +128,9 @@ export class DebitWindowKeeper {
   }
 }
 
-/** A keeper of a launched pipeline's debit window: the scheduler's admin API, with an operator's tokens. */
-export function pipelineWindowKeeper(
-  pipeline: Pick<Pipeline, 'url' | 'operatorAuthorization'>,
-  log: (line: string) => void,
-): DebitWindowKeeper {
-  const call = async (method: 'GET' | 'POST', path: string): Promise<DebitWindowView> => {
+/** A launched pipeline's scheduler's window calls (`GET /admin/windows`, the open), with an operator's tokens. */
+function schedulerCalls(pipeline: Pick<Pipeline, 'url' | 'operatorAuthorization'>) {
+  return async (method: 'GET' | 'POST', path: string): Promise<DebitWindowView> => {
     const response = await fetch(`${pipeline.url('scheduler')}${path}`, {
       method,
       headers: {
@@ -147,9 +144,80 @@ export function pipelineWindowKeeper(
     if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${text}`);
     return JSON.parse(text) as DebitWindowView;
   };
+}
+
+/** A launched pipeline's windows as its scheduler sees them (`GET /admin/windows`), for `clearOfDayEnd`. */
+export function schedulerWindows(
+  pipeline: Pick<Pipeline, 'url' | 'operatorAuthorization'>,
+): () => Promise<DebitWindowView> {
+  const call = schedulerCalls(pipeline);
+  return () => call('GET', '/admin/windows');
+}
+
+/** A keeper of a launched pipeline's debit window: the scheduler's admin API, with an operator's tokens. */
+export function pipelineWindowKeeper(
+  pipeline: Pick<Pipeline, 'url' | 'operatorAuthorization'>,
+  log: (line: string) => void,
+): DebitWindowKeeper {
+  const call = schedulerCalls(pipeline);
   return new DebitWindowKeeper({
     windows: () => call('GET', '/admin/windows'),
     open: () => call('POST', '/admin/windows/debit/open'),
     log,
   });
+}
+
+export interface DayEndOptions {
+  /** The schedulers of the pipelines the run drives: their windows as each sees them (`GET /admin/windows`). */
+  readonly schedulers: readonly (() => Promise<DebitWindowView>)[];
+  readonly log: (line: string) => void;
+  readonly now?: () => Date;
+  /** How often the clock is looked at, and the schedulers asked once midnight has passed. */
+  readonly intervalMs?: number;
+  /** How long after midnight a scheduler may take to be on the new date before this gives up. */
+  readonly graceMs?: number;
+}
+
+/**
+ * Resolves when a run of `budgetMs` that starts now is clear of the end of the business day: at once
+ * when midnight in Johannesburg is further off than that (or no scheduler runs), otherwise once it has
+ * passed and every scheduler named is on the new business date. On `anyTimeWindows` the day's
+ * reconciliation window closes at 24:00 and, as it should, reconciles every journey in flight then: a
+ * run that must see its journeys complete (a test, a benchmark, the demo) does not start one it could
+ * not finish before then. What it sends after that is the new day's (a pipeline's `DebitWindowKeeper`
+ * opens its window). Resolves with whether it waited; throws when a scheduler is not on the new date
+ * `graceMs` after midnight.
+ */
+export async function clearOfDayEnd(budgetMs: number, options: DayEndOptions): Promise<boolean> {
+  const now = options.now ?? (() => new Date());
+  const start = now();
+  const left = untilJohannesburgMidnight(start);
+  if (left >= budgetMs || options.schedulers.length === 0) return false;
+  const today = johannesburgDate(start);
+  options.log(
+    `${Math.ceil(left / 1_000)} s to midnight in Africa/Johannesburg, less than the ${Math.ceil(budgetMs / 1_000)} s this run may take: it starts on the new business day (the day's reconciliation close reconciles every journey in flight at midnight)`,
+  );
+  const giveUpAt = start.getTime() + left + (options.graceMs ?? 120_000);
+  let last = 'not asked yet';
+  for (;;) {
+    if (johannesburgDate(now()) > today) {
+      const views = await Promise.all(
+        options.schedulers.map((windows) =>
+          windows().then(
+            (view) => view,
+            (error: unknown) => String(error),
+          ),
+        ),
+      );
+      const waiting = views.filter((view) => typeof view === 'string' || view.businessDate <= today);
+      if (waiting.length === 0) return true;
+      last = waiting
+        .map((view) => (typeof view === 'string' ? view : `still on ${view.businessDate}`))
+        .join('; ');
+    }
+    if (now().getTime() >= giveUpAt) {
+      throw new Error(`the schedulers are not on the business day after ${today}: ${last}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 1_000));
+  }
 }

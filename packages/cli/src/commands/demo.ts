@@ -1,18 +1,22 @@
 import { join } from 'node:path';
 import {
   anyTimeWindows,
+  clearOfDayEnd,
   defaultBank,
   johannesburgDate,
   launchPipeline,
   type Pipeline,
   pipelineWindowKeeper,
   sampleOnUsDebit,
+  schedulerWindows,
   stopAndDrop,
 } from '@rp/launcher';
 import { stackUp } from '@rp/local-stack';
 import { formatSeconds } from '../process.ts';
 
 const basePort = Number(process.env.RP_DEMO_BASE_PORT ?? 18180);
+/** What the demo's journey may take, from its debit sent to its last posting read. */
+const demoBudgetMs = 2 * 60_000;
 
 /**
  * `rp demo`: the local stack, every service as its own process, the bank simulator as the bank, one on-us
@@ -47,6 +51,12 @@ export async function demoCommand(root: string): Promise<number> {
         console.log(`  ${service.padEnd(16)} ready on :${port} (${formatSeconds(ms)})`),
     });
     const simulator = pipeline.url('bank-simulator');
+    // A journey that midnight in Johannesburg would cut short (the day's reconciliation close) waits for
+    // the new business day.
+    await clearOfDayEnd(demoBudgetMs, {
+      schedulers: [schedulerWindows(pipeline)],
+      log: (line) => console.log(`  ${line}`),
+    });
     const { uetr, body } = sampleOnUsDebit(root, { collectionDate: johannesburgDate() });
     console.log(`\nsending an on-us direct debit, uetr ${uetr}`);
     // The bank's access token from the identity provider the simulator plays (OAuth2 client credentials).
