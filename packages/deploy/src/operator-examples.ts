@@ -8,7 +8,7 @@ import type { K8sObject } from './render.ts';
  */
 
 /** An example value of every key of the Secret rp-secrets. */
-export const secretExamples: Readonly<Record<string, string>> = {
+const secretExamples: Readonly<Record<string, string>> = {
   'mongodb-uri': 'mongodb://rp:example-password@mongodb:27017/?replicaSet=rs0',
   'bank-signing-secrets': '{"250655":["whsec_example_0123456789abcdef"]}',
   'console-admin-client-secret': 'example-console-client-secret-0123456789',
@@ -17,7 +17,7 @@ export const secretExamples: Readonly<Record<string, string>> = {
 };
 
 /** What the operator's own ConfigMaps read through envFrom hold. */
-export const configMapExamples: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+const configMapExamples: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   'rp-bank-auth': {
     BANK_AUTH_ISSUER: 'https://idp.example.com/oauth2',
     BANK_AUTH_JWKS_URL: 'https://idp.example.com/oauth2/jwks',
