@@ -1,5 +1,6 @@
 import { avroTypeOptions, type TransactionStateChanged } from '@rp/contracts';
 import { consumerGroupName, createAvroSerde, createKafka } from '@rp/kafka';
+import { ownedByRun } from '@rp/launcher';
 import { dropOwned } from '@rp/local-stack';
 import { createPipelineProducer, resolveTopicNames, topicSpecs } from '@rp/pipeline';
 import { createLogger, createMetrics } from '@rp/runtime';
@@ -248,9 +249,8 @@ async function catchUpOnce(options: TrackerCatchUpOptions, setting: Setting, run
     await kafka.close();
     // The run's topics (its namespace's, and the tracker's retry and dead-letter topics named after
     // them), their schema subjects and its database.
-    await dropOwned(
-      { ...options.endpoints, kafkaBrokers: [...options.endpoints.kafkaBrokers] },
-      (name) => name.includes(`${run}.`) || name === database,
+    await dropOwned({ ...options.endpoints, kafkaBrokers: [...options.endpoints.kafkaBrokers] }, (name) =>
+      ownedByRun(name, run, database),
     );
   }
 }

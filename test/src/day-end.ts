@@ -15,7 +15,7 @@ import { beforeEach } from 'vitest';
 export const runningSchedulers = new Set<() => Promise<DebitWindowView>>();
 
 /** What a test of this suite may take, at most, from its start to its last journey complete. */
-export const testBudgetMs = 3 * 60_000;
+const testBudgetMs = 3 * 60_000;
 
 /** How long a running pipeline's scheduler may take to be on the new business date after midnight. */
 const graceMs = 2 * 60_000;
@@ -30,7 +30,7 @@ export function clearOfDayEndFor(budgetMs: number): Promise<boolean> {
 }
 
 /** The time a hook that waits for `budgetMs` may take: the whole wait and the new day's grace. */
-export const dayEndHookTimeoutMs = (budgetMs: number) => budgetMs + graceMs + 60_000;
+const dayEndHookTimeoutMs = (budgetMs: number) => budgetMs + graceMs + 60_000;
 
 beforeEach(async () => {
   await clearOfDayEndFor(testBudgetMs);

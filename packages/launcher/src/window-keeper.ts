@@ -202,12 +202,7 @@ export async function clearOfDayEnd(budgetMs: number, options: DayEndOptions): P
   for (;;) {
     if (johannesburgDate(now()) > today) {
       const views = await Promise.all(
-        options.schedulers.map((windows) =>
-          windows().then(
-            (view) => view,
-            (error: unknown) => String(error),
-          ),
-        ),
+        options.schedulers.map((windows) => windows().catch((error: unknown) => String(error))),
       );
       const waiting = views.filter((view) => typeof view === 'string' || view.businessDate <= today);
       if (waiting.length === 0) return true;
